@@ -1,0 +1,104 @@
+# cordon's build: one non-recursive Makefile. Three variants share the
+# source list: build/ (release flags, the default), build/san/ (ASan and
+# UBSan, what `make check` tests) and build/clang/ (a clang build, so both
+# compilers keep -Werror clean). Flags for libraries come from pkg-config;
+# header dependencies are tracked with -MMD.
+
+PKGS      := libseccomp jansson libcrypto libcares libpsl
+VERSION   := 0.1.0
+CC        ?= cc
+CLANG     ?= clang
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN      := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
+             -Wmissing-prototypes -Wvla -Wno-unused-parameter
+BASEFLAGS := -std=c17 -D_GNU_SOURCE -DCORDON_VERSION='"$(VERSION)"' -Isrc \
+             -Itests/lib $(WARN) -g -fPIE -fstack-protector-strong \
+             -fstack-clash-protection $(PKG_CFLAGS)
+RELFLAGS  := -O2 -D_FORTIFY_SOURCE=2
+SANFLAGS  := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+             -fno-sanitize-recover=all
+LDBASE    := -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack
+
+SRC_ALL   := $(shell find src -name '*.c' | LC_ALL=C sort)
+SRC_MAIN  := src/cordon.c
+SRC_LIB   := $(filter-out $(SRC_MAIN),$(SRC_ALL))
+TEST_LIB  := tests/lib/tap.c
+UNIT_SRC  := $(wildcard tests/unit/*.c)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+FUZZ_SRC  := $(wildcard tests/fuzz/*.c)
+
+all: build/cordon
+
+# variant template: $(1) = directory, $(2) = compiler, $(3) = flags
+define VARIANT
+$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	@echo '  CC      $$@'
+	@$(2) $(BASEFLAGS) $(3) -MMD -MP -c $$< -o $$@
+
+$(1)/libcordon.a: $(patsubst %.c,$(1)/%.o,$(SRC_LIB))
+	@rm -f $$@
+	@ar rcs $$@ $$^
+
+$(1)/cordon: $(1)/src/cordon.o $(1)/libcordon.a
+	@echo '  LD      $$@'
+	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
+
+$(1)/tests/unit/%.t: $(1)/tests/unit/%.o $(1)/tests/lib/tap.o $(1)/libcordon.a
+	@mkdir -p $$(@D)
+	@echo '  LD      $$@'
+	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
+
+$(1)/tests/helpers/%: $(1)/tests/helpers/%.o $(1)/libcordon.a
+	@mkdir -p $$(@D)
+	@echo '  LD      $$@'
+	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
+
+-include $(patsubst %.c,$(1)/%.d,$(SRC_ALL) $(TEST_LIB) $(UNIT_SRC) $(HELPER_SRC))
+endef
+
+$(eval $(call VARIANT,build,$(CC),$(RELFLAGS)))
+$(eval $(call VARIANT,build/san,$(CC),$(SANFLAGS)))
+$(eval $(call VARIANT,build/clang,$(CLANG),$(RELFLAGS)))
+
+UNIT_BIN   := $(patsubst tests/unit/%.c,build/san/tests/unit/%.t,$(UNIT_SRC))
+HELPER_BIN := $(patsubst tests/helpers/%.c,build/san/tests/helpers/%,$(HELPER_SRC))
+
+# Fuzz targets: libFuzzer needs clang.
+FUZZFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+build/fuzz/%: tests/fuzz/%.c $(SRC_LIB)
+	@mkdir -p $(@D)
+	$(CLANG) $(BASEFLAGS) $(FUZZFLAGS) -o $@ $< $(SRC_LIB) $(PKG_LIBS)
+
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+
+.PHONY: all deps demo check test fuzz fuzz-run lint clean
+deps:
+	@scripts/deps
+
+check: deps
+	$(MAKE) build/cordon build/clang/cordon build/san/cordon $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_BIN)
+	$(MAKE) test
+
+test: build/san/cordon $(UNIT_BIN) $(HELPER_BIN)
+	CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san/tests/helpers \
+	CORDON_FUZZ=$(CURDIR)/build/fuzz CORDON_SRC=$(CURDIR) \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	prove -e '' $(UNIT_BIN:%=./%) $(sort $(wildcard tests/cli/*.t tests/fuzz/*.t))
+
+fuzz: $(FUZZ_BIN)
+
+demo: deps
+	$(MAKE) build/cordon
+	scripts/demo
+
+lint:
+	clang-tidy --quiet $(SRC_ALL) -- $(BASEFLAGS)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+	  --inline-suppr -Isrc --std=c11 $(SRC_ALL)
+
+clean:
+	rm -rf build

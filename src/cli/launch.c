@@ -1,0 +1,220 @@
+/* launch.c: policy, paths, guard, plan and record for one launch. */
+#include "cli/launch.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/strv.h"
+#include "policy/policy.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { OPT_STATE = 256, OPT_WRITE, OPT_DENY_READ, OPT_ALLOW_HOST };
+
+int launch_parse_args(int argc, char **argv, const char *usage,
+		      struct launch_opts *o, int *help)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "state-dir", required_argument, NULL, OPT_STATE },
+		{ "write", required_argument, NULL, OPT_WRITE },
+		{ "deny-read", required_argument, NULL, OPT_DENY_READ },
+		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*help = 0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
+		char ***list = NULL;
+
+		switch (c) {
+		case 'p':
+			o->policy_file = optarg;
+			break;
+		case 'w':
+			o->workspace = optarg;
+			break;
+		case OPT_STATE:
+			o->state_dir = optarg;
+			break;
+		case OPT_WRITE:
+			list = &o->write;
+			break;
+		case OPT_DENY_READ:
+			list = &o->deny_read;
+			break;
+		case OPT_ALLOW_HOST:
+			list = &o->allow_host;
+			break;
+		case 'h':
+			*help = 1;
+			return 0;
+		default:
+			fprintf(stderr, "cordon: usage: unknown or incomplete option\n%s", usage);
+			return -1;
+		}
+		if (list && strv_push(list, optarg) < 0)
+			return -1;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "cordon: usage: no command given\n%s", usage);
+		return -1;
+	}
+	return optind;
+}
+
+void launch_opts_clear(struct launch_opts *o)
+{
+	strv_free(o->write);
+	strv_free(o->deny_read);
+	strv_free(o->allow_host);
+	memset(o, 0, sizeof(*o));
+}
+
+static int home_dir(const char **out, struct err **e)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+
+	if (!h || h[0] != '/') {
+		pw = getpwuid(getuid());
+		h = pw ? pw->pw_dir : NULL;
+	}
+	if (!h || h[0] != '/')
+		return err_set(e, ERR_CONFIG, 0, "HOME is not an absolute path");
+	*out = h;
+	return 0;
+}
+
+/* $XDG_<var>/cordon, else ~/<fallback>/cordon. */
+static char *xdg_dir(const char *var, const char *home, const char *fallback)
+{
+	const char *x = getenv(var);
+	char *out = NULL;
+
+	if (x && x[0] == '/')
+		return fs_path_join(x, "cordon");
+	if (asprintf(&out, "%s/%s/cordon", home, fallback) < 0)
+		return NULL;
+	return out;
+}
+
+static int mkdir_p(const char *path, mode_t mode, struct err **e)
+{
+	_cleanup_free_ char *copy = strdup(path);
+
+	if (!copy)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "mkdir");
+	for (char *p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+			return err_set(e, ERR_UNAVAILABLE, errno, "mkdir `%s`", copy);
+		*p = '/';
+	}
+	if (mkdir(copy, mode) < 0 && errno != EEXIST)
+		return err_set(e, ERR_UNAVAILABLE, errno, "mkdir `%s`", copy);
+	return 0;
+}
+
+static int canonical_dir(const char *path, char **out, struct err **e)
+{
+	char buf[PATH_MAX];
+
+	if (!realpath(path, buf))
+		return err_set(e, ERR_CONFIG, errno, "`%s`", path);
+	*out = strdup(buf);
+	return *out ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "path");
+}
+
+static int load_policy(const struct launch_opts *o, struct policy **out,
+		       struct err **e)
+{
+	_cleanup_policy_ struct policy *p = NULL;
+	int r = 0;
+
+	r = o->policy_file ? policy_load_file(o->policy_file, &p, e) : policy_default(&p, e);
+	if (r < 0)
+		return -1;
+	for (size_t i = 0; r == 0 && o->write && o->write[i]; i++)
+		r = policy_add_path(&p->write, o->write[i], "--write", e);
+	for (size_t i = 0; r == 0 && o->deny_read && o->deny_read[i]; i++)
+		r = policy_add_path(&p->read_deny, o->deny_read[i], "--deny-read", e);
+	for (size_t i = 0; r == 0 && o->allow_host && o->allow_host[i]; i++)
+		r = policy_add_host(&p->net_allow, &p->n_net_allow, o->allow_host[i],
+				    "--allow-host", e);
+	if (r < 0)
+		return -1;
+	*out = steal_pointer(&p);
+	return 0;
+}
+
+int launch_prepare(const struct launch_opts *o, struct launch *l,
+		   struct err **e)
+{
+	_cleanup_policy_ struct policy *pol = NULL;
+	_cleanup_free_ char *state = NULL, *config = NULL, *exec_id = NULL;
+	_cleanup_free_ char *config_canon = NULL;
+	struct needs exec_needs = { 0 };
+	struct guard_input in = { 0 };
+	const char *home = NULL;
+	int r;
+
+	memset(l, 0, sizeof(*l));
+	if (home_dir(&home, e) < 0 || load_policy(o, &pol, e) < 0)
+		return -1;
+	state = o->state_dir ? strdup(o->state_dir) : xdg_dir("XDG_STATE_HOME", home, ".local/state");
+	config = xdg_dir("XDG_CONFIG_HOME", home, ".config");
+	if (!state || !config)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "paths");
+	if (mkdir_p(state, 0700, e) < 0 || canonical_dir(state, &l->state_dir, e) < 0 ||
+	    fs_canonical(config, &config_canon, e) < 0 ||
+	    canonical_dir(o->workspace ? o->workspace : ".", &l->workspace, e) < 0)
+		return err_wrap(e, "prepare");
+	if (plan_new_execution_id(&exec_id, e) < 0 ||
+	    plan_make_paths(l->state_dir, exec_id, 1, &l->paths, e) < 0)
+		return -1;
+	/* The shell executor needs its workspace writable. */
+	if (strv_push(&exec_needs.write, l->workspace) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "needs");
+	in = (struct guard_input){
+		.policy = pol,
+		.executor = &exec_needs,
+		.home = home,
+		.workspace = l->workspace,
+		.state_dir = l->state_dir,
+		.run_dir = l->paths.run_dir,
+		.config_path = config_canon,
+		.defaults = { home, getenv("XDG_RUNTIME_DIR"), getenv("SSH_AUTH_SOCK"), getuid() },
+	};
+	r = guard_launch(&in, &l->grant, e);
+	needs_free(&exec_needs);
+	if (r < 0)
+		return -1;
+	if (plan_build(l->grant, o->argv, &l->plan, e) < 0 ||
+	    plan_record(l->plan, &l->paths, e) < 0)
+		return -1;
+	return 0;
+}
+
+void launch_clear(struct launch *l)
+{
+	grant_free(l->grant);
+	plan_free(l->plan);
+	plan_paths_clear(&l->paths);
+	free(l->state_dir);
+	free(l->workspace);
+	memset(l, 0, sizeof(*l));
+}

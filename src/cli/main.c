@@ -1,0 +1,48 @@
+/* main.c: top-level dispatch, --help and --version. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+	{ "policy", cli_policy, "check a policy file and print it normalised" },
+	{ "plan", cli_plan, "merge, check and record a launch plan; run nothing" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: cordon [--help] [--version] <command> [<args>]\n\n"
+		   "cordon runs untrusted commands under a policy that is the whole grant.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+	fprintf(f, "\n'cordon <command> --help' describes a command.\n");
+}
+
+int cli_main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_CORDON;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("cordon %s\n", CORDON_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (strcmp(argv[1], subcommands[i].name) == 0)
+			return subcommands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "cordon: usage: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_CORDON;
+}

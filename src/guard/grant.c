@@ -1,0 +1,176 @@
+/* grant.c: the merged grant as a set of path rules, and the one question
+ * asked of it: which rule is the most specific for a path. */
+#include "guard/guard.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/strv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Higher wins when two rules name the same path. */
+static int kind_strength(enum grant_kind k)
+{
+	switch (k) {
+	case GRANT_DENY:
+		return 3;
+	case GRANT_READ_ONLY:
+		return 2;
+	case GRANT_WRITE:
+		return 1;
+	case GRANT_READ:
+		break;
+	}
+	return 0;
+}
+
+const char *grant_kind_name(enum grant_kind k)
+{
+	switch (k) {
+	case GRANT_DENY:
+		return "deny";
+	case GRANT_READ_ONLY:
+		return "read-only";
+	case GRANT_WRITE:
+		return "write";
+	case GRANT_READ:
+		break;
+	}
+	return "read";
+}
+
+int grant_add(struct grant *g, const char *path, enum grant_kind kind,
+	      const char *origin, struct err **e)
+{
+	struct grant_rule *nr;
+
+	for (size_t i = 0; i < g->n_rules; i++) {
+		if (strcmp(g->rules[i].path, path) != 0)
+			continue;
+		if (kind_strength(kind) > kind_strength(g->rules[i].kind)) {
+			g->rules[i].kind = kind;
+			g->rules[i].origin = origin;
+		}
+		return 0;
+	}
+	nr = realloc(g->rules, (g->n_rules + 1) * sizeof(*nr));
+	if (!nr)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "grant");
+	g->rules = nr;
+	nr[g->n_rules].path = strdup(path);
+	if (!nr[g->n_rules].path)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "grant");
+	nr[g->n_rules].kind = kind;
+	nr[g->n_rules].origin = origin;
+	g->n_rules++;
+	return 0;
+}
+
+const struct grant_rule *grant_holder(const struct grant *g, const char *path,
+				      unsigned int mask)
+{
+	const struct grant_rule *best = NULL;
+
+	for (size_t i = 0; i < g->n_rules; i++) {
+		const struct grant_rule *r = &g->rules[i];
+		if (!(mask & GRANT_MASK(r->kind)) || !fs_path_within(path, r->path))
+			continue;
+		if (!best || strlen(r->path) > strlen(best->path))
+			best = r;
+	}
+	return best;
+}
+
+enum grant_kind grant_decide(const struct grant *g, const char *path)
+{
+	const struct grant_rule *r = grant_holder(g, path, ~0u);
+
+	return r ? r->kind : GRANT_READ;
+}
+
+static int rule_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct grant_rule *)a)->path,
+		      ((const struct grant_rule *)b)->path);
+}
+
+void grant_sort(struct grant *g)
+{
+	if (g->n_rules > 1)
+		qsort(g->rules, g->n_rules, sizeof(*g->rules), rule_cmp);
+}
+
+static json_t *rules_json(const struct grant *g, enum grant_kind kind)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < g->n_rules; i++)
+		if (g->rules[i].kind == kind)
+			json_array_append_new(arr, json_string(g->rules[i].path));
+	return arr;
+}
+
+static json_t *hosts_json(const struct host_pattern *h, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < n; i++) {
+		char *s = host_format(&h[i]);
+		json_array_append_new(arr, s ? json_string(s) : json_null());
+		free(s);
+	}
+	return arr;
+}
+
+json_t *grant_to_json(const struct grant *g)
+{
+	json_t *sockets = json_array();
+
+	for (size_t i = 0; sockets && g->sockets && g->sockets[i]; i++)
+		json_array_append_new(sockets, json_string(g->sockets[i]));
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s}",
+			 "read_deny", rules_json(g, GRANT_DENY),
+			 "read_allow", rules_json(g, GRANT_READ),
+			 "write", rules_json(g, GRANT_WRITE),
+			 "read_only", rules_json(g, GRANT_READ_ONLY),
+			 "hosts", hosts_json(g->hosts, g->n_hosts),
+			 "deny_hosts", hosts_json(g->deny_hosts, g->n_deny_hosts),
+			 "sockets", sockets,
+			 "unix_sockets", g->unix_sockets_all ? "all" : "none",
+			 "workspace", g->workspace ? g->workspace : "",
+			 "run", g->run_dir ? g->run_dir : "");
+}
+
+void grant_free(struct grant *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->n_rules; i++)
+		free(g->rules[i].path);
+	free(g->rules);
+	for (size_t i = 0; i < g->n_hosts; i++)
+		host_pattern_clear(&g->hosts[i]);
+	for (size_t i = 0; i < g->n_deny_hosts; i++)
+		host_pattern_clear(&g->deny_hosts[i]);
+	free(g->hosts);
+	free(g->deny_hosts);
+	strv_free(g->sockets);
+	free(g->workspace);
+	free(g->run_dir);
+	free(g);
+}
+
+void needs_free(struct needs *n)
+{
+	if (!n)
+		return;
+	strv_free(n->read);
+	strv_free(n->write);
+	strv_free(n->read_only);
+	strv_free(n->deny);
+	strv_free(n->sockets);
+	for (size_t i = 0; i < n->n_hosts; i++)
+		host_pattern_clear(&n->hosts[i]);
+	free(n->hosts);
+}

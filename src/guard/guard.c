@@ -1,0 +1,271 @@
+/* guard.c: guard_launch(), the one gate every provider's launch passes.
+ * Order: the run dir and workspace are placed; the protected set (with its
+ * mount aliases) is built; the policy is resolved and merged with the
+ * default denies and the needs; the merged rules are checked for
+ * contradictions the providers cannot hold; the needs are checked against
+ * the grant; last, the workspace is walked for hard links. */
+#include "guard/guard.h"
+#include "guard/internal.h"
+#include "guard/links.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/procfs.h"
+#include "lib/strv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The run dir: strictly beneath <state>/runs/, canonical, and reached
+ * from / without a single symbolic link. */
+static int check_run_dir(const struct guard_input *in, struct err **e)
+{
+	_cleanup_free_ char *runs = fs_path_join(in->state_dir, "runs");
+	_cleanup_free_ char *canon = NULL;
+	_cleanup_close_ int fd = -1;
+
+	if (!runs)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "run dir");
+	if (!fs_path_within(in->run_dir, runs) || strcmp(in->run_dir, runs) == 0)
+		return err_set(e, ERR_DENIED, 0, "run dir `%s` is not beneath `%s`",
+			       in->run_dir, runs);
+	fd = fs_open_nofollow(AT_FDCWD, in->run_dir, O_PATH | O_DIRECTORY, 0);
+	if (fd < 0)
+		return err_set(e, ERR_DENIED, errno,
+			       "run dir `%s` must be reached without symbolic links",
+			       in->run_dir);
+	if (fs_canonical(in->run_dir, &canon, e) < 0)
+		return -1;
+	if (strcmp(canon, in->run_dir) != 0)
+		return err_set(e, ERR_DENIED, 0, "run dir `%s` is not canonical",
+			       in->run_dir);
+	return 0;
+}
+
+static int build_protected(struct guard_state *s, struct err **e)
+{
+	const struct guard_input *in = s->in;
+	char fallback[64];
+	char **aliases = NULL;
+	struct mountinfo_table mt = { 0 };
+	int r;
+
+	snprintf(fallback, sizeof(fallback), "/tmp/cordon-%u", (unsigned)in->defaults.uid);
+	if (strv_push(&s->protected, in->state_dir) < 0 ||
+	    strv_push(&s->protected, fallback) < 0 ||
+	    (in->config_path && strv_push(&s->protected, in->config_path) < 0))
+		return err_set(e, ERR_INTERNAL, ENOMEM, "protected set");
+	if (strv_push(&s->exceptions, in->run_dir) < 0 ||
+	    (in->toolbelt_dir && strv_push(&s->exceptions, in->toolbelt_dir) < 0))
+		return err_set(e, ERR_INTERNAL, ENOMEM, "protected set");
+	if (in->mountinfo)
+		r = procfs_mountinfo_parse(in->mountinfo, strlen(in->mountinfo), &mt, e);
+	else
+		r = procfs_mountinfo_read(0, &mt, e);
+	if (r < 0)
+		return err_wrap(e, "mount aliases");
+	r = guard_mount_aliases(&mt, s->protected, &aliases, e);
+	procfs_mountinfo_free(&mt);
+	for (size_t i = 0; r == 0 && aliases && aliases[i]; i++)
+		if (!strv_contains(s->protected, aliases[i]) &&
+		    strv_push(&s->protected, aliases[i]) < 0)
+			r = err_set(e, ERR_INTERNAL, ENOMEM, "protected set");
+	strv_free(aliases);
+	return r;
+}
+
+/* A workspace may sit inside the state dir only beneath its workspaces/
+ * folder, and never holds a protected path. */
+static int place_workspace(struct guard_state *s, struct err **e)
+{
+	const struct guard_input *in = s->in;
+	_cleanup_free_ char *owned = fs_path_join(in->state_dir, "workspaces");
+	struct stat st;
+
+	if (!owned)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "workspace");
+	if (stat(in->workspace, &st) < 0 || !S_ISDIR(st.st_mode))
+		return err_set(e, ERR_DENIED, errno ? errno : ENOTDIR,
+			       "workspace `%s`", in->workspace);
+	for (size_t i = 0; s->protected[i]; i++) {
+		if (fs_path_within(s->protected[i], in->workspace))
+			return err_set(e, ERR_DENIED, 0,
+				       "workspace `%s` contains protected `%s`",
+				       in->workspace, s->protected[i]);
+		if (fs_path_within(s->protected[i], in->run_dir) &&
+		    strcmp(s->protected[i], in->state_dir) != 0)
+			return err_set(e, ERR_DENIED, 0,
+				       "run dir `%s` contains protected `%s`",
+				       in->run_dir, s->protected[i]);
+	}
+	if (fs_path_within(in->workspace, owned) && strcmp(in->workspace, owned) != 0)
+		return strv_push(&s->exceptions, in->workspace) < 0
+			       ? err_set(e, ERR_INTERNAL, ENOMEM, "workspace")
+			       : 0;
+	if (guard_protected_holder(s, in->workspace))
+		return err_set(e, ERR_DENIED, 0, "workspace `%s` lies in protected `%s`",
+			       in->workspace, guard_protected_holder(s, in->workspace));
+	return 0;
+}
+
+static int resolve_all(struct guard_state *s, char *const *tmpls, char ***out,
+		       struct err **e)
+{
+	for (size_t i = 0; tmpls && tmpls[i]; i++) {
+		char *p = NULL;
+		if (policy_path_resolve(tmpls[i], &s->ctx, &p, e) < 0)
+			return -1;
+		if (strv_push_take(out, p) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "policy");
+	}
+	return 0;
+}
+
+static void resolved_free(struct resolved *r)
+{
+	strv_free(r->write);
+	strv_free(r->deny);
+	strv_free(r->allow);
+	strv_free(r->sockets);
+}
+
+/* Policy grants that reach into the protected set, or hold a part of it
+ * that has something writable beneath it, are refused. */
+static int check_policy_protected(struct guard_state *s, const struct resolved *r,
+				  struct err **e)
+{
+	const char *p;
+
+	for (size_t i = 0; r->write[i]; i++) {
+		if ((p = guard_protected_holder(s, r->write[i])))
+			return err_set(e, ERR_DENIED, 0,
+				       "write grant `%s` reaches into protected `%s`",
+				       r->write[i], p);
+		for (size_t j = 0; s->protected[j]; j++) {
+			const char *q = s->protected[j];
+			bool writable_inside = false;
+			if (!fs_path_within(q, r->write[i]))
+				continue;
+			for (size_t k = 0; s->exceptions[k]; k++)
+				writable_inside |= fs_path_within(s->exceptions[k], q);
+			if (writable_inside)
+				return err_set(e, ERR_DENIED, 0,
+					       "write grant `%s` contains protected `%s`",
+					       r->write[i], q);
+		}
+	}
+	for (size_t i = 0; r->allow[i]; i++)
+		if ((p = guard_protected_holder(s, r->allow[i])))
+			return err_set(e, ERR_DENIED, 0,
+				       "read exception `%s` reaches into protected `%s`",
+				       r->allow[i], p);
+	for (size_t i = 0; r->sockets[i]; i++) {
+		bool own = s->in->toolbelt_socket &&
+			   strcmp(r->sockets[i], s->in->toolbelt_socket) == 0;
+		if (!own && (p = guard_protected_holder(s, r->sockets[i])))
+			return err_set(e, ERR_DENIED, 0,
+				       "socket `%s` lies in protected `%s`",
+				       r->sockets[i], p);
+	}
+	return 0;
+}
+
+static int copy_hosts(struct grant *g, const struct policy *p, struct err **e)
+{
+	struct host_pattern *src[2] = { p->net_allow, p->net_deny };
+	size_t cnt[2] = { p->n_net_allow, p->n_net_deny };
+	struct host_pattern **dst[2] = { &g->hosts, &g->deny_hosts };
+	size_t *dn[2] = { &g->n_hosts, &g->n_deny_hosts };
+
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < cnt[k]; i++) {
+			_cleanup_free_ char *txt = host_format(&src[k][i]);
+			const char *why = NULL;
+			struct host_pattern *nv;
+
+			if (!txt)
+				return err_set(e, ERR_INTERNAL, ENOMEM, "hosts");
+			nv = realloc(*dst[k], (*dn[k] + 1) * sizeof(*nv));
+			if (!nv)
+				return err_set(e, ERR_INTERNAL, ENOMEM, "hosts");
+			*dst[k] = nv;
+			if (host_parse(txt, strlen(txt), &nv[*dn[k]], &why) < 0)
+				return err_set(e, ERR_INTERNAL, 0, "host: %s", why);
+			(*dn[k])++;
+		}
+	}
+	return 0;
+}
+
+static int guard_run(struct guard_state *s, struct err **e)
+{
+	const struct guard_input *in = s->in;
+	struct resolved r = { 0 };
+	int rc = -1;
+
+	if (check_run_dir(in, e) < 0 || build_protected(s, e) < 0 ||
+	    place_workspace(s, e) < 0)
+		return -1;
+	if (resolve_all(s, in->policy->write, &r.write, e) < 0 ||
+	    resolve_all(s, in->policy->read_deny, &r.deny, e) < 0 ||
+	    resolve_all(s, in->policy->read_allow, &r.allow, e) < 0 ||
+	    resolve_all(s, in->policy->sockets, &r.sockets, e) < 0)
+		goto out;
+	/* empty vectors, so loops need no NULL checks */
+	if ((!r.write && strv_push(&r.write, "") < 0) ||
+	    (!r.deny && strv_push(&r.deny, "") < 0) ||
+	    (!r.allow && strv_push(&r.allow, "") < 0) ||
+	    (!r.sockets && strv_push(&r.sockets, "") < 0)) {
+		err_set(e, ERR_INTERNAL, ENOMEM, "policy");
+		goto out;
+	}
+	rc = check_policy_protected(s, &r, e);
+	if (rc == 0)
+		rc = guard_merge_rules(s, &r, e);
+	if (rc == 0)
+		rc = guard_check_rules(s, e);
+	if (rc == 0 && in->executor)
+		rc = guard_check_needs(s, in->executor, e);
+	if (rc == 0)
+		rc = copy_hosts(s->g, in->policy, e);
+	if (rc == 0)
+		rc = guard_check_hardlinks(in->workspace,
+					   in->walk_max ? in->walk_max : GUARD_WALK_MAX, e);
+out:
+	resolved_free(&r);
+	return rc;
+}
+
+int guard_launch(const struct guard_input *in, struct grant **out,
+		 struct err **e)
+{
+	struct guard_state s = {
+		.in = in,
+		.ctx = { in->home, in->workspace, in->run_dir, in->toolbelt_socket },
+	};
+	int r;
+
+	s.g = calloc(1, sizeof(*s.g));
+	if (!s.g)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "grant");
+	s.g->workspace = strdup(in->workspace);
+	s.g->run_dir = strdup(in->run_dir);
+	s.g->unix_sockets_all = in->policy->unix_sockets_all;
+	s.g->sockets = calloc(1, sizeof(char *));
+	if (!s.g->workspace || !s.g->run_dir || !s.g->sockets)
+		r = err_set(e, ERR_INTERNAL, ENOMEM, "grant");
+	else
+		r = guard_run(&s, e);
+	strv_free(s.protected);
+	strv_free(s.exceptions);
+	if (r < 0) {
+		grant_free(s.g);
+		return -1;
+	}
+	grant_sort(s.g);
+	*out = s.g;
+	return 0;
+}

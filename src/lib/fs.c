@@ -1,0 +1,268 @@
+/* fs.c: symlink-safe file helpers and canonical paths (see fs.h). */
+#include "fs.h"
+#include "cleanup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SYMLINK_HOPS_MAX 40
+
+bool fs_path_within(const char *b, const char *a)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return b[0] == '/';
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+char *fs_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	char *out = NULL;
+
+	while (la > 0 && a[la - 1] == '/')
+		la--;
+	while (*b == '/')
+		b++;
+	if (asprintf(&out, "%.*s/%s", (int)la, a, b) < 0)
+		return NULL;
+	if (*b == '\0' && la > 0)
+		out[la] = '\0';
+	return out;
+}
+
+/* Append component c (length n) to the resolved prefix buf. */
+static int canon_push(char *buf, size_t *len, const char *c, size_t n)
+{
+	if (*len + 1 + n >= PATH_MAX)
+		return -1;
+	if (*len > 1 || buf[0] != '/')
+		buf[(*len)++] = '/';
+	else if (*len == 0)
+		buf[(*len)++] = '/';
+	memcpy(buf + *len, c, n);
+	*len += n;
+	buf[*len] = '\0';
+	return 0;
+}
+
+static void canon_pop(char *buf, size_t *len)
+{
+	while (*len > 1 && buf[*len - 1] != '/')
+		(*len)--;
+	if (*len > 1)
+		(*len)--;
+	buf[*len] = '\0';
+}
+
+int fs_canonical(const char *path, char **out, struct err **e)
+{
+	char done[PATH_MAX] = "/", link[PATH_MAX];
+	_cleanup_free_ char *todo = NULL;
+	size_t dlen = 1;
+	int hops = 0;
+	bool exists = true;
+
+	if (path[0] != '/')
+		return err_set(e, ERR_CONFIG, 0, "`%s` is not absolute", path);
+	todo = strdup(path);
+	if (!todo)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "canonical path");
+	for (char *p = todo; *p;) {
+		char *end;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		end = strchrnul(p, '/');
+		n = (size_t)(end - p);
+		if (n == 1 && p[0] == '.') {
+			p = end;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			canon_pop(done, &dlen);
+			p = end;
+			continue;
+		}
+		if (canon_push(done, &dlen, p, n) < 0)
+			return err_set(e, ERR_CONFIG, ENAMETOOLONG, "`%s`", path);
+		p = end;
+		if (!exists)
+			continue;
+		ssize_t ln = readlink(done, link, sizeof(link) - 1);
+		if (ln < 0) {
+			if (errno == ENOENT)
+				exists = false; /* the rest is taken as given */
+			else if (errno != EINVAL)
+				return err_set(e, ERR_UNAVAILABLE, errno,
+					       "resolve `%s`", path);
+			continue;
+		}
+		if (++hops > SYMLINK_HOPS_MAX)
+			return err_set(e, ERR_CONFIG, ELOOP, "resolve `%s`", path);
+		link[ln] = '\0';
+		/* Splice the link's target in front of what is left. */
+		char *rest = NULL;
+		if (asprintf(&rest, "%s/%s", link, p) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "canonical path");
+		canon_pop(done, &dlen);
+		if (link[0] == '/') {
+			done[0] = '/';
+			done[1] = '\0';
+			dlen = 1;
+		}
+		free(todo);
+		todo = rest;
+		p = todo;
+	}
+	*out = strdup(done);
+	if (!*out)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "canonical path");
+	return 0;
+}
+
+int fs_open_nofollow(int dirfd, const char *path, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_CLOEXEC | O_NOFOLLOW),
+		.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+int fs_mkdirs_beneath(int dirfd, const char *rel, mode_t mode, struct err **e)
+{
+	_cleanup_free_ char *copy = strdup(rel);
+	_cleanup_close_ int cur = -1;
+	char *save = NULL;
+
+	if (!copy)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "mkdir");
+	cur = fs_open_nofollow(dirfd, ".", O_PATH | O_DIRECTORY, 0);
+	if (cur < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "open directory");
+	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (strcmp(c, ".") == 0 || strcmp(c, "..") == 0)
+			return err_set(e, ERR_UNAVAILABLE, EINVAL, "mkdir `%s`", rel);
+		if (mkdirat(cur, c, mode) < 0 && errno != EEXIST)
+			return err_set(e, ERR_UNAVAILABLE, errno, "mkdir `%s`", rel);
+		next = fs_open_nofollow(cur, c, O_PATH | O_DIRECTORY, 0);
+		if (next < 0)
+			return err_set(e, ERR_UNAVAILABLE, errno, "open `%s`", rel);
+		close(cur);
+		cur = next;
+	}
+	return steal_fd(&cur);
+}
+
+int fs_write_atomic(int dirfd, const char *name, const void *buf, size_t len,
+		    mode_t mode, struct err **e)
+{
+	_cleanup_close_ int fd = -1, dfd = -1;
+	char tmp[NAME_MAX + 1];
+	unsigned int rnd = 0;
+	const char *p = buf;
+
+	dfd = fs_open_nofollow(dirfd, ".", O_RDONLY | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "open directory for `%s`", name);
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return err_set(e, ERR_UNAVAILABLE, errno, "getrandom");
+	if (snprintf(tmp, sizeof(tmp), ".%s.%08x.tmp", name, rnd) >= (int)sizeof(tmp))
+		return err_set(e, ERR_INTERNAL, ENAMETOOLONG, "`%s`", name);
+	fd = fs_open_nofollow(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "create `%s`", tmp);
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			goto fail;
+		p += w;
+		len -= (size_t)w;
+	}
+	if (fchmod(fd, mode) < 0 || fsync(fd) < 0)
+		goto fail;
+	if (renameat(dfd, tmp, dfd, name) < 0)
+		goto fail;
+	if (fsync(dfd) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "fsync directory of `%s`", name);
+	return 0;
+fail:
+	err_set(e, ERR_UNAVAILABLE, errno, "write `%s`", name);
+	unlinkat(dfd, tmp, 0);
+	return -1;
+}
+
+int fs_read_fd(int fd, const char *what, size_t max, char **buf, size_t *len,
+	       struct err **e)
+{
+	_cleanup_free_ char *data = NULL;
+	size_t n = 0, cap = 4096;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "stat `%s`", what);
+	if (!S_ISREG(st.st_mode))
+		return err_set(e, ERR_UNAVAILABLE, 0, "`%s` is not a regular file", what);
+	data = malloc(cap);
+	if (!data)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "read `%s`", what);
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			char *nd;
+			if (cap > max + 1)
+				return err_set(e, ERR_UNAVAILABLE, EFBIG, "read `%s`", what);
+			nd = realloc(data, cap * 2);
+			if (!nd)
+				return err_set(e, ERR_INTERNAL, ENOMEM, "read `%s`", what);
+			data = nd;
+			cap *= 2;
+		}
+		r = read(fd, data + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return err_set(e, ERR_UNAVAILABLE, errno, "read `%s`", what);
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max)
+			return err_set(e, ERR_UNAVAILABLE, EFBIG, "read `%s`", what);
+	}
+	data[n] = '\0';
+	*buf = steal_pointer(&data);
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int fs_read_file(int dirfd, const char *path, size_t max, char **buf,
+		 size_t *len, struct err **e)
+{
+	_cleanup_close_ int fd = fs_open_nofollow(dirfd, path, O_RDONLY, 0);
+
+	if (fd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "open `%s`", path);
+	return fs_read_fd(fd, path, max, buf, len, e);
+}

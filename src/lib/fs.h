@@ -1,0 +1,49 @@
+/* fs.h: path and file helpers that never follow a symbolic link where
+ * that matters (openat2 with RESOLVE_NO_SYMLINKS / RESOLVE_BENEATH), plus
+ * lexical path handling and canonicalisation. */
+#ifndef CORDON_LIB_FS_H
+#define CORDON_LIB_FS_H
+
+#include "err.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Is b equal to a or beneath it, on '/' boundaries? Both absolute and
+ * normalised ("/" is beneath nothing but itself, and holds everything). */
+bool fs_path_within(const char *b, const char *a);
+/* a joined with b ('/' between, no doubled slash). Caller frees. */
+char *fs_path_join(const char *a, const char *b);
+
+/* Resolve symbolic links in the longest existing prefix of an absolute,
+ * normalised path (no ".."), the way the kernel would walk it; a dangling
+ * link's target is followed textually, so the result names where a file
+ * would land. The part that does not exist is appended as given. */
+int fs_canonical(const char *path, char **out, struct err **e);
+
+/* openat2 beneath nothing, refusing every symbolic link and magic link on
+ * the way: O_CLOEXEC is added. Returns the fd or -1 (errno set). */
+int fs_open_nofollow(int dirfd, const char *path, int flags, mode_t mode);
+
+/* Make every missing directory of rel beneath dirfd (mode), refusing
+ * symbolic links and "..", and return an O_PATH|O_DIRECTORY fd of the
+ * last one. */
+int fs_mkdirs_beneath(int dirfd, const char *rel, mode_t mode, struct err **e);
+
+/* Write a file atomically beneath dirfd: a temporary name, fsync, rename,
+ * fsync of the directory. The file gets mode (applied with fchmod, so the
+ * umask does not change it). */
+int fs_write_atomic(int dirfd, const char *name, const void *buf, size_t len,
+		    mode_t mode, struct err **e);
+
+/* Read at most max bytes of a regular file beneath dirfd (no symbolic
+ * links); a larger file is an error. *buf is NUL-terminated. */
+int fs_read_file(int dirfd, const char *path, size_t max, char **buf,
+		 size_t *len, struct err **e);
+
+/* The same for an fd the caller opened; what names it in errors. */
+int fs_read_fd(int fd, const char *what, size_t max, char **buf, size_t *len,
+	       struct err **e);
+
+#endif

@@ -1,0 +1,37 @@
+/* json.h: strict JSON on top of jansson. Duplicate keys and embedded NULs
+ * are refused, and a parse error names the JSON path where it happened
+ * (network.allow[2]) rather than echoing the input, which may hold
+ * something the operator would not want printed. */
+#ifndef CORDON_LIB_JSON_H
+#define CORDON_LIB_JSON_H
+
+#include "err.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Parse one JSON document. On failure *e is an ERR_CONFIG error whose
+ * message is "<path>: <fixed reason>". */
+json_t *json_parse_strict(const char *buf, size_t len, struct err **e);
+
+/* JSON path of the innermost key or element open at byte offset pos of a
+ * document whose prefix [0, pos) is well-formed. Caller frees. */
+char *json_path_at(const char *buf, size_t len, size_t pos);
+
+/* Child paths: "parent.key" (or "parent[\"odd key\"]"), "parent[i]". The
+ * root is "". Caller frees; NULL on allocation failure. */
+char *json_path_key(const char *parent, const char *key);
+char *json_path_index(const char *parent, size_t index);
+/* The path as printed: the root shows as "(root)". */
+const char *json_path_show(const char *path);
+
+/* Canonical text: compact, keys sorted, ASCII only. Caller frees. */
+char *json_dump_canonical(const json_t *j);
+
+static inline void cleanup_json_decrefp(json_t **j)
+{
+	json_decref(*j);
+}
+#define _cleanup_json_ __attribute__((cleanup(cleanup_json_decrefp)))
+
+#endif
