@@ -74,6 +74,9 @@ build/fuzz/%: tests/fuzz/%.c $(SRC_LIB)
 
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
+.SECONDARY:
+.DELETE_ON_ERROR:
+
 .PHONY: all deps demo check test fuzz fuzz-run lint clean
 deps:
 	@scripts/deps

@@ -206,22 +206,24 @@ static int guard_run(struct guard_state *s, struct err **e)
 	struct resolved r = { 0 };
 	int rc = -1;
 
+	/* empty vectors, so loops need no NULL checks */
+	r.write = calloc(1, sizeof(char *));
+	r.deny = calloc(1, sizeof(char *));
+	r.allow = calloc(1, sizeof(char *));
+	r.sockets = calloc(1, sizeof(char *));
+	if (!r.write || !r.deny || !r.allow || !r.sockets) {
+		resolved_free(&r);
+		return err_set(e, ERR_INTERNAL, ENOMEM, "policy");
+	}
+
 	if (check_run_dir(in, e) < 0 || build_protected(s, e) < 0 ||
 	    place_workspace(s, e) < 0)
-		return -1;
+		goto out;
 	if (resolve_all(s, in->policy->write, &r.write, e) < 0 ||
 	    resolve_all(s, in->policy->read_deny, &r.deny, e) < 0 ||
 	    resolve_all(s, in->policy->read_allow, &r.allow, e) < 0 ||
 	    resolve_all(s, in->policy->sockets, &r.sockets, e) < 0)
 		goto out;
-	/* empty vectors, so loops need no NULL checks */
-	if ((!r.write && strv_push(&r.write, "") < 0) ||
-	    (!r.deny && strv_push(&r.deny, "") < 0) ||
-	    (!r.allow && strv_push(&r.allow, "") < 0) ||
-	    (!r.sockets && strv_push(&r.sockets, "") < 0)) {
-		err_set(e, ERR_INTERNAL, ENOMEM, "policy");
-		goto out;
-	}
 	rc = check_policy_protected(s, &r, e);
 	if (rc == 0)
 		rc = guard_merge_rules(s, &r, e);
