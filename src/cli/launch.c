@@ -36,7 +36,7 @@ int launch_parse_args(int argc, char **argv, const char *usage,
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
-		char ***list = NULL;
+		int r = 0;
 
 		switch (c) {
 		case 'p':
@@ -49,13 +49,13 @@ int launch_parse_args(int argc, char **argv, const char *usage,
 			o->state_dir = optarg;
 			break;
 		case OPT_WRITE:
-			list = &o->write;
+			r = strv_push(&o->write, optarg);
 			break;
 		case OPT_DENY_READ:
-			list = &o->deny_read;
+			r = strv_push(&o->deny_read, optarg);
 			break;
 		case OPT_ALLOW_HOST:
-			list = &o->allow_host;
+			r = strv_push(&o->allow_host, optarg);
 			break;
 		case 'h':
 			*help = 1;
@@ -64,8 +64,10 @@ int launch_parse_args(int argc, char **argv, const char *usage,
 			fprintf(stderr, "cordon: usage: unknown or incomplete option\n%s", usage);
 			return -1;
 		}
-		if (list && strv_push(list, optarg) < 0)
+		if (r < 0) {
+			fprintf(stderr, "cordon: error: out of memory\n");
 			return -1;
+		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "cordon: usage: no command given\n%s", usage);

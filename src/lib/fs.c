@@ -46,9 +46,8 @@ static int canon_push(char *buf, size_t *len, const char *c, size_t n)
 {
 	if (*len + 1 + n >= PATH_MAX)
 		return -1;
-	if (*len > 1 || buf[0] != '/')
-		buf[(*len)++] = '/';
-	else if (*len == 0)
+	/* "/" already ends in a slash; anything else gets one */
+	if (!(*len == 1 && buf[0] == '/'))
 		buf[(*len)++] = '/';
 	memcpy(buf + *len, c, n);
 	*len += n;
@@ -155,6 +154,7 @@ int fs_mkdirs_beneath(int dirfd, const char *rel, mode_t mode, struct err **e)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "mkdir");
 	cur = fs_open_nofollow(dirfd, ".", O_PATH | O_DIRECTORY, 0);
 	if (cur < 0)
+		/* cppcheck-suppress memleak ; copy is freed by its cleanup attribute */
 		return err_set(e, ERR_UNAVAILABLE, errno, "open directory");
 	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		int next;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KEY_SHOW_MAX 64
+#define KEY_SHOW_MAX ((size_t)64)
 
 static bool key_is_plain(const char *key)
 {
