@@ -55,7 +55,8 @@ static char *path_join(const char *dir, const char *rel)
 
 static int oom(struct err **e)
 {
-	return err_set(e, ERR_INTERNAL, ENOMEM, "the hard-link and alias checks");
+	return err_set(e, ERR_INTERNAL, ENOMEM,
+		       "the hard-link and alias checks");
 }
 
 /* --- inode sets ---------------------------------------------------------- */
@@ -151,7 +152,7 @@ struct walk {
 	int rootfd;
 	size_t max, count;
 	struct inode_set links;	/* non-directories with more than one link */
-	struct inode_set dirs;	/* walked already: a bind mount is walked once */
+	struct inode_set dirs;	/* walked: a directory bound twice goes once */
 	struct pending *stack;
 	size_t depth, cap;
 	struct err **e;
@@ -234,7 +235,8 @@ static int list_names(struct walk *w, DIR *d, const char *rel, char ***names)
 		de = readdir(d);
 		if (!de)
 			break;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (++w->count > w->max)
 			return err_set(w->e, ERR_DENIED, 0,
@@ -324,7 +326,7 @@ static int walk_dir(struct walk *w, const struct pending *p)
 		return 0;
 	if (!(d = fdopendir(fd)))
 		return walk_refuse(w, errno, p->rel, CANNOT_READ);
-	fd = -1; /* the DIR owns it now */
+	(void)steal_fd(&fd); /* the DIR owns it now */
 	size_t first = w->count, base = w->depth, n;
 	int r = list_names(w, d, p->rel, &names);
 	n = strv_len(names);
@@ -437,7 +439,8 @@ static int alias_add(char ***aliases, char *alias, const char *protected_path,
 {
 	if (!alias)
 		return oom(e);
-	if (strcmp(alias, protected_path) == 0 || strv_contains(*aliases, alias)) {
+	if (strcmp(alias, protected_path) == 0 ||
+	    strv_contains(*aliases, alias)) {
 		free(alias);
 		return 0;
 	}
@@ -483,11 +486,14 @@ int guard_mount_aliases(const struct mountinfo_table *mounts,
 
 		if (p[0] != '/')
 			return err_set(e, ERR_INTERNAL, 0,
-				       "protected path `%s` is not absolute", p);
+				       "protected path `%s` is not absolute",
+				       p);
 		h = mount_holding(mounts, p);
 		if (h < 0)
 			return err_set(e, ERR_UNAVAILABLE, 0,
-				       "no mount in the mount table holds `%s`", p);
+				       "no mount in the mount table holds "
+				       "`%s`",
+				       p);
 		const struct mountinfo *m = &mounts->v[h];
 		_cleanup_free_ char *rel =
 			path_join(m->root, path_below(m->mountpoint, p));
