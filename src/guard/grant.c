@@ -3,6 +3,7 @@
 #include "guard/guard.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/json.h"
 #include "lib/strv.h"
 
 #include <errno.h>
@@ -101,42 +102,31 @@ void grant_sort(struct grant *g)
 		qsort(g->rules, g->n_rules, sizeof(*g->rules), rule_cmp);
 }
 
+/* NULL when a path is not valid UTF-8: a record never drops a rule. */
 static json_t *rules_json(const struct grant *g, enum grant_kind kind)
 {
 	json_t *arr = json_array();
 
-	for (size_t i = 0; arr && i < g->n_rules; i++)
-		if (g->rules[i].kind == kind)
-			json_array_append_new(arr, json_string(g->rules[i].path));
-	return arr;
-}
-
-static json_t *hosts_json(const struct host_pattern *h, size_t n)
-{
-	json_t *arr = json_array();
-
-	for (size_t i = 0; arr && i < n; i++) {
-		char *s = host_format(&h[i]);
-		json_array_append_new(arr, s ? json_string(s) : json_null());
-		free(s);
+	for (size_t i = 0; arr && i < g->n_rules; i++) {
+		if (g->rules[i].kind == kind &&
+		    json_array_push_string(arr, g->rules[i].path) < 0) {
+			json_decref(arr);
+			return NULL;
+		}
 	}
 	return arr;
 }
 
 json_t *grant_to_json(const struct grant *g)
 {
-	json_t *sockets = json_array();
-
-	for (size_t i = 0; sockets && g->sockets && g->sockets[i]; i++)
-		json_array_append_new(sockets, json_string(g->sockets[i]));
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s}",
 			 "read_deny", rules_json(g, GRANT_DENY),
 			 "read_allow", rules_json(g, GRANT_READ),
 			 "write", rules_json(g, GRANT_WRITE),
 			 "read_only", rules_json(g, GRANT_READ_ONLY),
-			 "hosts", hosts_json(g->hosts, g->n_hosts),
-			 "deny_hosts", hosts_json(g->deny_hosts, g->n_deny_hosts),
-			 "sockets", sockets,
+			 "hosts", policy_hosts_json(g->hosts, g->n_hosts),
+			 "deny_hosts", policy_hosts_json(g->deny_hosts, g->n_deny_hosts),
+			 "sockets", json_strv(g->sockets),
 			 "unix_sockets", g->unix_sockets_all ? "all" : "none",
 			 "workspace", g->workspace ? g->workspace : "",
 			 "run", g->run_dir ? g->run_dir : "");

@@ -191,3 +191,21 @@ char *json_dump_canonical(const json_t *j)
 	return json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII |
 				     JSON_ENCODE_ANY);
 }
+
+int json_array_push_string(json_t *arr, const char *s)
+{
+	return json_array_append_new(arr, json_string(s));
+}
+
+json_t *json_strv(char *const *v)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && v && v[i]; i++) {
+		if (json_array_push_string(arr, v[i]) < 0) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}

@@ -25,6 +25,12 @@ char *json_path_index(const char *parent, size_t index);
 /* The path as printed: the root shows as "(root)". */
 const char *json_path_show(const char *path);
 
+/* An array of the strings of v; NULL when one is not valid UTF-8 (or on
+ * allocation failure), so nothing is ever dropped quietly. */
+json_t *json_strv(char *const *v);
+/* Append s to arr; -1 when it is not valid UTF-8. */
+int json_array_push_string(json_t *arr, const char *s);
+
 /* Canonical text: compact, keys sorted, ASCII only. Caller frees. */
 char *json_dump_canonical(const json_t *j);
 

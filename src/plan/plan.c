@@ -153,7 +153,12 @@ int plan_build(const struct grant *g, char *const *argv, struct plan **out,
 	p->summary = summarise(g);
 	p->data = grant_to_json(g);
 	p->signals = PLAN_SIGNALS_TERM;
-	if (!p->argv || !p->env || !p->summary || !p->data) {
+	if (!p->data) {
+		plan_free(p);
+		return err_set(e, ERR_CONFIG, 0,
+			       "the grant cannot be recorded: a path in it is not valid UTF-8");
+	}
+	if (!p->argv || !p->env || !p->summary) {
 		plan_free(p);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "plan");
 	}
@@ -165,24 +170,10 @@ int plan_build(const struct grant *g, char *const *argv, struct plan **out,
 	return 0;
 }
 
-/* NULL when an element is not UTF-8: nothing is dropped quietly. */
-static json_t *strv_json(char *const *v)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; a && v && v[i]; i++) {
-		if (json_array_append_new(a, json_string(v[i])) < 0) {
-			json_decref(a);
-			return NULL;
-		}
-	}
-	return a;
-}
-
 json_t *plan_to_json(const struct plan *p)
 {
 	return json_pack("{s:i, s:o, s:o, s:s, s:s, s:O, s:s}", "version", 1,
-			 "argv", strv_json(p->argv), "env", strv_json(p->env),
+			 "argv", json_strv(p->argv), "env", json_strv(p->env),
 			 "signals", p->signals == PLAN_SIGNALS_TERM ? "term" : "kill",
 			 "summary", p->summary, "data", p->data, "digest", p->digest);
 }

@@ -284,23 +284,18 @@ int policy_default(struct policy **out, struct err **e)
 	return policy_parse(policy_default_json, strlen(policy_default_json), out, e);
 }
 
-static json_t *paths_json(char *const *v)
-{
-	json_t *arr = json_array();
-
-	for (size_t i = 0; arr && v && v[i]; i++)
-		json_array_append_new(arr, json_string(v[i]));
-	return arr;
-}
-
-static json_t *hosts_json(const struct host_pattern *h, size_t n)
+json_t *policy_hosts_json(const struct host_pattern *h, size_t n)
 {
 	json_t *arr = json_array();
 
 	for (size_t i = 0; arr && i < n; i++) {
 		char *s = host_format(&h[i]);
-		json_array_append_new(arr, s ? json_string(s) : json_null());
+		int r = s ? json_array_push_string(arr, s) : -1;
 		free(s);
+		if (r < 0) {
+			json_decref(arr);
+			return NULL;
+		}
 	}
 	return arr;
 }
@@ -308,11 +303,11 @@ static json_t *hosts_json(const struct host_pattern *h, size_t n)
 json_t *policy_to_json(const struct policy *p)
 {
 	return json_pack("{s:o, s:{s:o, s:o}, s:{s:o, s:o}, s:o, s:s}",
-			 "write", paths_json(p->write),
-			 "read", "deny", paths_json(p->read_deny),
-			 "allow", paths_json(p->read_allow),
-			 "network", "allow", hosts_json(p->net_allow, p->n_net_allow),
-			 "deny", hosts_json(p->net_deny, p->n_net_deny),
-			 "sockets", paths_json(p->sockets),
+			 "write", json_strv(p->write),
+			 "read", "deny", json_strv(p->read_deny),
+			 "allow", json_strv(p->read_allow),
+			 "network", "allow", policy_hosts_json(p->net_allow, p->n_net_allow),
+			 "deny", policy_hosts_json(p->net_deny, p->n_net_deny),
+			 "sockets", json_strv(p->sockets),
 			 "unix_sockets", p->unix_sockets_all ? "all" : "none");
 }

@@ -52,6 +52,9 @@ int policy_add_path(char ***list, const char *tmpl, const char *what,
 int policy_add_host(struct host_pattern **list, size_t *n, const char *host,
 		    const char *what, struct err **e);
 
+/* Host entries as a JSON array of their canonical texts. */
+json_t *policy_hosts_json(const struct host_pattern *h, size_t n);
+
 /* The normalised policy, in the document's own shape. */
 json_t *policy_to_json(const struct policy *p);
 
