@@ -1,0 +1,44 @@
+/* prereq.h: what the native sandbox needs of the kernel, checked before
+ * every launch and reported by `cordon doctor`. A launch refuses
+ * (sandbox_unavailable) when any check fails; there is no degraded mode. */
+#ifndef CORDON_SANDBOX_NATIVE_PREREQ_H
+#define CORDON_SANDBOX_NATIVE_PREREQ_H
+
+#include "lib/err.h"
+
+#include <stdbool.h>
+
+/* The lowest Landlock ABI cordon runs on: 1 gives write confinement to
+ * the grants; newer ABIs add rights (refer, truncate, ioctl on devices)
+ * and scopes, which cordon uses when the kernel has them. */
+#define NATIVE_LANDLOCK_ABI_FLOOR 1
+
+enum prereq_status { PREREQ_PASS, PREREQ_WARN, PREREQ_FAIL };
+
+struct prereq_check {
+	const char *id;		/* "kernel", "userns", "landlock", "seccomp", ... */
+	enum prereq_status status;
+	char detail[256];	/* what was found */
+	char fix[256];		/* what to do, for a warn or fail; "" otherwise */
+};
+
+#define PREREQ_MAX 8
+
+struct prereq_report {
+	struct prereq_check checks[PREREQ_MAX];
+	int n;
+	int landlock_abi;	/* 0 when unavailable */
+};
+
+/* Run every check, as the calling user. Never fails itself: each problem
+ * is a check with status PREREQ_FAIL. */
+void native_prereq_run(struct prereq_report *r);
+
+/* 0 when every check passes (warnings allowed); otherwise -1 with an
+ * ERR_UNAVAILABLE error naming the first failed check and its fix. */
+int native_prereq_require(const struct prereq_report *r, struct err **e);
+
+/* The kernel's Landlock ABI version, 0 when Landlock is unavailable. */
+int native_landlock_abi(void);
+
+#endif
