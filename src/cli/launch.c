@@ -203,12 +203,13 @@ int launch_prepare(const struct launch_opts *o, struct launch *l,
 	};
 	r = guard_launch(&in, &l->grant, e);
 	needs_free(&exec_needs);
+	if (r == 0)
+		r = plan_build(l->grant, o->argv, &l->plan, e);
+	if (r == 0)
+		r = plan_record(l->plan, &l->paths, e);
 	if (r < 0)
-		return -1;
-	if (plan_build(l->grant, o->argv, &l->plan, e) < 0 ||
-	    plan_record(l->plan, &l->paths, e) < 0)
-		return -1;
-	return 0;
+		plan_paths_remove(&l->paths); /* nothing of a refused launch stays */
+	return r;
 }
 
 void launch_clear(struct launch *l)

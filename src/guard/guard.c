@@ -87,9 +87,10 @@ static int place_workspace(struct guard_state *s, struct err **e)
 
 	if (!owned)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "workspace");
-	if (stat(in->workspace, &st) < 0 || !S_ISDIR(st.st_mode))
-		return err_set(e, ERR_DENIED, errno ? errno : ENOTDIR,
-			       "workspace `%s`", in->workspace);
+	if (stat(in->workspace, &st) < 0)
+		return err_set(e, ERR_DENIED, errno, "workspace `%s`", in->workspace);
+	if (!S_ISDIR(st.st_mode))
+		return err_set(e, ERR_DENIED, ENOTDIR, "workspace `%s`", in->workspace);
 	for (size_t i = 0; s->protected[i]; i++) {
 		if (fs_path_within(s->protected[i], in->workspace))
 			return err_set(e, ERR_DENIED, 0,

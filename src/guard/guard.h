@@ -65,7 +65,7 @@ struct guard_input {
 	const char *run_dir;		/* beneath <state>/runs/ */
 	const char *toolbelt_dir;	/* may be NULL */
 	const char *toolbelt_socket;	/* {toolbelt}; may be NULL */
-	const char *config_path;	/* cordon's config file; may be NULL */
+	const char *config_path;	/* cordon's config dir; may be NULL */
 	struct default_env defaults;
 	/* Mount table text to search for aliases; NULL reads the live one. */
 	const char *mountinfo;

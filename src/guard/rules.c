@@ -168,9 +168,13 @@ int guard_check_rules(const struct guard_state *s, struct err **e)
 	for (size_t i = 0; i < g->n_rules; i++) {
 		const struct grant_rule *r = &g->rules[i], *h;
 
-		if (r->kind == GRANT_WRITE && !guard_in_exception(s, r->path)) {
+		if (r->kind == GRANT_WRITE) {
 			h = holder_above(g, r->path, MASK_ALL & ~GRANT_MASK(GRANT_WRITE));
-			if (h && h->kind == GRANT_DENY)
+			/* The protected set's own exceptions sit beneath its deny. */
+			bool excepted = h && h->kind == GRANT_DENY &&
+					strcmp(h->origin, "protected") == 0 &&
+					guard_in_exception(s, r->path);
+			if (h && h->kind == GRANT_DENY && !excepted)
 				return err_set(e, ERR_DENIED, 0,
 					       "write grant `%s` lies beneath denied `%s` (%s)",
 					       r->path, h->path, h->origin);
@@ -179,7 +183,7 @@ int guard_check_rules(const struct guard_state *s, struct err **e)
 					       "write grant `%s` lies beneath read-only `%s`",
 					       r->path, h->path);
 		}
-		if (r->kind != GRANT_READ || guard_in_exception(s, r->path))
+		if (r->kind != GRANT_READ || strcmp(r->origin, "protected exception") == 0)
 			continue;
 		for (size_t j = 0; j < g->n_rules; j++) {
 			const struct grant_rule *x = &g->rules[j];
@@ -258,13 +262,18 @@ int guard_check_needs(struct guard_state *s, const struct needs *n,
 		const struct policy *p = s->in->policy;
 		bool covered = false;
 
+		bool denied = false;
+
 		for (size_t j = 0; !covered && j < p->n_net_allow; j++)
 			covered = host_covers(&p->net_allow[j], &n->hosts[i]);
-		if (!covered) {
+		for (size_t j = 0; !denied && j < p->n_net_deny; j++)
+			denied = host_covers(&p->net_deny[j], &n->hosts[i]);
+		if (!covered || denied) {
 			_cleanup_free_ char *h = host_format(&n->hosts[i]);
 			return err_set(e, ERR_DENIED, 0,
-				       "host need `%s` is not in the policy's network.allow",
-				       h ? h : "?");
+				       "host need `%s` is %s", h ? h : "?",
+				       denied ? "in the policy's network.deny"
+					      : "not in the policy's network.allow");
 		}
 	}
 	return 0;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #define DIGEST_TAG "cordon-plan-v1"
 
@@ -78,6 +79,20 @@ int plan_make_paths(const char *state_dir, const char *execution,
 		return err_set(e, ERR_INTERNAL, ENOMEM, "run dirs");
 	}
 	return 0;
+}
+
+void plan_paths_remove(const struct plan_paths *p)
+{
+	_cleanup_free_ char *sandbox = NULL;
+
+	if (!p->exec_dir)
+		return;
+	sandbox = fs_path_join(p->exec_dir, "sandbox");
+	rmdir(p->record_dir);
+	if (sandbox)
+		rmdir(sandbox);
+	rmdir(p->run_dir);
+	rmdir(p->exec_dir);
 }
 
 void plan_paths_clear(struct plan_paths *p)

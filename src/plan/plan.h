@@ -47,6 +47,8 @@ int plan_make_paths(const char *state_dir, const char *execution,
 		    unsigned int segment, struct plan_paths *out,
 		    struct err **e);
 void plan_paths_clear(struct plan_paths *p);
+/* Remove a refused launch's directories, as long as they are empty. */
+void plan_paths_remove(const struct plan_paths *p);
 
 /* A plan from a grant: argv copied, data = the grant as JSON, summary
  * derived from it, signals term. The digest is computed. */

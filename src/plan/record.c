@@ -116,7 +116,7 @@ int plan_read_record(const char *record_dir, const char *pin_digest,
 	if (json_unpack(j, "{s:i, s:o, s:o, s:s, s:s, s:o, s:s !}", "version", &version,
 			"argv", &argv, "env", &env, "signals", &signals,
 			"summary", &summary, "data", &data, "digest", &digest) < 0 ||
-	    version != 1)
+	    version != 1 || (strcmp(signals, "term") != 0 && strcmp(signals, "kill") != 0))
 		return err_set(e, ERR_DENIED, 0, "record `%s/plan.json` is malformed", record_dir);
 	p = calloc(1, sizeof(*p));
 	if (!p)

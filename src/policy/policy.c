@@ -169,6 +169,12 @@ static int add_host_item(void *dst, const char *s, size_t len, const char *path,
 
 	if (host_parse(s, len, &h, &why) < 0)
 		return err_set(e, ERR_CONFIG, 0, "%s: %s", path, why);
+	for (size_t i = 0; i < *hl->n; i++) {
+		if (host_covers(&(*hl->list)[i], &h) && host_covers(&h, &(*hl->list)[i])) {
+			host_pattern_clear(&h);
+			return err_set(e, ERR_CONFIG, 0, "%s: listed twice", path);
+		}
+	}
 	nl = realloc(*hl->list, (*hl->n + 1) * sizeof(**hl->list));
 	if (!nl) {
 		host_pattern_clear(&h);

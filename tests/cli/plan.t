@@ -61,6 +61,10 @@ ok $([ "$d3" != "$d1" ]; echo $?) "a changed argument changes the digest"
 "$CORDON" plan --state-dir "$lab/state" -w "$lab/ws" --write "$lab/state/x" -- true 2>"$lab/err" >/dev/null; rc=$?
 ok $([ $rc = 125 ]; echo $?) "a write grant into the state dir exits 125"
 ok $(grep -q "^cordon: sandbox_denied: write grant \`$lab/state/x\` reaches into protected" "$lab/err"; echo $?) "... as sandbox_denied naming it"
+before=$(ls "$lab/state/runs" | wc -l)
+"$CORDON" plan --state-dir "$lab/state" -w "$lab/ws" --write "$lab/state/x" -- true >/dev/null 2>&1
+after=$(ls "$lab/state/runs" | wc -l)
+ok $([ "$before" = "$after" ]; echo $?) "a refused launch leaves no execution dir behind"
 
 echo '{"write":[]}' > "$lab/nowrite.json"
 "$CORDON" plan -p "$lab/nowrite.json" --state-dir "$lab/state" -w "$lab/ws" -- true 2>"$lab/err" >/dev/null; rc=$?

@@ -229,6 +229,9 @@ static void test_policy_is_the_grant(void)
 	ok(refused(guard(&o, NULL), "host need `api.example.com`"), "a host need outside network.allow");
 	o.policy = "{\"write\":[\"{workspace}\"],\"network\":{\"allow\":[\"*.example.com\"]}}";
 	ok(accepted(guard(&o, NULL)), "control: covered by a wildcard");
+	o.policy = "{\"write\":[\"{workspace}\"],\"network\":{\"allow\":[\"*.example.com\"],"
+		   "\"deny\":[\"api.example.com\"]}}";
+	ok(refused(guard(&o, NULL), "in the policy's network.deny"), "a host need the deny list covers");
 	o.policy = "{\"write\":[\"{workspace}\"],\"network\":{\"allow\":[\"api.example.com:443\"]}}";
 	ok(refused(guard(&o, NULL), "host need"), "a port-pinned entry does not cover any port");
 
@@ -274,6 +277,20 @@ static void test_protected(void)
 		is_int(decide(g, "state/workspaces"), GRANT_DENY, "its siblings are not");
 		grant_free(g);
 	}
+
+	mk("state/workspaces/w1/.git");
+	mk("state/workspaces/w1/.git/hooks");
+	mk("state/workspaces/w1/.git/info");
+	touch("state/workspaces/w1/.git/config");
+	o.policy = "{\"write\":[\"{workspace}\",\"{workspace}/.git/hooks/x\"]}";
+	ok(refused(guard(&o, NULL), "lies beneath read-only"),
+	   "inside a workspace under the state dir, .git/hooks stays read-only");
+	o.policy = "{\"write\":[\"{workspace}\",\"{workspace}/a/b\"],"
+		   "\"read\":{\"deny\":[\"{workspace}/a\"]}}";
+	ok(refused(guard(&o, NULL), "lies beneath denied"),
+	   "... and a write grant beneath a policy deny is refused there too");
+	o.policy = "{\"write\":[\"{workspace}\"]}";
+	ok(accepted(guard(&o, NULL)), "control: the plain grant there");
 
 	o.workspace = NULL;
 	path(p, sizeof(p), "state/runs/e2");
