@@ -32,7 +32,7 @@ char *json_path_key(const char *parent, const char *key)
 	}
 	/* Odd keys are shown escaped and cut, never raw. */
 	for (const unsigned char *p = (const unsigned char *)key;
-	     *p && w < KEY_SHOW_MAX * 4; p++) {
+	     *p && p < (const unsigned char *)key + KEY_SHOW_MAX; p++) {
 		if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
 			esc[w++] = (char)*p;
 		else
@@ -69,7 +69,7 @@ struct frame {
 
 #define SCAN_DEPTH 64
 
-char *json_path_at(const char *buf, size_t len, size_t pos)
+char *json_path_at(const char *buf, size_t len, size_t pos, bool key_at_pos)
 {
 	struct frame st[SCAN_DEPTH];
 	int depth = -1;
@@ -86,13 +86,12 @@ char *json_path_at(const char *buf, size_t len, size_t pos)
 			size_t start = ++i;
 			while (i < pos && buf[i] != '"')
 				i += (buf[i] == '\\') ? 2 : 1;
+			/* A key counts once its colon is read: until then the
+			 * string may be a misplaced value, never to be shown. */
 			if (depth >= 0 && st[depth].object && st[depth].expect_key) {
-				free(st[depth].key);
-				st[depth].key = strndup(buf + start,
-							(i < pos ? i : pos) - start);
+				free(last_str);
+				last_str = strndup(buf + start, (i < pos ? i : pos) - start);
 			}
-			free(last_str);
-			last_str = NULL;
 			i++;
 			continue;
 		}
@@ -105,14 +104,27 @@ char *json_path_at(const char *buf, size_t len, size_t pos)
 			st[depth].key = NULL;
 			depth--;
 		} else if (c == ':' && depth >= 0 && st[depth].object) {
+			if (st[depth].expect_key && last_str) {
+				free(st[depth].key);
+				st[depth].key = last_str;
+				last_str = NULL;
+			}
 			st[depth].expect_key = false;
 		} else if (c == ',' && depth >= 0) {
+			free(last_str);
+			last_str = NULL;
 			if (st[depth].object)
 				st[depth].expect_key = true;
 			else
 				st[depth].index++;
 		}
 		i++;
+	}
+	/* The parser vouches that the string just read is a key (a duplicate). */
+	if (key_at_pos && depth >= 0 && st[depth].object && st[depth].expect_key && last_str) {
+		free(st[depth].key);
+		st[depth].key = last_str;
+		last_str = NULL;
 	}
 	path = strdup("");
 	for (int d = 0; d <= depth && path; d++) {
@@ -177,7 +189,8 @@ json_t *json_parse_strict(const char *buf, size_t len, struct err **e)
 		_cleanup_free_ char *path = NULL;
 		size_t pos = je.position > 0 ? (size_t)je.position : 0;
 
-		path = json_path_at(buf, len, pos);
+		path = json_path_at(buf, len, pos,
+				    json_error_code(&je) == json_error_duplicate_key);
 		err_set(e, ERR_CONFIG, 0, "%s: %s (line %d, column %d)",
 			json_path_show(path), json_error_reason(json_error_code(&je)),
 			je.line, je.column);

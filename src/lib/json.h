@@ -8,6 +8,7 @@
 #include "err.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Parse one JSON document. On failure *e is an ERR_CONFIG error whose
@@ -15,8 +16,10 @@
 json_t *json_parse_strict(const char *buf, size_t len, struct err **e);
 
 /* JSON path of the innermost key or element open at byte offset pos of a
- * document whose prefix [0, pos) is well-formed. Caller frees. */
-char *json_path_at(const char *buf, size_t len, size_t pos);
+ * document whose prefix [0, pos) is well-formed. A string counts as a key
+ * once its colon is read, or when key_at_pos says the string ending at pos
+ * is one. Caller frees. */
+char *json_path_at(const char *buf, size_t len, size_t pos, bool key_at_pos);
 
 /* Child paths: "parent.key" (or "parent[\"odd key\"]"), "parent[i]". The
  * root is "". Caller frees; NULL on allocation failure. */

@@ -35,8 +35,30 @@ static int template_prefix(const char *in, const char **why)
 	return -1;
 }
 
+static int normalise(const char *in, size_t len, char **out, const char **why);
+
 int policy_path_normalise(const char *in, size_t len, char **out,
 			  const char **why)
+{
+	char *copy;
+	int r;
+
+	if (len == 0)
+		return *why = "empty path", -1;
+	if (memchr(in, '\0', len))
+		return *why = "path holds a NUL character", -1;
+	if (len >= PATH_MAX)
+		return *why = "path longer than PATH_MAX", -1;
+	/* everything below reads a string of exactly len bytes */
+	copy = strndup(in, len);
+	if (!copy)
+		return *why = "out of memory", -1;
+	r = normalise(copy, len, out, why);
+	free(copy);
+	return r;
+}
+
+static int normalise(const char *in, size_t len, char **out, const char **why)
 {
 	char buf[PATH_MAX];
 	size_t w;
