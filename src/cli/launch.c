@@ -4,6 +4,7 @@
 #include "lib/fs.h"
 #include "lib/strv.h"
 #include "policy/policy.h"
+#include "sandbox/provider.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -15,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { OPT_STATE = 256, OPT_WRITE, OPT_DENY_READ, OPT_ALLOW_HOST };
+enum { OPT_STATE = 256, OPT_WRITE, OPT_DENY_READ, OPT_ALLOW_HOST, OPT_PROVIDER };
 
 int launch_parse_args(int argc, char **argv, const char *usage,
 		      struct launch_opts *o, int *help)
@@ -27,6 +28,8 @@ int launch_parse_args(int argc, char **argv, const char *usage,
 		{ "write", required_argument, NULL, OPT_WRITE },
 		{ "deny-read", required_argument, NULL, OPT_DENY_READ },
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+		{ "provider", required_argument, NULL, OPT_PROVIDER },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -35,7 +38,7 @@ int launch_parse_args(int argc, char **argv, const char *usage,
 	*help = 0;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:w:qh", opts, NULL)) != -1) {
 		int r = 0;
 
 		switch (c) {
@@ -56,6 +59,12 @@ int launch_parse_args(int argc, char **argv, const char *usage,
 			break;
 		case OPT_ALLOW_HOST:
 			r = strv_push(&o->allow_host, optarg);
+			break;
+		case OPT_PROVIDER:
+			o->provider = optarg;
+			break;
+		case 'q':
+			o->quiet = 1;
 			break;
 		case 'h':
 			*help = 1;
@@ -174,7 +183,12 @@ int launch_prepare(const struct launch_opts *o, struct launch *l,
 	const char *home = NULL;
 	int r;
 
+	const struct provider *prov = provider_find(o->provider);
+
 	memset(l, 0, sizeof(*l));
+	if (!prov)
+		return err_set(e, ERR_USAGE, 0, "unknown provider `%s` (known: native)",
+			       o->provider);
 	if (home_dir(&home, e) < 0 || load_policy(o, &pol, e) < 0)
 		return -1;
 	state = o->state_dir ? strdup(o->state_dir) : xdg_dir("XDG_STATE_HOME", home, ".local/state");
@@ -205,6 +219,11 @@ int launch_prepare(const struct launch_opts *o, struct launch *l,
 	needs_free(&exec_needs);
 	if (r == 0)
 		r = plan_build(l->grant, o->argv, &l->plan, e);
+	/* The provider wraps the command; the digest is the host's, after. */
+	if (r == 0)
+		r = prov->plan(l->grant, &l->paths, l->plan, e);
+	if (r == 0)
+		r = plan_digest(l->plan, l->plan->digest, e);
 	if (r == 0)
 		r = plan_record(l->plan, &l->paths, e);
 	if (r < 0)

@@ -16,6 +16,8 @@ struct launch_opts {
 	char **deny_read;		/* --deny-read */
 	char **allow_host;		/* --allow-host */
 	char **argv;			/* the command */
+	const char *provider;		/* --provider; NULL: native */
+	int quiet;			/* -q */
 };
 
 struct launch {

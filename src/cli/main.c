@@ -7,12 +7,16 @@
 struct subcommand {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-	const char *summary;
+	const char *summary;	/* NULL: internal, not listed */
 };
 
 static const struct subcommand subcommands[] = {
+	{ "run", cli_run, "run a command in a sandbox under a policy" },
 	{ "policy", cli_policy, "check a policy file and print it normalised" },
 	{ "plan", cli_plan, "merge, check and record a launch plan; run nothing" },
+	{ "doctor", cli_doctor, "check that this machine can run the native sandbox" },
+	{ "adopt", cli_adopt, "prove a running process is a recorded sandbox" },
+	{ "sandbox-exec", cli_sandbox_exec, NULL },
 };
 
 static void usage(FILE *f)
@@ -21,7 +25,8 @@ static void usage(FILE *f)
 		   "cordon runs untrusted commands under a policy that is the whole grant.\n\n"
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+		if (subcommands[i].summary)
+			fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
 	fprintf(f, "\n'cordon <command> --help' describes a command.\n");
 }
 

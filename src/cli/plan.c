@@ -19,7 +19,8 @@ static const char plan_usage[] =
 	"      --state-dir DIR  cordon's state (default: $XDG_STATE_HOME/cordon)\n"
 	"      --write PATH     add a write grant\n"
 	"      --deny-read PATH add a read deny\n"
-	"      --allow-host HOST add a host to network.allow\n\n"
+	"      --allow-host HOST add a host to network.allow\n"
+	"      --provider NAME  the process provider (default and only: native)\n\n"
 	"Exit 0 with the plan on stdout; 125 and `cordon: <reason>: <message>` on a\n"
 	"refusal.\n";
 

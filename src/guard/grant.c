@@ -132,6 +132,93 @@ json_t *grant_to_json(const struct grant *g)
 			 "run", g->run_dir ? g->run_dir : "");
 }
 
+static int rules_from_json(struct grant *g, const json_t *arr, enum grant_kind kind,
+			   struct err **e)
+{
+	const json_t *v;
+	size_t i;
+
+	if (!json_is_array(arr))
+		return err_set(e, ERR_DENIED, 0, "recorded grant: %s is not a list",
+			       grant_kind_name(kind));
+	json_array_foreach(arr, i, v) {
+		if (!json_is_string(v) || json_string_value(v)[0] != '/')
+			return err_set(e, ERR_DENIED, 0, "recorded grant: bad path");
+		if (grant_add(g, json_string_value(v), kind, "record", e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int hosts_from_json(const json_t *arr, struct host_pattern **out, size_t *n,
+			   struct err **e)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(arr, i, v) {
+		const char *why = NULL;
+		struct host_pattern *nv = realloc(*out, (*n + 1) * sizeof(*nv));
+		if (!nv)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "grant");
+		*out = nv;
+		if (!json_is_string(v) ||
+		    host_parse(json_string_value(v), json_string_length(v), &nv[*n], &why) < 0)
+			return err_set(e, ERR_DENIED, 0, "recorded grant: bad host");
+		(*n)++;
+	}
+	return 0;
+}
+
+int grant_from_json(const json_t *j, struct grant **out, struct err **e)
+{
+	json_t *deny, *allow, *write, *ro, *hosts, *dhosts, *sockets;
+	const char *unix_sockets, *ws, *run;
+	struct grant *g;
+	int r;
+
+	if (json_unpack((json_t *)j, "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s !}",
+			"read_deny", &deny, "read_allow", &allow, "write", &write,
+			"read_only", &ro, "hosts", &hosts, "deny_hosts", &dhosts,
+			"sockets", &sockets, "unix_sockets", &unix_sockets,
+			"workspace", &ws, "run", &run) < 0 ||
+	    !json_is_array(hosts) || !json_is_array(dhosts) || !json_is_array(sockets))
+		return err_set(e, ERR_DENIED, 0, "recorded grant is malformed");
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "grant");
+	g->unix_sockets_all = strcmp(unix_sockets, "all") == 0;
+	g->workspace = strdup(ws);
+	g->run_dir = strdup(run);
+	g->sockets = calloc(1, sizeof(char *));
+	r = (!g->workspace || !g->run_dir || !g->sockets)
+		    ? err_set(e, ERR_INTERNAL, ENOMEM, "grant") : 0;
+	if (r == 0)
+		r = rules_from_json(g, deny, GRANT_DENY, e);
+	if (r == 0)
+		r = rules_from_json(g, allow, GRANT_READ, e);
+	if (r == 0)
+		r = rules_from_json(g, write, GRANT_WRITE, e);
+	if (r == 0)
+		r = rules_from_json(g, ro, GRANT_READ_ONLY, e);
+	if (r == 0)
+		r = hosts_from_json(hosts, &g->hosts, &g->n_hosts, e);
+	if (r == 0)
+		r = hosts_from_json(dhosts, &g->deny_hosts, &g->n_deny_hosts, e);
+	for (size_t i = 0; r == 0 && i < json_array_size(sockets); i++) {
+		const json_t *v = json_array_get(sockets, i);
+		if (!json_is_string(v) || strv_push(&g->sockets, json_string_value(v)) < 0)
+			r = err_set(e, ERR_DENIED, 0, "recorded grant: bad socket");
+	}
+	if (r < 0) {
+		grant_free(g);
+		return -1;
+	}
+	grant_sort(g);
+	*out = g;
+	return 0;
+}
+
 void grant_free(struct grant *g)
 {
 	if (!g)

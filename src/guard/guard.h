@@ -95,6 +95,9 @@ const struct grant_rule *grant_holder(const struct grant *g, const char *path,
 void grant_sort(struct grant *g);
 const char *grant_kind_name(enum grant_kind k);
 
+/* The grant back from its JSON (a recorded plan's data). */
+int grant_from_json(const json_t *j, struct grant **out, struct err **e);
+
 void grant_free(struct grant *g);
 void needs_free(struct needs *n);
 

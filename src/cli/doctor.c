@@ -1,0 +1,145 @@
+/* doctor.c: `cordon doctor [--json]`: whether the native provider can
+ * enforce a policy on this machine, check by check, with a fix for each
+ * problem. The exit status says ready (0) or not (1), so scripts need not
+ * parse the output. */
+#include "cli/cli.h"
+#include "lib/cleanup.h"
+#include "lib/json.h"
+#include "sandbox/native/prereq.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char doctor_usage[] =
+	"usage: cordon doctor [--json]\n\n"
+	"Check what the native sandbox needs of this kernel and this user: kernel\n"
+	"version, user namespaces, Landlock, seccomp, the new mount API. Each check\n"
+	"runs for real, as the calling user. Prints PASS, WARN or FAIL per check and\n"
+	"a fix for each problem; with --json, one JSON object instead.\n"
+	"Exits 0 when the native provider is ready, 1 when it is not.\n";
+
+static const char *status_name(enum prereq_status s)
+{
+	switch (s) {
+	case PREREQ_PASS:
+		return "pass";
+	case PREREQ_WARN:
+		return "warn";
+	case PREREQ_FAIL:
+		return "fail";
+	}
+	return "fail";
+}
+
+static const char *status_label(enum prereq_status s)
+{
+	switch (s) {
+	case PREREQ_PASS:
+		return "PASS";
+	case PREREQ_WARN:
+		return "WARN";
+	case PREREQ_FAIL:
+		return "FAIL";
+	}
+	return "FAIL";
+}
+
+static void print_table(const struct prereq_report *r, bool ready)
+{
+	for (int i = 0; i < r->n; i++) {
+		const struct prereq_check *c = &r->checks[i];
+
+		printf("%s  %-9s  %s\n", status_label(c->status), c->id, c->detail);
+		if (c->status != PREREQ_PASS && c->fix[0])
+			printf("      fix: %s\n", c->fix);
+	}
+	if (ready)
+		printf("native: ready\n");
+	else
+		printf("native: unavailable: sandboxed launches run nothing until "
+		       "this is fixed\n");
+}
+
+/* One check as an object; NULL on allocation failure or text that is not
+ * UTF-8, so a report is never printed with a field quietly missing. */
+static json_t *check_to_json(const struct prereq_check *c)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	if (json_object_set_new(o, "id", json_string(c->id)) < 0 ||
+	    json_object_set_new(o, "status", json_string(status_name(c->status))) < 0 ||
+	    json_object_set_new(o, "detail", json_string(c->detail)) < 0 ||
+	    json_object_set_new(o, "fix", json_string(c->fix)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *report_to_json(const struct prereq_report *r, bool ready)
+{
+	_cleanup_json_ json_t *o = json_object();
+	_cleanup_json_ json_t *checks = json_array();
+
+	if (!o || !checks)
+		return NULL;
+	for (int i = 0; i < r->n; i++)
+		if (json_array_append_new(checks, check_to_json(&r->checks[i])) < 0)
+			return NULL;
+	if (json_object_set_new(o, "provider", json_string("native")) < 0 ||
+	    json_object_set_new(o, "ready", json_boolean(ready)) < 0 ||
+	    json_object_set_new(o, "landlock_abi", json_integer(r->landlock_abi)) < 0 ||
+	    json_object_set(o, "checks", checks) < 0)
+		return NULL;
+	return steal_pointer(&o);
+}
+
+static int print_json(const struct prereq_report *r, bool ready)
+{
+	_cleanup_json_ json_t *j = report_to_json(r, ready);
+	_cleanup_free_ char *text = NULL;
+
+	if (j)
+		text = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII |
+					     JSON_PRESERVE_ORDER);
+	if (!text) {
+		fprintf(stderr, "cordon: error: cannot encode the report as JSON\n");
+		return -1;
+	}
+	printf("%s\n", text);
+	return 0;
+}
+
+int cli_doctor(int argc, char **argv)
+{
+	_cleanup_err_ struct err *e = NULL;
+	struct prereq_report r;
+	bool json = false;
+	bool ready;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(doctor_usage, stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+			continue;
+		}
+		fprintf(stderr, "cordon: usage: doctor: unknown argument '%s'\n%s",
+			argv[i], doctor_usage);
+		return EXIT_CORDON;
+	}
+	native_prereq_run(&r);
+	ready = native_prereq_require(&r, &e) == 0;
+	if (json) {
+		if (print_json(&r, ready) < 0)
+			return EXIT_CORDON;
+	} else {
+		print_table(&r, ready);
+	}
+	return ready ? 0 : 1;
+}

@@ -1,0 +1,118 @@
+/* run.c: `cordon run`: the host's steps (policy, guard, plan, record,
+ * pin), then the plan's own argv is executed in this process, so that the
+ * sandbox root is the process the caller started and signals sent to it
+ * reach the sandbox. Also the internal `sandbox-exec` and `adopt` verbs. */
+#include "cli/cli.h"
+#include "cli/launch.h"
+#include "lib/cleanup.h"
+#include "sandbox/native/native.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char run_usage[] =
+	"usage: cordon run [-p FILE] [-w DIR] [--provider native] [--write PATH]...\n"
+	"                  [--deny-read PATH]... [--allow-host HOST]... [--state-dir DIR]\n"
+	"                  [-q] -- CMD...\n\n"
+	"Run CMD in a sandbox under the policy (FILE, or the embedded default: write\n"
+	"the workspace, read the rest but the default denies and cordon's own state,\n"
+	"no network). The flags add to the policy. The plan is recorded and pinned\n"
+	"under the state dir before anything runs.\n\n"
+	"  -p, --policy FILE     the policy\n"
+	"  -w, --workspace DIR   the command's working directory (default: .)\n"
+	"      --write PATH      add a write grant\n"
+	"      --deny-read PATH  add a read deny\n"
+	"      --allow-host HOST add a host to network.allow\n"
+	"      --state-dir DIR   cordon's state (default: $XDG_STATE_HOME/cordon)\n"
+	"      --provider NAME   the process provider (default: native)\n"
+	"  -q, --quiet           no notes at exit\n\n"
+	"Exit status: the command's (128+N when signal N ended it); 125 when cordon\n"
+	"refused or failed (`cordon: <reason>: <message>`); 126 not executable;\n"
+	"127 not found.\n";
+
+int cli_run(int argc, char **argv)
+{
+	struct launch_opts o = { 0 };
+	struct launch l = { 0 };
+	_cleanup_err_ struct err *e = NULL;
+	int help = 0, first;
+
+	first = launch_parse_args(argc, argv, run_usage, &o, &help);
+	if (help || first < 0) {
+		if (help)
+			fputs(run_usage, stdout);
+		launch_opts_clear(&o);
+		return help ? 0 : EXIT_CORDON;
+	}
+	o.argv = argv + first;
+	if (launch_prepare(&o, &l, &e) < 0) {
+		err_print(stderr, e);
+		launch_clear(&l);
+		launch_opts_clear(&o);
+		return EXIT_CORDON;
+	}
+	fflush(NULL);
+	execv(l.plan->argv[0], l.plan->argv);
+	err_set(&e, ERR_UNAVAILABLE, errno, "exec `%s`", l.plan->argv[0]);
+	err_print(stderr, e);
+	launch_clear(&l);
+	launch_opts_clear(&o);
+	return EXIT_CORDON;
+}
+
+/* argv here is the whole process argv shifted by one: put it back. */
+int cli_sandbox_exec(int argc, char **argv)
+{
+	_cleanup_err_ struct err *e = NULL;
+	int code;
+
+	(void)argc;
+	code = native_run(argv - 1, &e);
+	if (e)
+		err_print(stderr, e);
+	return code;
+}
+
+static const char adopt_usage[] =
+	"usage: cordon adopt RECORD_DIR PARENT_PID ROOT_PID\n\n"
+	"Prove that ROOT_PID, a child of PARENT_PID, is the sandbox recorded in\n"
+	"RECORD_DIR (its record verified against its pin). Exit 0 when it is (or\n"
+	"when it has exited and left nothing running); 125 and the reason if not.\n";
+
+int cli_adopt(int argc, char **argv)
+{
+	_cleanup_err_ struct err *e = NULL;
+	_cleanup_free_ char *exec_dir = NULL, *pin = NULL;
+	struct plan *p = NULL;
+	char *slash;
+	int rc;
+
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		fputs(adopt_usage, stdout);
+		return 0;
+	}
+	if (argc != 4) {
+		fputs(adopt_usage, stderr);
+		return EXIT_CORDON;
+	}
+	exec_dir = strdup(argv[1]);
+	/* <exec>/sandbox/<segment> */
+	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
+		*slash = '\0';
+	if (!exec_dir || plan_read_pin(exec_dir, (unsigned int)atoi(strrchr(argv[1], '/') + 1),
+				       &pin, &e) < 0 ||
+	    plan_read_record(argv[1], pin, &p, &e) < 0 ||
+	    native_provider.adopt(p, argv[1], atoi(argv[2]), atoi(argv[3]), &e) < 0) {
+		if (!e)
+			err_set(&e, ERR_INTERNAL, ENOMEM, "adopt");
+		err_print(stderr, e);
+		rc = EXIT_CORDON;
+	} else {
+		rc = 0;
+	}
+	plan_free(p);
+	return rc;
+}

@@ -1,0 +1,148 @@
+/* adopt.c: after a restart, prove that a running process is the sandbox
+ * cordon launched for a plan before taking it over. Matching a digest is
+ * not enough: the process tree itself must show it. */
+#include "sandbox/native/native.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/procfs.h"
+#include "lib/strv.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool alive(pid_t pid)
+{
+	char p[32];
+
+	snprintf(p, sizeof(p), "/proc/%d", (int)pid);
+	return access(p, F_OK) == 0;
+}
+
+/* The children of pid, from every thread's children file. */
+static int children(pid_t pid, pid_t *out, int max)
+{
+	char dir[64];
+	DIR *d;
+	struct dirent *de;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char p[sizeof(dir) + 256 + 16];
+		FILE *f;
+		int c;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/children", dir, de->d_name);
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		while (n < max && fscanf(f, "%d", &c) == 1)
+			out[n++] = c;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+static int cmdline_is(pid_t pid, char *const *argv)
+{
+	char p[64];
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t len = 0, off = 0;
+
+	snprintf(p, sizeof(p), "/proc/%d/cmdline", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fs_read_fd(fd, p, 1 << 20, &buf, &len, NULL) < 0)
+		return 0;
+	for (size_t i = 0; argv[i]; i++) {
+		size_t n = strlen(argv[i]) + 1;
+		if (off + n > len || memcmp(buf + off, argv[i], n) != 0)
+			return 0;
+		off += n;
+	}
+	return off == len;
+}
+
+static int parent_of(pid_t pid, pid_t *ppid)
+{
+	char p[64], *text = NULL, *rp;
+	_cleanup_close_ int fd = -1;
+	int r = -1;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fs_read_fd(fd, p, 1 << 16, &text, NULL, NULL) == 0 &&
+	    (rp = strrchr(text, ')')) && sscanf(rp + 1, " %*c %d", ppid) == 1)
+		r = 0;
+	free(text);
+	return r;
+}
+
+static bool namespaces_differ(pid_t pid)
+{
+	static const char *const ns[] = { "mnt", "net", "pid", "user" };
+
+	for (size_t i = 0; i < sizeof(ns) / sizeof(*ns); i++) {
+		unsigned long long a = 0, b = 0;
+		if (procfs_ns_id(pid, ns[i], &a, NULL) < 0 || procfs_ns_id(0, ns[i], &b, NULL) < 0 ||
+		    a == b)
+			return false;
+	}
+	return true;
+}
+
+int native_adopt(const struct plan *p, const char *record_dir, pid_t parent,
+		 pid_t root, struct err **e)
+{
+	_cleanup_free_ char *recorded = NULL, *plan_path = NULL;
+	pid_t kids[16], ppid = 0;
+	long long started = 0;
+	struct stat st;
+	int n;
+
+	if (fs_read_file(AT_FDCWD, (plan_path = fs_path_join(record_dir, "root")), 64,
+			 &recorded, NULL, e) < 0)
+		return err_set(e, ERR_DENIED, 0, "no root was recorded for this plan");
+	if (atoi(recorded) != (int)root)
+		return err_set(e, ERR_DENIED, 0, "pid %d is not the recorded root", (int)root);
+	n = alive(parent) ? children(parent, kids, 16) : 0;
+	if (!alive(root))
+		return n <= 0 ? 0 : err_set(e, ERR_DENIED, 0,
+					    "the root has exited but its parent runs something else");
+	if (n != 1 || kids[0] != root)
+		return err_set(e, ERR_DENIED, 0, "parent %d runs something besides the root",
+			       (int)parent);
+	if (parent_of(root, &ppid) < 0 || ppid != parent)
+		return err_set(e, ERR_DENIED, 0, "pid %d is not the parent's child", (int)root);
+	if (!cmdline_is(root, p->argv))
+		return err_set(e, ERR_DENIED, 0, "pid %d does not run this plan", (int)root);
+	free(plan_path);
+	plan_path = fs_path_join(record_dir, "plan.json");
+	if (!plan_path || stat(plan_path, &st) < 0 ||
+	    procfs_start_epoch_ns(root, &started, e) < 0)
+		return err_set(e, ERR_DENIED, errno, "cannot date pid %d", (int)root);
+	/* btime has whole seconds: one second of slack, never more */
+	if (started / 1000000000LL < (long long)st.st_mtim.tv_sec - 1)
+		return err_set(e, ERR_DENIED, 0, "pid %d started before its plan was recorded",
+			       (int)root);
+	n = children(root, kids, 16);
+	if (n < 1)
+		return err_set(e, ERR_DENIED, 0, "pid %d has no sandbox beneath it yet", (int)root);
+	if (!namespaces_differ(kids[0]))
+		return err_set(e, ERR_DENIED, 0, "the process beneath pid %d is not sandboxed",
+			       (int)root);
+	return 0;
+}

@@ -1,0 +1,186 @@
+/* child.c: the sandbox's pid 1, from clone to the command's exec. It
+ * builds the filesystem, drops every privilege, then stays as a small
+ * init: it reaps, forwards TERM, INT, HUP (and QUIT, USR1, USR2, WINCH) to
+ * the command and exits with the command's status. */
+#include "sandbox/native/child.h"
+#include "sandbox/native/landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/seccomp.h>
+#include <linux/securebits.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+/* Report the failed step and leave; nothing after this runs. */
+static noreturn void die(int fd, const char *step, int err, int exec)
+{
+	struct child_status st = { .err = err, .exec = exec };
+	ssize_t w;
+
+	snprintf(st.step, sizeof(st.step), "%s", step);
+	do {
+		w = write(fd, &st, sizeof(st));
+	} while (w < 0 && errno == EINTR);
+	_exit(exec ? (err == ENOENT ? 127 : 126) : 125);
+}
+
+/* The new network namespace has only lo, and it starts down. */
+static int loopback_up(void)
+{
+	struct ifreq ifr = { 0 };
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r;
+
+	if (s < 0)
+		return -1;
+	strcpy(ifr.ifr_name, "lo");
+	r = ioctl(s, SIOCGIFFLAGS, &ifr);
+	if (r == 0) {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		r = ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	close(s);
+	return r;
+}
+
+/* No capability survives, none can come back through exec or setuid. */
+static int drop_caps(const char **step)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+	unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+			     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+			     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+
+	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
+		return *step = "set securebits", -1;
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+			return *step = "drop the bounding set", -1;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+		return *step = "clear ambient capabilities", -1;
+	if (syscall(SYS_capset, &h, d) < 0)
+		return *step = "drop capabilities", -1;
+	return 0;
+}
+
+static int close_others(int keep)
+{
+	if (keep > 3 && syscall(SYS_close_range, 3, keep - 1, 0) < 0)
+		return -1;
+	return (int)syscall(SYS_close_range, keep + 1, ~0U, 0);
+}
+
+/* The command: its own process group, the terminal's foreground when
+ * the sandbox was started in it, signals as a fresh process has them. */
+static noreturn void exec_command(const struct child_args *a, const sigset_t *orig)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	bool fg = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+
+	for (int s = 1; s < NSIG; s++)
+		sigaction(s, &dfl, NULL);
+	setpgid(0, 0);
+	if (fg) {
+		sigset_t tt;
+		sigemptyset(&tt);
+		sigaddset(&tt, SIGTTOU);
+		sigprocmask(SIG_BLOCK, &tt, NULL);
+		tcsetpgrp(STDIN_FILENO, getpgrp());
+	}
+	sigprocmask(SIG_SETMASK, orig, NULL);
+	execvp(a->argv[0], a->argv);
+	die(a->status_fd, "exec", errno, 1);
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 125;
+}
+
+static noreturn void init_loop(pid_t cmd, int sfd)
+{
+	struct signalfd_siginfo si;
+
+	for (;;) {
+		ssize_t n = read(sfd, &si, sizeof(si));
+		int status;
+		pid_t p;
+
+		if (n != (ssize_t)sizeof(si))
+			continue;
+		if (si.ssi_signo != SIGCHLD) {
+			kill(cmd, (int)si.ssi_signo);
+			continue;
+		}
+		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+			if (p == cmd)
+				_exit(exit_code(status));
+	}
+}
+
+noreturn void native_child(const struct child_args *a)
+{
+	const char *step = NULL;
+	sigset_t forward, orig;
+	char go;
+	int sfd;
+	pid_t cmd;
+
+	/* The launcher's death ends the sandbox; so does the launcher giving up. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		die(a->status_fd, "set the parent-death signal", errno, 0);
+	if (read(a->sync_fd, &go, 1) != 1)
+		_exit(125);
+	close(a->sync_fd);
+	if (loopback_up() < 0)
+		die(a->status_fd, "bring up loopback", errno, 0);
+	if (mounts_apply(a->mp, &step) < 0)
+		die(a->status_fd, step, errno, 0);
+	if (drop_caps(&step) < 0)
+		die(a->status_fd, step, errno, 0);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die(a->status_fd, "set no_new_privs", errno, 0);
+	if (native_landlock_apply(a->mp, a->landlock_abi, &step) < 0)
+		die(a->status_fd, step, errno, 0);
+	if (close_others(a->status_fd) < 0)
+		die(a->status_fd, "close inherited descriptors", errno, 0);
+	struct sock_fprog prog = { .len = a->filter->len, .filter = a->filter->insns };
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+		die(a->status_fd, "load the seccomp filter", errno, 0);
+
+	/* The launcher blocked these before clone; they arrive on a signalfd. */
+	sigemptyset(&forward);
+	for (int s = 0, sigs[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1,
+				   SIGUSR2, SIGWINCH };
+	     s < 8; s++)
+		sigaddset(&forward, sigs[s]);
+	sigprocmask(SIG_BLOCK, &forward, &orig);
+	sigemptyset(&orig);
+	sfd = signalfd(-1, &forward, SFD_CLOEXEC);
+	if (sfd < 0)
+		die(a->status_fd, "signalfd", errno, 0);
+	cmd = fork();
+	if (cmd < 0)
+		die(a->status_fd, "fork the command", errno, 0);
+	if (cmd == 0)
+		exec_command(a, &orig);
+	close(a->status_fd);
+	init_loop(cmd, sfd);
+}

@@ -1,0 +1,32 @@
+/* child.h: the sandbox's first process, from clone to exec. Everything it
+ * does is in the order DESIGN.md gives; any failure is written to the
+ * status pipe as the step and its errno, and nothing is executed. */
+#ifndef CORDON_SANDBOX_NATIVE_CHILD_H
+#define CORDON_SANDBOX_NATIVE_CHILD_H
+
+#include "sandbox/native/mounts.h"
+#include "sandbox/native/seccomp.h"
+
+#include <stdnoreturn.h>
+
+#define CHILD_STEP_MAX 96
+
+/* What the status pipe carries when something failed. */
+struct child_status {
+	char step[CHILD_STEP_MAX];
+	int err;
+	int exec;	/* 1: the command itself could not be executed */
+};
+
+struct child_args {
+	const struct mount_plan *mp;
+	const struct native_filter *filter;
+	int landlock_abi;
+	char *const *argv;
+	int sync_fd;	/* read: the launcher has written the id maps */
+	int status_fd;	/* write: a struct child_status on failure */
+};
+
+noreturn void native_child(const struct child_args *a);
+
+#endif

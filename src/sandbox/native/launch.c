@@ -1,0 +1,273 @@
+/* launch.c: the sandbox root, on the host side. It reads its plan back
+ * from the record (the pin must match), checks the kernel, compiles the
+ * filter, makes the namespaces and the id maps, and then serves one event
+ * loop: signals in (forwarded to the sandbox's pid 1), the child's exit,
+ * and the status pipe that carries any failure before exec. */
+#include "sandbox/native/native.h"
+#include "sandbox/native/child.h"
+#include "sandbox/native/mounts.h"
+#include "sandbox/native/prereq.h"
+#include "sandbox/native/seccomp.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/strv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
+
+/* The plan this process must run: read from the record named in argv and
+ * verified against its pin, and argv must be exactly the recorded argv. */
+static int load_plan(char **argv, char **record_dir, struct plan **out, struct err **e)
+{
+	_cleanup_free_ char *rec = NULL, *exec_dir = NULL, *pin = NULL, *seg = NULL;
+	unsigned long segment;
+	char *end = NULL;
+	struct plan *p = NULL;
+	size_t n = strv_len(argv);
+
+	if (n < 4 || strcmp(argv[1], NATIVE_EXEC_VERB) != 0 || strcmp(argv[3], "--") != 0)
+		return err_set(e, ERR_USAGE, 0, "usage: cordon %s RECORD_DIR -- CMD...",
+			       NATIVE_EXEC_VERB);
+	rec = strdup(argv[2]);
+	exec_dir = strdup(argv[2]);
+	seg = strdup(argv[2]);
+	if (!rec || !exec_dir || !seg)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "record");
+	segment = strtoul(basename(seg), &end, 10);
+	if (!end || *end || segment == 0 || segment > 1000000)
+		return err_set(e, ERR_DENIED, 0, "`%s` is not a segment's record", rec);
+	/* <state>/runs/<execution>/sandbox/<segment> */
+	dirname(dirname(exec_dir));
+	if (plan_read_pin(exec_dir, (unsigned int)segment, &pin, e) < 0 ||
+	    plan_read_record(rec, pin, &p, e) < 0)
+		return -1;
+	if (strv_len(p->argv) != n) {
+		plan_free(p);
+		return err_set(e, ERR_DENIED, 0, "this launch is not the recorded plan");
+	}
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(p->argv[i], argv[i]) != 0) {
+			plan_free(p);
+			return err_set(e, ERR_DENIED, 0, "this launch is not the recorded plan");
+		}
+	}
+	*record_dir = steal_pointer(&rec);
+	*out = p;
+	return 0;
+}
+
+static int write_file(pid_t pid, const char *name, const char *text, struct err **e)
+{
+	char path[64];
+	_cleanup_close_ int fd = -1;
+	size_t n = strlen(text);
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, text, n) != (ssize_t)n)
+		return err_set(e, ERR_UNAVAILABLE, errno, "user namespace: write %s", name);
+	return 0;
+}
+
+/* The operator's own ids, and nobody else's, inside. */
+static int write_maps(pid_t pid, struct err **e)
+{
+	char map[64];
+
+	if (write_file(pid, "setgroups", "deny", e) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
+	if (write_file(pid, "uid_map", map, e) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
+	return write_file(pid, "gid_map", map, e);
+}
+
+/* What the root stub records: its pid, for adoption after a restart. */
+static int record_root(const char *record_dir, struct err **e)
+{
+	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
+	char text[32];
+
+	if (dfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "record `%s`", record_dir);
+	snprintf(text, sizeof(text), "%d\n", (int)getpid());
+	return fs_write_atomic(dfd, "root", text, strlen(text), 0444, e);
+}
+
+static pid_t clone_child(int *pidfd)
+{
+	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
+			      CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD |
+			      SIGCHLD;
+
+	/* Like fork, with the new namespaces; the pidfd lands in *pidfd. */
+	return (pid_t)syscall(SYS_clone, flags, NULL, pidfd, NULL, NULL);
+}
+
+struct loop {
+	int pidfd, sfd, status_fd;
+	struct child_status st;
+	bool have_status;
+	int code;
+};
+
+static int wait_child(struct loop *l)
+{
+	struct pollfd p[3] = {
+		{ .fd = l->pidfd, .events = POLLIN },
+		{ .fd = l->sfd, .events = POLLIN },
+		{ .fd = l->status_fd, .events = POLLIN },
+	};
+
+	for (;;) {
+		if (poll(p, l->status_fd >= 0 ? 3 : 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (p[2].revents && l->status_fd >= 0) {
+			ssize_t n = read(l->status_fd, &l->st, sizeof(l->st));
+			if (n == (ssize_t)sizeof(l->st))
+				l->have_status = true;
+			close(l->status_fd);
+			l->status_fd = -1;
+		}
+		if (p[1].revents) {
+			struct signalfd_siginfo si;
+			if (read(l->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				syscall(SYS_pidfd_send_signal, l->pidfd, (int)si.ssi_signo, NULL, 0);
+		}
+		if (p[0].revents) {
+			siginfo_t info = { 0 };
+			if (waitid(P_PIDFD, (id_t)l->pidfd, &info, WEXITED) < 0)
+				return -1;
+			l->code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+			if (l->status_fd >= 0 &&
+			    read(l->status_fd, &l->st, sizeof(l->st)) == (ssize_t)sizeof(l->st))
+				l->have_status = true;
+			return 0;
+		}
+	}
+}
+
+/* Give the terminal back to cordon's own group once the command is gone. */
+static void reclaim_terminal(void)
+{
+	sigset_t tt, old;
+
+	if (!isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) == getpgrp())
+		return;
+	sigemptyset(&tt);
+	sigaddset(&tt, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &tt, &old);
+	tcsetpgrp(STDIN_FILENO, getpgrp());
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static int launch(struct child_args *a, const char *record_dir, struct err **e)
+{
+	int sync[2], status[2], pidfd = -1;
+	struct loop l = { .code = 125 };
+	sigset_t set, old;
+	pid_t pid;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "pipe");
+	if (record_root(record_dir, e) < 0)
+		return -1;
+	sigprocmask(SIG_BLOCK, &set, &old);
+	pid = clone_child(&pidfd);
+	if (pid == 0) {
+		close(sync[1]);
+		close(status[0]);
+		a->sync_fd = sync[0];
+		a->status_fd = status[1];
+		native_child(a);
+	}
+	close(sync[0]);
+	close(status[1]);
+	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return err_set(e, ERR_UNAVAILABLE, errno,
+			       "create the namespaces (user namespaces usable? see `cordon doctor`)");
+	}
+	/* Closing sync without a byte tells the child to give up. */
+	if (write_maps(pid, e) < 0 || write(sync[1], "1", 1) != 1) {
+		close(sync[1]);
+		waitpid(pid, NULL, 0);
+		return err_set(e, ERR_UNAVAILABLE, errno, "start the sandbox");
+	}
+	close(sync[1]);
+	l.pidfd = pidfd;
+	l.status_fd = status[0];
+	l.sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (l.sfd < 0 || wait_child(&l) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "wait for the sandbox");
+	reclaim_terminal();
+	if (l.have_status && !l.st.exec)
+		return err_set(e, ERR_UNAVAILABLE, l.st.err, "%.*s", CHILD_STEP_MAX, l.st.step);
+	if (l.have_status) {
+		fprintf(stderr, "cordon: exec `%s`: %s\n", a->argv[0], strerror(l.st.err));
+		return l.st.err == ENOENT ? 127 : 126;
+	}
+	return l.code;
+}
+
+int native_run(char **argv, struct err **e)
+{
+	_cleanup_free_ char *record_dir = NULL;
+	struct plan *p = NULL;
+	struct grant *g = NULL;
+	struct mount_plan mp = { 0 };
+	struct native_filter filter = { 0 };
+	struct child_args a = { 0 };
+	char **cmd;
+	int abi, rc = -1;
+
+	if (load_plan(argv, &record_dir, &p, e) < 0)
+		return 125;
+	if (grant_from_json(p->data, &g, e) < 0)
+		goto out;
+	if (g->n_hosts > 0) {
+		err_set(e, ERR_UNAVAILABLE, 0, "network hosts need the gateway, which is not built yet");
+		goto out;
+	}
+	abi = native_landlock_abi();
+	if (abi < NATIVE_LANDLOCK_ABI_FLOOR) {
+		err_set(e, ERR_UNAVAILABLE, 0, "landlock: ABI %d is below %d; see `cordon doctor`",
+			abi, NATIVE_LANDLOCK_ABI_FLOOR);
+		goto out;
+	}
+	if (mounts_plan(g, &mp, e) < 0 || native_seccomp_compile(g->unix_sockets_all, &filter, e) < 0)
+		goto out;
+	cmd = p->argv + 4;
+	a = (struct child_args){ .mp = &mp, .filter = &filter, .landlock_abi = abi, .argv = cmd };
+	rc = launch(&a, record_dir, e);
+out:
+	native_filter_free(&filter);
+	mounts_plan_clear(&mp);
+	grant_free(g);
+	plan_free(p);
+	return rc < 0 ? 125 : rc;
+}

@@ -1,0 +1,340 @@
+/* mounts_apply.c: the child's half of the filesystem, in its own user and
+ * mount namespace. Every source is opened by fd before anything is
+ * mounted, every target is reached beneath the new root without following
+ * a symbolic link, and the result is pivoted into with the old root
+ * detached. Errors return -1 with errno and the failing step named. */
+#include "sandbox/native/mounts.h"
+#include "lib/fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define STAGE "/tmp"
+#define STAGE_ROOT "/tmp/root"
+#define STAGE_EMPTY "/tmp/empty"
+#define FAIL(s) do { *step = (s); return -1; } while (0)
+
+static int beneath(int root, const char *abs, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_CLOEXEC | O_NOFOLLOW),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	const char *rel = abs[1] ? abs + 1 : ".";
+
+	return (int)syscall(SYS_openat2, root, rel, &how, sizeof(how));
+}
+
+/* Make a missing mount point (and its missing parents) beneath root. */
+static int make_target(int root, const char *abs, bool dir)
+{
+	char buf[4096];
+	size_t n = strlen(abs);
+
+	if (n >= sizeof(buf))
+		return errno = ENAMETOOLONG, -1;
+	memcpy(buf, abs, n + 1);
+	for (char *c = buf + 1;; c++) {
+		bool last = *c == '\0';
+		if (*c != '/' && !last)
+			continue;
+		*c = '\0';
+		int fd = beneath(root, buf, O_PATH);
+		if (fd >= 0) {
+			close(fd);
+		} else if (errno == ENOENT) {
+			char *slash = strrchr(buf, '/');
+			*slash = '\0';
+			int pfd = beneath(root, slash == buf ? "/" : buf, O_PATH | O_DIRECTORY);
+			*slash = '/';
+			if (pfd < 0)
+				return -1;
+			int r = (!last || dir) ? mkdirat(pfd, slash + 1, 0755)
+					       : mknodat(pfd, slash + 1, S_IFREG | 0000, 0);
+			close(pfd);
+			if (r < 0 && errno != EEXIST)
+				return -1;
+		} else {
+			return -1;
+		}
+		if (last)
+			return 0;
+		*c = '/';
+	}
+}
+
+static int attach(int src, int root, const char *abs, bool create, bool dir)
+{
+	int t = beneath(root, abs, O_PATH);
+	int r;
+
+	if (t < 0 && errno == ENOENT && create) {
+		if (make_target(root, abs, dir) < 0)
+			return -1;
+		t = beneath(root, abs, O_PATH);
+	}
+	if (t < 0)
+		return -1;
+	r = move_mount(src, "", t, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+	close(t);
+	return r;
+}
+
+static int setattr(int fd, unsigned int flags, unsigned long long set,
+		   unsigned long long clr)
+{
+	struct mount_attr a = { .attr_set = set, .attr_clr = clr };
+
+	return mount_setattr(fd, "", AT_EMPTY_PATH | flags, &a, sizeof(a));
+}
+
+/* A detached tmpfs with the given options. */
+static int tmpfs(const char *mode, const char *size, unsigned int attrs)
+{
+	int fs = fsopen("tmpfs", FSOPEN_CLOEXEC), m;
+
+	if (fs < 0)
+		return -1;
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "size", size, 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
+		close(fs);
+		return -1;
+	}
+	m = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+	close(fs);
+	return m;
+}
+
+/* Clone a host path by fd, reached without symbolic links. */
+static int clone_path(const char *abs, bool recursive)
+{
+	int p = fs_open_nofollow(AT_FDCWD, abs, O_PATH, 0), t;
+
+	if (p < 0)
+		return -1;
+	t = open_tree(p, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+			     (recursive ? AT_RECURSIVE : 0));
+	close(p);
+	return t;
+}
+
+static int open_sources(const struct mount_plan *mp, int *src, const char **step)
+{
+	for (size_t i = 0; i < mp->n; i++) {
+		const struct mop *m = &mp->ops[i];
+		src[i] = -1;
+		if (m->kind == MOP_MASK_DIR || m->kind == MOP_MASK_FILE)
+			continue;
+		src[i] = clone_path(m->path, true);
+		if (src[i] < 0)
+			FAIL("open a mount source");
+		if (m->kind == MOP_READ) {
+			if (setattr(src[i], AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+							      MOUNT_ATTR_NODEV, 0) < 0)
+				FAIL("make a read-only bind");
+		} else {
+			if (setattr(src[i], AT_RECURSIVE, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0) < 0)
+				FAIL("make a writable bind nosuid");
+			/* a host mount that is read-only stays so: ignore EPERM */
+			if (setattr(src[i], 0, 0, MOUNT_ATTR_RDONLY) < 0 && errno != EPERM)
+				FAIL("make a writable bind");
+		}
+	}
+	return 0;
+}
+
+static int apply_ops(const struct mount_plan *mp, int root, int *src, int *masks,
+		     const char **step)
+{
+	for (size_t i = 0; i < mp->n; i++) {
+		const struct mop *m = &mp->ops[i];
+		int fd = src[i];
+
+		if (m->kind == MOP_MASK_DIR) {
+			fd = tmpfs(m->holds_exceptions ? "0111" : "0000", "16k",
+				   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+			if (fd < 0)
+				FAIL("make a masking tmpfs");
+			masks[i] = fd;
+		} else if (m->kind == MOP_MASK_FILE) {
+			fd = open_tree(AT_FDCWD, STAGE_EMPTY, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+			if (fd < 0 || setattr(fd, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+						      MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0) < 0)
+				FAIL("make a masking file");
+			src[i] = fd;
+		}
+		if (attach(fd, root, m->path, m->create, m->source_dir) < 0)
+			FAIL(m->kind == MOP_MASK_DIR || m->kind == MOP_MASK_FILE
+				     ? "mask a denied path" : "bind a granted path");
+	}
+	/* Masks were writable only to take the exceptions' mount points. */
+	for (size_t i = 0; i < mp->n; i++)
+		if (masks[i] >= 0 && setattr(masks[i], 0, MOUNT_ATTR_RDONLY, 0) < 0)
+			FAIL("make a mask read-only");
+	return 0;
+}
+
+static const char *const proc_ro[] = { "/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
+				       "/proc/bus", "/proc/fs" };
+static const char *const proc_hide[] = { "/proc/kcore", "/proc/keys", "/proc/timer_list",
+					 "/proc/sched_debug", "/proc/acpi", "/proc/scsi",
+					 "/proc/latency_stats" };
+
+/* A fresh /proc for the new pid namespace; the parts that write kernel
+ * state are read-only, the parts that leak it hidden. */
+static int setup_proc(int root, const char **step)
+{
+	int fs = fsopen("proc", FSOPEN_CLOEXEC), m;
+	struct stat st;
+
+	if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		FAIL("create /proc");
+	m = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	close(fs);
+	if (m < 0 || attach(m, root, "/proc", false, true) < 0)
+		FAIL("mount /proc");
+	close(m);
+	for (size_t i = 0; i < sizeof(proc_ro) / sizeof(*proc_ro); i++) {
+		int p = beneath(root, proc_ro[i], O_PATH), t;
+		if (p < 0 && errno == ENOENT)
+			continue;
+		t = p < 0 ? -1 : open_tree(p, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		if (p >= 0)
+			close(p);
+		if (t < 0 || setattr(t, AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0) < 0 ||
+		    attach(t, root, proc_ro[i], false, false) < 0)
+			FAIL("make /proc/sys read-only");
+		close(t);
+	}
+	for (size_t i = 0; i < sizeof(proc_hide) / sizeof(*proc_hide); i++) {
+		int p = beneath(root, proc_hide[i], O_PATH), t;
+		if (p < 0)
+			continue;
+		bool dir = fstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+		close(p);
+		t = dir ? tmpfs("0000", "4k", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+						     MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)
+			: open_tree(AT_FDCWD, STAGE_EMPTY, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (t < 0 || (!dir && setattr(t, 0, MOUNT_ATTR_RDONLY, 0) < 0) ||
+		    attach(t, root, proc_hide[i], false, dir) < 0)
+			FAIL("hide a kernel file in /proc");
+		close(t);
+	}
+	return 0;
+}
+
+static const char *const devices[] = { "null", "zero", "full", "random", "urandom", "tty" };
+
+/* A minimal /dev: the harmless devices bound from the host, a private
+ * devpts and shm; the tmpfs itself read-only afterwards. */
+static int setup_dev(int root, const int *devsrc, const char **step)
+{
+	int dev = tmpfs("0755", "64k", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC), d, pts, fs;
+
+	if (dev < 0 || attach(dev, root, "/dev", false, true) < 0)
+		FAIL("mount /dev");
+	d = beneath(root, "/dev", O_PATH | O_DIRECTORY);
+	if (d < 0)
+		FAIL("open /dev");
+	for (size_t i = 0; i < sizeof(devices) / sizeof(*devices); i++) {
+		char p[32] = "/dev/";
+		strcat(p, devices[i]);
+		if (devsrc[i] >= 0 && attach(devsrc[i], root, p, true, false) < 0)
+			FAIL("bind a device");
+	}
+	fs = fsopen("devpts", FSOPEN_CLOEXEC);
+	if (fs < 0 || fsconfig(fs, FSCONFIG_SET_STRING, "ptmxmode", "0666", 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0620", 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		FAIL("create /dev/pts");
+	pts = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+	close(fs);
+	if (pts < 0 || attach(pts, root, "/dev/pts", true, true) < 0)
+		FAIL("mount /dev/pts");
+	int shm = tmpfs("1777", "64m", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (shm < 0 || attach(shm, root, "/dev/shm", true, true) < 0)
+		FAIL("mount /dev/shm");
+	if (symlinkat("pts/ptmx", d, "ptmx") < 0 || symlinkat("/proc/self/fd", d, "fd") < 0 ||
+	    symlinkat("/proc/self/fd/0", d, "stdin") < 0 ||
+	    symlinkat("/proc/self/fd/1", d, "stdout") < 0 ||
+	    symlinkat("/proc/self/fd/2", d, "stderr") < 0)
+		FAIL("link /dev entries");
+	close(d);
+	if (setattr(dev, 0, MOUNT_ATTR_RDONLY, 0) < 0)
+		FAIL("make /dev read-only");
+	return 0;
+}
+
+static int stage(int *rootsrc, int *devsrc, const char **step)
+{
+	int fd;
+
+	/* Nothing done here may reach the host's mount table. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		FAIL("make mounts private");
+	*rootsrc = open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (*rootsrc < 0)
+		FAIL("clone the host's root");
+	if (setattr(*rootsrc, AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0) < 0)
+		FAIL("make the root read-only");
+	for (size_t i = 0; i < sizeof(devices) / sizeof(*devices); i++) {
+		char p[32] = "/dev/";
+		strcat(p, devices[i]);
+		devsrc[i] = open_tree(AT_FDCWD, p, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (devsrc[i] >= 0)
+			setattr(devsrc[i], 0, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0);
+	}
+	if (mount("cordon-stage", STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,size=64k") < 0)
+		FAIL("mount the staging tmpfs");
+	if (mkdir(STAGE_ROOT, 0755) < 0)
+		FAIL("make the staging root");
+	fd = open(STAGE_EMPTY, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0000);
+	if (fd < 0)
+		FAIL("make the masking file");
+	close(fd);
+	if (move_mount(*rootsrc, "", AT_FDCWD, STAGE_ROOT, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		FAIL("attach the new root");
+	return 0;
+}
+
+int mounts_apply(const struct mount_plan *mp, const char **step)
+{
+	int devsrc[sizeof(devices) / sizeof(*devices)];
+	int *src = calloc(mp->n + 1, sizeof(int)), *masks = calloc(mp->n + 1, sizeof(int));
+	int rootsrc = -1, root;
+
+	if (!src || !masks)
+		FAIL("allocate");
+	for (size_t i = 0; i < mp->n; i++)
+		masks[i] = -1;
+	/* Sources first: the staging tmpfs below covers the host's /tmp. */
+	if (open_sources(mp, src, step) < 0 || stage(&rootsrc, devsrc, step) < 0)
+		return -1;
+	root = open(STAGE_ROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		FAIL("open the new root");
+	if (mp->tmp_private) {
+		int t = tmpfs("1777", "50%", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		if (t < 0 || attach(t, root, "/tmp", false, true) < 0)
+			FAIL("mount a private /tmp");
+		close(t);
+	}
+	if (apply_ops(mp, root, src, masks, step) < 0 || setup_proc(root, step) < 0 ||
+	    setup_dev(root, devsrc, step) < 0)
+		return -1;
+	if (fchdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
+		FAIL("pivot_root");
+	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		FAIL("detach the old root");
+	if (chdir(mp->workspace) < 0)
+		FAIL("enter the workspace");
+	return 0;
+}

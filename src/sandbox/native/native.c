@@ -1,0 +1,87 @@
+/* native.c: the native provider's table: plan (wrap the command in
+ * `cordon sandbox-exec`), adopt, doctor. */
+#include "sandbox/native/native.h"
+#include "sandbox/native/prereq.h"
+#include "lib/cleanup.h"
+#include "lib/strv.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int native_plan(const struct grant *g, const struct plan_paths *paths,
+		       struct plan *p, struct err **e)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char **argv = NULL;
+	char *summary = NULL;
+
+	/* Fail closed: nothing of the plan may go unenforced. */
+	if (g->n_hosts > 0)
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "network.allow: reaching hosts needs cordon's gateway, which "
+			       "is not built yet; nothing runs with the network open");
+	if (strv_len(g->sockets) > 0 && !g->unix_sockets_all)
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "sockets: `%s`: on Linux a unix socket cannot be allowed by path; "
+			       "set \"unix_sockets\": \"all\" to reach the sockets left visible",
+			       g->sockets[0]);
+	if (n <= 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "find cordon's own executable");
+	exe[n] = '\0';
+	if (strv_push(&argv, exe) < 0 || strv_push(&argv, NATIVE_EXEC_VERB) < 0 ||
+	    strv_push(&argv, paths->record_dir) < 0 || strv_push(&argv, "--") < 0)
+		goto oom;
+	for (size_t i = 0; p->argv[i]; i++)
+		if (strv_push(&argv, p->argv[i]) < 0)
+			goto oom;
+	if (asprintf(&summary, "native: %s", p->summary) < 0)
+		goto oom;
+	strv_free(p->argv);
+	p->argv = argv;
+	free(p->summary);
+	p->summary = summary;
+	p->signals = PLAN_SIGNALS_TERM;
+	return 0;
+oom:
+	strv_free(argv);
+	return err_set(e, ERR_INTERNAL, ENOMEM, "native plan");
+}
+
+static json_t *native_doctor(void)
+{
+	static const char *const names[] = { "pass", "warn", "fail" };
+	struct prereq_report r;
+	json_t *checks = json_array();
+	bool ready = true;
+
+	native_prereq_run(&r);
+	for (int i = 0; checks && i < r.n; i++) {
+		ready = ready && r.checks[i].status != PREREQ_FAIL;
+		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s}",
+							"id", r.checks[i].id,
+							"status", names[r.checks[i].status],
+							"detail", r.checks[i].detail,
+							"fix", r.checks[i].fix));
+	}
+	return json_pack("{s:s, s:b, s:i, s:o}", "provider", "native", "ready", ready,
+			 "landlock_abi", r.landlock_abi, "checks", checks);
+}
+
+const struct provider native_provider = {
+	.name = "native",
+	.plan = native_plan,
+	.adopt = native_adopt,
+	.doctor = native_doctor,
+};
+
+const struct provider *provider_find(const char *name)
+{
+	if (!name || strcmp(name, "native") == 0)
+		return &native_provider;
+	return NULL;
+}

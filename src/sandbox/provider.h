@@ -1,0 +1,33 @@
+/* provider.h: the process-provider contract. A provider receives a grant
+ * the host merged and checked (guard_launch) and a plan built from it; it
+ * turns the plan into what will run (plan), proves after a restart that a
+ * running process is the sandbox it launched (adopt), and reports whether
+ * it can work on this machine (doctor). It never decides what is granted,
+ * and it refuses whatever part of a plan it cannot enforce. */
+#ifndef CORDON_SANDBOX_PROVIDER_H
+#define CORDON_SANDBOX_PROVIDER_H
+
+#include "guard/guard.h"
+#include "lib/err.h"
+#include "plan/plan.h"
+
+#include <jansson.h>
+#include <sys/types.h>
+
+struct provider {
+	const char *name;
+	/* Wrap p->argv (and set p->env, p->signals, p->summary) for this
+	 * provider, or refuse. The host recomputes the digest afterwards. */
+	int (*plan)(const struct grant *g, const struct plan_paths *paths,
+		    struct plan *p, struct err **e);
+	/* Prove that root (a child of parent) runs this plan, sandboxed. An
+	 * exited root is adopted; anything unproven is refused. */
+	int (*adopt)(const struct plan *p, const char *record_dir, pid_t parent,
+		     pid_t root, struct err **e);
+	/* The provider's checks as JSON: {"ready": bool, "checks": [...]}. */
+	json_t *(*doctor)(void);
+};
+
+const struct provider *provider_find(const char *name);
+
+#endif
