@@ -4,12 +4,16 @@
 # compilers keep -Werror clean). Flags for libraries come from pkg-config;
 # header dependencies are tracked with -MMD.
 
-PKGS      := libseccomp jansson libcrypto libcares libpsl
+PKGS      := libseccomp jansson libcrypto libpsl
+# Linked statically (Debian ships the archives): start-up time is part of
+# every launch, and these would otherwise cost more to load than to run.
+STATIC_PKGS := libseccomp jansson libcrypto
 VERSION   := 0.1.0
 CC        ?= cc
 CLANG     ?= clang
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   := -Wl,-Bstatic $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) \
+              -Wl,-Bdynamic $(shell pkg-config --libs $(filter-out $(STATIC_PKGS),$(PKGS)) 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
              -Wmissing-prototypes -Wvla -Wno-unused-parameter

@@ -225,7 +225,7 @@ int launch_prepare(const struct launch_opts *o, struct launch *l,
 	if (r == 0)
 		r = plan_digest(l->plan, l->plan->digest, e);
 	if (r == 0)
-		r = plan_record(l->plan, &l->paths, e);
+		r = plan_record(l->plan, &l->paths, !o->defer_sync, e);
 	if (r < 0)
 		plan_paths_remove(&l->paths); /* nothing of a refused launch stays */
 	return r;

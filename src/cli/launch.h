@@ -18,6 +18,7 @@ struct launch_opts {
 	char **argv;			/* the command */
 	const char *provider;		/* --provider; NULL: native */
 	int quiet;			/* -q */
+	int defer_sync;			/* the sandbox root syncs the record */
 };
 
 struct launch {

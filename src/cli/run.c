@@ -48,6 +48,7 @@ int cli_run(int argc, char **argv)
 		return help ? 0 : EXIT_CORDON;
 	}
 	o.argv = argv + first;
+	o.defer_sync = 1;
 	if (launch_prepare(&o, &l, &e) < 0) {
 		err_print(stderr, e);
 		launch_clear(&l);

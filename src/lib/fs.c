@@ -173,7 +173,7 @@ int fs_mkdirs_beneath(int dirfd, const char *rel, mode_t mode, struct err **e)
 }
 
 int fs_write_atomic(int dirfd, const char *name, const void *buf, size_t len,
-		    mode_t mode, struct err **e)
+		    mode_t mode, bool durable, struct err **e)
 {
 	_cleanup_close_ int fd = -1, dfd = -1;
 	char tmp[NAME_MAX + 1];
@@ -199,12 +199,10 @@ int fs_write_atomic(int dirfd, const char *name, const void *buf, size_t len,
 		p += w;
 		len -= (size_t)w;
 	}
-	if (fchmod(fd, mode) < 0 || fsync(fd) < 0)
+	if (fchmod(fd, mode) < 0 || (durable && fsync(fd) < 0))
 		goto fail;
 	if (renameat(dfd, tmp, dfd, name) < 0)
 		goto fail;
-	if (fsync(dfd) < 0)
-		return err_set(e, ERR_UNAVAILABLE, errno, "fsync directory of `%s`", name);
 	return 0;
 fail:
 	err_set(e, ERR_UNAVAILABLE, errno, "write `%s`", name);

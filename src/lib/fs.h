@@ -31,11 +31,12 @@ int fs_open_nofollow(int dirfd, const char *path, int flags, mode_t mode);
  * last one. */
 int fs_mkdirs_beneath(int dirfd, const char *rel, mode_t mode, struct err **e);
 
-/* Write a file atomically beneath dirfd: a temporary name, fsync, rename,
- * fsync of the directory. The file gets mode (applied with fchmod, so the
- * umask does not change it). */
+/* Write a file atomically beneath dirfd: a temporary name, then rename,
+ * so a reader sees the whole old file or the whole new one. With durable,
+ * the data is fsynced before the rename. The file gets mode (applied with
+ * fchmod, so the umask does not change it). */
 int fs_write_atomic(int dirfd, const char *name, const void *buf, size_t len,
-		    mode_t mode, struct err **e);
+		    mode_t mode, bool durable, struct err **e);
 
 /* Read at most max bytes of a regular file beneath dirfd (no symbolic
  * links); a larger file is an error. *buf is NUL-terminated. */

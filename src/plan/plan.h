@@ -58,9 +58,14 @@ int plan_digest(const struct plan *p, char out[SHA256_HEX_LEN + 1],
 		struct err **e);
 
 /* Write <record_dir>/plan.json (0444, atomically), then pin digest and
- * summary with the segment in <exec_dir>/pins.json. */
+ * summary with the segment in <exec_dir>/pins.json. With durable the
+ * record is fsynced before it is renamed into place; without, the caller
+ * must call plan_sync_record() before it reports the launch a success
+ * (the sandbox root does, while the sandbox is being built). */
 int plan_record(const struct plan *p, const struct plan_paths *paths,
-		struct err **e);
+		bool durable, struct err **e);
+/* fsync a segment's record and the directories that name it. */
+int plan_sync_record(const char *record_dir, struct err **e);
 /* Read a record back; its digest must match its content and, when pin is
  * not NULL, the pin. */
 int plan_read_record(const char *record_dir, const char *pin,

@@ -12,12 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RECORD_MAX (4 * 1024 * 1024)
 #define PINS_FILE "pins.json"
 
 static int write_json(const char *dir, const char *name, json_t *j, mode_t mode,
-		      struct err **e)
+		      bool durable, struct err **e)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
@@ -30,7 +31,7 @@ static int write_json(const char *dir, const char *name, json_t *j, mode_t mode,
 	fd = fs_open_nofollow(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0);
 	if (fd < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "open `%s`", dir);
-	return fs_write_atomic(fd, name, text, strlen(text), mode, e);
+	return fs_write_atomic(fd, name, text, strlen(text), mode, durable, e);
 }
 
 static int pin(const struct plan *p, const struct plan_paths *paths,
@@ -62,18 +63,33 @@ static int pin(const struct plan *p, const struct plan_paths *paths,
 				json_pack("{s:s, s:s}", "digest", p->digest,
 					  "summary", p->summary)) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "pin");
-	return write_json(paths->exec_dir, PINS_FILE, pins, 0600, e);
+	/* A pin lost to a crash leaves a record nothing adopts: fail closed,
+	 * so it needs no fsync of its own. */
+	return write_json(paths->exec_dir, PINS_FILE, pins, 0600, false, e);
 }
 
 int plan_record(const struct plan *p, const struct plan_paths *paths,
-		struct err **e)
+		bool durable, struct err **e)
 {
 	_cleanup_json_ json_t *j = plan_to_json(p);
 
-	if (write_json(paths->record_dir, "plan.json", j, 0444, e) < 0)
+	if (write_json(paths->record_dir, "plan.json", j, 0444, durable, e) < 0)
 		return err_wrap(e, "record the plan");
 	if (pin(p, paths, e) < 0)
 		return err_wrap(e, "pin the plan");
+	return 0;
+}
+
+int plan_sync_record(const char *record_dir, struct err **e)
+{
+	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_RDONLY | O_DIRECTORY, 0);
+	_cleanup_close_ int fd = -1;
+
+	if (dfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "record `%s`", record_dir);
+	fd = fs_open_nofollow(dfd, "plan.json", O_RDONLY, 0);
+	if (fd < 0 || fsync(fd) < 0 || fsync(dfd) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "sync the record `%s`", record_dir);
 	return 0;
 }
 

@@ -76,11 +76,16 @@ static int drop_caps(const char **step)
 	return 0;
 }
 
-static int close_others(int keep)
+/* Close every fd from 3 up but the two kept. */
+static int close_others(int a, int b)
 {
-	if (keep > 3 && syscall(SYS_close_range, 3, keep - 1, 0) < 0)
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 3 && syscall(SYS_close_range, 3, lo - 1, 0) < 0)
 		return -1;
-	return (int)syscall(SYS_close_range, keep + 1, ~0U, 0);
+	if (hi > lo + 1 && syscall(SYS_close_range, lo + 1, hi - 1, 0) < 0)
+		return -1;
+	return (int)syscall(SYS_close_range, hi + 1, ~0U, 0);
 }
 
 /* The command: its own process group, the terminal's foreground when
@@ -148,7 +153,6 @@ noreturn void native_child(const struct child_args *a)
 		die(a->status_fd, "set the parent-death signal", errno, 0);
 	if (read(a->sync_fd, &go, 1) != 1)
 		_exit(125);
-	close(a->sync_fd);
 	if (loopback_up() < 0)
 		die(a->status_fd, "bring up loopback", errno, 0);
 	if (mounts_apply(a->mp, &step) < 0)
@@ -159,7 +163,7 @@ noreturn void native_child(const struct child_args *a)
 		die(a->status_fd, "set no_new_privs", errno, 0);
 	if (native_landlock_apply(a->mp, a->landlock_abi, &step) < 0)
 		die(a->status_fd, step, errno, 0);
-	if (close_others(a->status_fd) < 0)
+	if (close_others(a->status_fd, a->sync_fd) < 0)
 		die(a->status_fd, "close inherited descriptors", errno, 0);
 	struct sock_fprog prog = { .len = a->filter->len, .filter = a->filter->insns };
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
@@ -176,6 +180,10 @@ noreturn void native_child(const struct child_args *a)
 	sfd = signalfd(-1, &forward, SFD_CLOEXEC);
 	if (sfd < 0)
 		die(a->status_fd, "signalfd", errno, 0);
+	/* The second byte: the record is durable; only now may the command run. */
+	if (read(a->sync_fd, &go, 1) != 1)
+		_exit(125);
+	close(a->sync_fd);
 	cmd = fork();
 	if (cmd < 0)
 		die(a->status_fd, "fork the command", errno, 0);

@@ -23,7 +23,8 @@ struct child_args {
 	const struct native_filter *filter;
 	int landlock_abi;
 	char *const *argv;
-	int sync_fd;	/* read: the launcher has written the id maps */
+	int sync_fd;	/* read: one byte once the id maps are written, a
+			 * second once the record is durable */
 	int status_fd;	/* write: a struct child_status on failure */
 };
 

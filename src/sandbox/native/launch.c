@@ -108,7 +108,8 @@ static int record_root(const char *record_dir, struct err **e)
 	if (dfd < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "record `%s`", record_dir);
 	snprintf(text, sizeof(text), "%d\n", (int)getpid());
-	return fs_write_atomic(dfd, "root", text, strlen(text), 0444, e);
+	/* Only meaningful while this boot lasts: no fsync. */
+	return fs_write_atomic(dfd, "root", text, strlen(text), 0444, false, e);
 }
 
 static pid_t clone_child(int *pidfd)
@@ -215,6 +216,15 @@ static int launch(struct child_args *a, const char *record_dir, struct err **e)
 	/* Closing sync without a byte tells the child to give up. */
 	if (write_maps(pid, e) < 0 || write(sync[1], "1", 1) != 1) {
 		close(sync[1]);
+		waitpid(pid, NULL, 0);
+		return err_set(e, ERR_UNAVAILABLE, errno, "start the sandbox");
+	}
+	/* The record is made durable while the sandbox builds itself; the
+	 * command waits for it, and a record that cannot be kept ends the
+	 * launch before anything runs. */
+	if (plan_sync_record(record_dir, e) < 0 || write(sync[1], "2", 1) != 1) {
+		close(sync[1]);
+		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		waitpid(pid, NULL, 0);
 		return err_set(e, ERR_UNAVAILABLE, errno, "start the sandbox");
 	}
