@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -65,13 +66,37 @@ static int allow(int ruleset, const char *path, uint64_t access)
 	return r;
 }
 
+/* The standard streams the sandbox was handed writable (the operator's
+ * terminal, a file its output is redirected to) may be opened again for
+ * writing through /dev/stdout and /proc/self/fd: that grants nothing the
+ * fd does not. Pipes and sockets are not Landlock's to rule on. */
+static int allow_std_streams(int ruleset, uint64_t file_rights)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		struct landlock_path_beneath_attr pb = { .allowed_access = file_rights,
+							 .parent_fd = fd };
+		int fl = fcntl(fd, F_GETFL);
+		struct stat st;
+
+		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY || fstat(fd, &st) < 0 ||
+		    !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)))
+			continue;
+		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0 &&
+		    errno != EBADFD)
+			return -1;
+	}
+	return 0;
+}
+
 int native_landlock_apply(const struct mount_plan *mp, int abi, const char **step)
 {
 	struct ruleset_attr_v6 attr = { .handled_access_fs = fs_rights(abi) };
 	uint64_t all = attr.handled_access_fs;
 	/* file rights only: a rule on a file may not carry directory rights */
-	uint64_t dev = FS_READ | LANDLOCK_ACCESS_FS_WRITE_FILE |
-		       (abi >= 3 ? (1ULL << 14) : 0) | (abi >= 5 ? (1ULL << 15) : 0);
+	uint64_t file = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
+			LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? (1ULL << 14) : 0) |
+			(abi >= 5 ? (1ULL << 15) : 0);
+	uint64_t dev = file | LANDLOCK_ACCESS_FS_READ_DIR;
 	size_t size = abi >= 6 ? sizeof(attr) : 2 * sizeof(uint64_t);
 	int rs, r = 0;
 
@@ -87,7 +112,7 @@ int native_landlock_apply(const struct mount_plan *mp, int abi, const char **ste
 	r = allow(rs, "/", FS_READ);
 	for (size_t i = 0; r == 0 && i < mp->n; i++)
 		if (mp->ops[i].kind == MOP_WRITE || mp->ops[i].kind == MOP_PIN)
-			r = allow(rs, mp->ops[i].path, mp->ops[i].source_dir ? all : dev);
+			r = allow(rs, mp->ops[i].path, mp->ops[i].source_dir ? all : file);
 	if (r == 0 && mp->tmp_private)
 		r = allow(rs, "/tmp", all);
 	if (r == 0)
@@ -96,6 +121,8 @@ int native_landlock_apply(const struct mount_plan *mp, int abi, const char **ste
 		r = allow(rs, "/dev/pts", dev);
 	if (r == 0)
 		r = allow(rs, "/dev/shm", all);
+	if (r == 0)
+		r = allow_std_streams(rs, file);
 	if (r < 0) {
 		*step = "landlock: add a rule";
 		close(rs);
