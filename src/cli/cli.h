@@ -13,7 +13,6 @@ int cli_main(int argc, char **argv);
 int cli_policy(int argc, char **argv);
 int cli_plan(int argc, char **argv);
 int cli_run(int argc, char **argv);
-int cli_sandbox_exec(int argc, char **argv);
 int cli_adopt(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
 

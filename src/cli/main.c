@@ -16,7 +16,6 @@ static const struct subcommand subcommands[] = {
 	{ "plan", cli_plan, "merge, check and record a launch plan; run nothing" },
 	{ "doctor", cli_doctor, "check that this machine can run the native sandbox" },
 	{ "adopt", cli_adopt, "prove a running process is a recorded sandbox" },
-	{ "sandbox-exec", cli_sandbox_exec, NULL },
 };
 
 static void usage(FILE *f)

@@ -1,11 +1,12 @@
 /* run.c: `cordon run`: the host's steps (policy, guard, plan, record,
- * pin), then the plan's own argv is executed in this process, so that the
- * sandbox root is the process the caller started and signals sent to it
- * reach the sandbox. Also the internal `sandbox-exec` and `adopt` verbs. */
+ * pin), then the provider launches the recorded plan from this process,
+ * which is the sandbox root: signals sent to it reach the sandbox. Also
+ * `cordon adopt`, the proof a restarted host asks for. */
 #include "cli/cli.h"
 #include "cli/launch.h"
 #include "lib/cleanup.h"
 #include "sandbox/native/native.h"
+#include "sandbox/provider.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@ int cli_run(int argc, char **argv)
 	struct launch_opts o = { 0 };
 	struct launch l = { 0 };
 	_cleanup_err_ struct err *e = NULL;
-	int help = 0, first;
+	int help = 0, first, code;
 
 	first = launch_parse_args(argc, argv, run_usage, &o, &help);
 	if (help || first < 0) {
@@ -55,25 +56,13 @@ int cli_run(int argc, char **argv)
 		launch_opts_clear(&o);
 		return EXIT_CORDON;
 	}
-	fflush(NULL);
-	execv(l.plan->argv[0], l.plan->argv);
-	err_set(&e, ERR_UNAVAILABLE, errno, "exec `%s`", l.plan->argv[0]);
-	err_print(stderr, e);
+	code = provider_find(o.provider)->run(l.grant, l.plan, &l.paths, &e);
+	if (code < 0) {
+		err_print(stderr, e);
+		code = EXIT_CORDON;
+	}
 	launch_clear(&l);
 	launch_opts_clear(&o);
-	return EXIT_CORDON;
-}
-
-/* argv here is the whole process argv shifted by one: put it back. */
-int cli_sandbox_exec(int argc, char **argv)
-{
-	_cleanup_err_ struct err *e = NULL;
-	int code;
-
-	(void)argc;
-	code = native_run(argv - 1, &e);
-	if (e)
-		err_print(stderr, e);
 	return code;
 }
 

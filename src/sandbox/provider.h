@@ -20,6 +20,12 @@ struct provider {
 	 * provider, or refuse. The host recomputes the digest afterwards. */
 	int (*plan)(const struct grant *g, const struct plan_paths *paths,
 		    struct plan *p, struct err **e);
+	/* Launch the recorded plan and wait for it: the command's exit
+	 * status (128+N for signal N), 126/127 when it could not be executed;
+	 * -1 with *e when the sandbox could not be made (nothing ran). The
+	 * calling process is the sandbox root. */
+	int (*run)(const struct grant *g, const struct plan *p,
+		   const struct plan_paths *paths, struct err **e);
 	/* Prove that root (a child of parent) runs this plan, sandboxed. An
 	 * exited root is adopted; anything unproven is refused. */
 	int (*adopt)(const struct plan *p, const char *record_dir, pid_t parent,

@@ -1,6 +1,7 @@
 /* adopt.c: after a restart, prove that a running process is the sandbox
  * cordon launched for a plan before taking it over. Matching a digest is
- * not enough: the process tree itself must show it. */
+ * not enough: the process tree itself must show it. The root wrote its pid
+ * and start time into the record dir (host only) when it launched. */
 #include "sandbox/native/native.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
@@ -56,26 +57,6 @@ static int children(pid_t pid, pid_t *out, int max)
 	return n;
 }
 
-static int cmdline_is(pid_t pid, char *const *argv)
-{
-	char p[64];
-	_cleanup_free_ char *buf = NULL;
-	_cleanup_close_ int fd = -1;
-	size_t len = 0, off = 0;
-
-	snprintf(p, sizeof(p), "/proc/%d/cmdline", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fs_read_fd(fd, p, 1 << 20, &buf, &len, NULL) < 0)
-		return 0;
-	for (size_t i = 0; argv[i]; i++) {
-		size_t n = strlen(argv[i]) + 1;
-		if (off + n > len || memcmp(buf + off, argv[i], n) != 0)
-			return 0;
-		off += n;
-	}
-	return off == len;
-}
-
 static int parent_of(pid_t pid, pid_t *ppid)
 {
 	char p[64], *text = NULL, *rp;
@@ -116,7 +97,9 @@ int native_adopt(const struct plan *p, const char *record_dir, pid_t parent,
 	if (fs_read_file(AT_FDCWD, (plan_path = fs_path_join(record_dir, "root")), 64,
 			 &recorded, NULL, e) < 0)
 		return err_set(e, ERR_DENIED, 0, "no root was recorded for this plan");
-	if (atoi(recorded) != (int)root)
+	int rpid = 0;
+	unsigned long long rticks = 0, ticks = 0;
+	if (sscanf(recorded, "%d %llu", &rpid, &rticks) != 2 || rpid != (int)root)
 		return err_set(e, ERR_DENIED, 0, "pid %d is not the recorded root", (int)root);
 	n = alive(parent) ? children(parent, kids, 16) : 0;
 	if (!alive(root))
@@ -127,8 +110,11 @@ int native_adopt(const struct plan *p, const char *record_dir, pid_t parent,
 			       (int)parent);
 	if (parent_of(root, &ppid) < 0 || ppid != parent)
 		return err_set(e, ERR_DENIED, 0, "pid %d is not the parent's child", (int)root);
-	if (!cmdline_is(root, p->argv))
-		return err_set(e, ERR_DENIED, 0, "pid %d does not run this plan", (int)root);
+	/* pid and start time name one process for the life of the boot: a
+	 * pid reused since is another process */
+	if (procfs_start_ticks(root, &ticks, NULL) < 0 || ticks != rticks)
+		return err_set(e, ERR_DENIED, 0, "pid %d is not the process that ran this plan",
+			       (int)root);
 	free(plan_path);
 	plan_path = fs_path_join(record_dir, "plan.json");
 	if (!plan_path || stat(plan_path, &st) < 0 ||

@@ -10,11 +10,11 @@
 #include "sandbox/native/seccomp.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/procfs.h"
 #include "lib/strv.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -30,47 +30,6 @@
 #include <unistd.h>
 
 static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
-
-/* The plan this process must run: read from the record named in argv and
- * verified against its pin, and argv must be exactly the recorded argv. */
-static int load_plan(char **argv, char **record_dir, struct plan **out, struct err **e)
-{
-	_cleanup_free_ char *rec = NULL, *exec_dir = NULL, *pin = NULL, *seg = NULL;
-	unsigned long segment;
-	char *end = NULL;
-	struct plan *p = NULL;
-	size_t n = strv_len(argv);
-
-	if (n < 4 || strcmp(argv[1], NATIVE_EXEC_VERB) != 0 || strcmp(argv[3], "--") != 0)
-		return err_set(e, ERR_USAGE, 0, "usage: cordon %s RECORD_DIR -- CMD...",
-			       NATIVE_EXEC_VERB);
-	rec = strdup(argv[2]);
-	exec_dir = strdup(argv[2]);
-	seg = strdup(argv[2]);
-	if (!rec || !exec_dir || !seg)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "record");
-	segment = strtoul(basename(seg), &end, 10);
-	if (!end || *end || segment == 0 || segment > 1000000)
-		return err_set(e, ERR_DENIED, 0, "`%s` is not a segment's record", rec);
-	/* <state>/runs/<execution>/sandbox/<segment> */
-	dirname(dirname(exec_dir));
-	if (plan_read_pin(exec_dir, (unsigned int)segment, &pin, e) < 0 ||
-	    plan_read_record(rec, pin, &p, e) < 0)
-		return -1;
-	if (strv_len(p->argv) != n) {
-		plan_free(p);
-		return err_set(e, ERR_DENIED, 0, "this launch is not the recorded plan");
-	}
-	for (size_t i = 1; i < n; i++) {
-		if (strcmp(p->argv[i], argv[i]) != 0) {
-			plan_free(p);
-			return err_set(e, ERR_DENIED, 0, "this launch is not the recorded plan");
-		}
-	}
-	*record_dir = steal_pointer(&rec);
-	*out = p;
-	return 0;
-}
 
 static int write_file(pid_t pid, const char *name, const char *text, struct err **e)
 {
@@ -99,15 +58,19 @@ static int write_maps(pid_t pid, struct err **e)
 	return write_file(pid, "gid_map", map, e);
 }
 
-/* What the root stub records: its pid, for adoption after a restart. */
+/* What the root records: its pid and start time, which name this very
+ * process for as long as the machine is up, for adoption after a restart. */
 static int record_root(const char *record_dir, struct err **e)
 {
 	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
-	char text[32];
+	unsigned long long ticks = 0;
+	char text[64];
 
 	if (dfd < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "record `%s`", record_dir);
-	snprintf(text, sizeof(text), "%d\n", (int)getpid());
+	if (procfs_start_ticks(0, &ticks, e) < 0)
+		return -1;
+	snprintf(text, sizeof(text), "%d %llu\n", (int)getpid(), ticks);
 	/* Only meaningful while this boot lasts: no fsync. */
 	return fs_write_atomic(dfd, "root", text, strlen(text), 0444, false, e);
 }
@@ -244,40 +207,29 @@ static int launch(struct child_args *a, const char *record_dir, struct err **e)
 	return l.code;
 }
 
-int native_run(char **argv, struct err **e)
+int native_run(const struct grant *g, const struct plan *p,
+	       const struct plan_paths *paths, struct err **e)
 {
-	_cleanup_free_ char *record_dir = NULL;
-	struct plan *p = NULL;
-	struct grant *g = NULL;
 	struct mount_plan mp = { 0 };
 	struct native_filter filter = { 0 };
 	struct child_args a = { 0 };
-	char **cmd;
 	int abi, rc = -1;
 
-	if (load_plan(argv, &record_dir, &p, e) < 0)
-		return 125;
-	if (grant_from_json(p->data, &g, e) < 0)
-		goto out;
-	if (g->n_hosts > 0) {
-		err_set(e, ERR_UNAVAILABLE, 0, "network hosts need the gateway, which is not built yet");
-		goto out;
-	}
+	if (g->n_hosts > 0)
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "network hosts need the gateway, which is not built yet");
 	abi = native_landlock_abi();
-	if (abi < NATIVE_LANDLOCK_ABI_FLOOR) {
-		err_set(e, ERR_UNAVAILABLE, 0, "landlock: ABI %d is below %d; see `cordon doctor`",
-			abi, NATIVE_LANDLOCK_ABI_FLOOR);
-		goto out;
+	if (abi < NATIVE_LANDLOCK_ABI_FLOOR)
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "landlock: ABI %d is below %d; see `cordon doctor`", abi,
+			       NATIVE_LANDLOCK_ABI_FLOOR);
+	if (mounts_plan(g, &mp, e) == 0 &&
+	    native_seccomp_compile(g->unix_sockets_all, &filter, e) == 0) {
+		a = (struct child_args){ .mp = &mp, .filter = &filter, .landlock_abi = abi,
+					 .argv = p->argv };
+		rc = launch(&a, paths->record_dir, e);
 	}
-	if (mounts_plan(g, &mp, e) < 0 || native_seccomp_compile(g->unix_sockets_all, &filter, e) < 0)
-		goto out;
-	cmd = p->argv + 4;
-	a = (struct child_args){ .mp = &mp, .filter = &filter, .landlock_abi = abi, .argv = cmd };
-	rc = launch(&a, record_dir, e);
-out:
 	native_filter_free(&filter);
 	mounts_plan_clear(&mp);
-	grant_free(g);
-	plan_free(p);
-	return rc < 0 ? 125 : rc;
+	return rc;
 }

@@ -6,7 +6,6 @@
 #include "lib/strv.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +14,9 @@
 static int native_plan(const struct grant *g, const struct plan_paths *paths,
 		       struct plan *p, struct err **e)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char **argv = NULL;
 	char *summary = NULL;
 
+	(void)paths;
 	/* Fail closed: nothing of the plan may go unenforced. */
 	if (g->n_hosts > 0)
 		return err_set(e, ERR_UNAVAILABLE, 0,
@@ -30,26 +27,12 @@ static int native_plan(const struct grant *g, const struct plan_paths *paths,
 			       "sockets: `%s`: on Linux a unix socket cannot be allowed by path; "
 			       "set \"unix_sockets\": \"all\" to reach the sockets left visible",
 			       g->sockets[0]);
-	if (n <= 0)
-		return err_set(e, ERR_UNAVAILABLE, errno, "find cordon's own executable");
-	exe[n] = '\0';
-	if (strv_push(&argv, exe) < 0 || strv_push(&argv, NATIVE_EXEC_VERB) < 0 ||
-	    strv_push(&argv, paths->record_dir) < 0 || strv_push(&argv, "--") < 0)
-		goto oom;
-	for (size_t i = 0; p->argv[i]; i++)
-		if (strv_push(&argv, p->argv[i]) < 0)
-			goto oom;
 	if (asprintf(&summary, "native: %s", p->summary) < 0)
-		goto oom;
-	strv_free(p->argv);
-	p->argv = argv;
+		return err_set(e, ERR_INTERNAL, ENOMEM, "native plan");
 	free(p->summary);
 	p->summary = summary;
 	p->signals = PLAN_SIGNALS_TERM;
 	return 0;
-oom:
-	strv_free(argv);
-	return err_set(e, ERR_INTERNAL, ENOMEM, "native plan");
 }
 
 static json_t *native_doctor(void)
@@ -75,6 +58,7 @@ static json_t *native_doctor(void)
 const struct provider native_provider = {
 	.name = "native",
 	.plan = native_plan,
+	.run = native_run,
 	.adopt = native_adopt,
 	.doctor = native_doctor,
 };
