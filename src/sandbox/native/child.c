@@ -76,6 +76,37 @@ static int drop_caps(const char **step)
 	return 0;
 }
 
+static int read_all(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+
+	while (n > 0) {
+		ssize_t r = read(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* The filter is compiled by the launcher while this process builds the
+ * filesystem; it arrives on the sync pipe as a length and the program. */
+static int load_filter(int fd)
+{
+	struct sock_filter insns[4096];
+	unsigned short len = 0;
+	struct sock_fprog prog = { .filter = insns };
+
+	if (read_all(fd, &len, sizeof(len)) < 0 || len == 0 || len > 4096 ||
+	    read_all(fd, insns, len * sizeof(*insns)) < 0)
+		return errno = EPROTO, -1;
+	prog.len = len;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}
+
 /* Close every fd from 3 up but the two kept. */
 static int close_others(int a, int b)
 {
@@ -165,9 +196,9 @@ noreturn void native_child(const struct child_args *a)
 		die(a->status_fd, step, errno, 0);
 	if (close_others(a->status_fd, a->sync_fd) < 0)
 		die(a->status_fd, "close inherited descriptors", errno, 0);
-	struct sock_fprog prog = { .len = a->filter->len, .filter = a->filter->insns };
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+	if (load_filter(a->sync_fd) < 0)
 		die(a->status_fd, "load the seccomp filter", errno, 0);
+	close(a->sync_fd);
 
 	/* The launcher blocked these before clone; they arrive on a signalfd. */
 	sigemptyset(&forward);
@@ -180,10 +211,6 @@ noreturn void native_child(const struct child_args *a)
 	sfd = signalfd(-1, &forward, SFD_CLOEXEC);
 	if (sfd < 0)
 		die(a->status_fd, "signalfd", errno, 0);
-	/* The second byte: the record is durable; only now may the command run. */
-	if (read(a->sync_fd, &go, 1) != 1)
-		_exit(125);
-	close(a->sync_fd);
 	cmd = fork();
 	if (cmd < 0)
 		die(a->status_fd, "fork the command", errno, 0);

@@ -20,11 +20,10 @@ struct child_status {
 
 struct child_args {
 	const struct mount_plan *mp;
-	const struct native_filter *filter;
 	int landlock_abi;
 	char *const *argv;
-	int sync_fd;	/* read: one byte once the id maps are written, a
-			 * second once the record is durable */
+	int sync_fd;	/* read: one byte once the id maps are written,
+			 * then the seccomp filter (length, instructions) */
 	int status_fd;	/* write: a struct child_status on failure */
 };
 

@@ -145,7 +145,35 @@ static void reclaim_terminal(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-static int launch(struct child_args *a, const char *record_dir, struct err **e)
+static int send_filter(int fd, const struct native_filter *f)
+{
+	if (write(fd, &f->len, sizeof(f->len)) != (ssize_t)sizeof(f->len))
+		return -1;
+	/* a few hundred instructions: well within the pipe's buffer */
+	return write(fd, f->insns, f->len * sizeof(*f->insns)) ==
+			       (ssize_t)(f->len * sizeof(*f->insns))
+		       ? 0 : -1;
+}
+
+/* Work done while the child builds its filesystem: the root's identity,
+ * the seccomp filter (sent to the child), and the record made durable. */
+static int alongside(int sync_fd, bool unix_all, const char *record_dir, struct err **e)
+{
+	struct native_filter filter = { 0 };
+	int r = record_root(record_dir, e);
+
+	if (r == 0)
+		r = native_seccomp_compile(unix_all, &filter, e);
+	if (r == 0 && send_filter(sync_fd, &filter) < 0)
+		r = err_set(e, ERR_UNAVAILABLE, errno, "hand the filter to the sandbox");
+	native_filter_free(&filter);
+	if (r == 0)
+		r = plan_sync_record(record_dir, e);
+	return r;
+}
+
+static int launch(struct child_args *a, bool unix_all, const char *record_dir,
+		  struct err **e)
 {
 	int sync[2], status[2], pidfd = -1;
 	struct loop l = { .code = 125 };
@@ -158,8 +186,6 @@ static int launch(struct child_args *a, const char *record_dir, struct err **e)
 		sigaddset(&set, forwarded[i]);
 	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "pipe");
-	if (record_root(record_dir, e) < 0)
-		return -1;
 	sigprocmask(SIG_BLOCK, &set, &old);
 	pid = clone_child(&pidfd);
 	if (pid == 0) {
@@ -176,16 +202,10 @@ static int launch(struct child_args *a, const char *record_dir, struct err **e)
 		return err_set(e, ERR_UNAVAILABLE, errno,
 			       "create the namespaces (user namespaces usable? see `cordon doctor`)");
 	}
-	/* Closing sync without a byte tells the child to give up. */
-	if (write_maps(pid, e) < 0 || write(sync[1], "1", 1) != 1) {
-		close(sync[1]);
-		waitpid(pid, NULL, 0);
-		return err_set(e, ERR_UNAVAILABLE, errno, "start the sandbox");
-	}
-	/* The record is made durable while the sandbox builds itself; the
-	 * command waits for it, and a record that cannot be kept ends the
-	 * launch before anything runs. */
-	if (plan_sync_record(record_dir, e) < 0 || write(sync[1], "2", 1) != 1) {
+	/* Anything short of a whole start kills the child before it runs the
+	 * command: it waits for the filter, and a closed pipe ends it. */
+	if (write_maps(pid, e) < 0 || write(sync[1], "1", 1) != 1 ||
+	    alongside(sync[1], unix_all, record_dir, e) < 0) {
 		close(sync[1]);
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		waitpid(pid, NULL, 0);
@@ -211,7 +231,6 @@ int native_run(const struct grant *g, const struct plan *p,
 	       const struct plan_paths *paths, struct err **e)
 {
 	struct mount_plan mp = { 0 };
-	struct native_filter filter = { 0 };
 	struct child_args a = { 0 };
 	int abi, rc = -1;
 
@@ -223,13 +242,10 @@ int native_run(const struct grant *g, const struct plan *p,
 		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "landlock: ABI %d is below %d; see `cordon doctor`", abi,
 			       NATIVE_LANDLOCK_ABI_FLOOR);
-	if (mounts_plan(g, &mp, e) == 0 &&
-	    native_seccomp_compile(g->unix_sockets_all, &filter, e) == 0) {
-		a = (struct child_args){ .mp = &mp, .filter = &filter, .landlock_abi = abi,
-					 .argv = p->argv };
-		rc = launch(&a, paths->record_dir, e);
+	if (mounts_plan(g, &mp, e) == 0) {
+		a = (struct child_args){ .mp = &mp, .landlock_abi = abi, .argv = p->argv };
+		rc = launch(&a, g->unix_sockets_all, paths->record_dir, e);
 	}
-	native_filter_free(&filter);
 	mounts_plan_clear(&mp);
 	return rc;
 }
