@@ -2,6 +2,7 @@
 #include "cli/launch.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/procfs.h"
 #include "lib/strv.h"
 #include "policy/policy.h"
 #include "sandbox/provider.h"
@@ -172,6 +173,17 @@ static int load_policy(const struct launch_opts *o, struct policy **out,
 	return 0;
 }
 
+/* Record and pin; a launching caller (the sandbox root to be) pins its
+ * own identity with the plan and leaves the fsync to the launch. */
+static int record(struct launch *l, bool launching, struct err **e)
+{
+	struct plan_root root = { .pid = (int)getpid() };
+
+	if (launching && procfs_start_ticks(0, &root.start_ticks, e) < 0)
+		return -1;
+	return plan_record(l->plan, &l->paths, launching ? &root : NULL, !launching, e);
+}
+
 int launch_prepare(const struct launch_opts *o, struct launch *l,
 		   struct err **e)
 {
@@ -225,7 +237,7 @@ int launch_prepare(const struct launch_opts *o, struct launch *l,
 	if (r == 0)
 		r = plan_digest(l->plan, l->plan->digest, e);
 	if (r == 0)
-		r = plan_record(l->plan, &l->paths, !o->defer_sync, e);
+		r = record(l, o->defer_sync, e);
 	if (r < 0)
 		plan_paths_remove(&l->paths); /* nothing of a refused launch stays */
 	return r;

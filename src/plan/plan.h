@@ -62,8 +62,19 @@ int plan_digest(const struct plan *p, char out[SHA256_HEX_LEN + 1],
  * record is fsynced before it is renamed into place; without, the caller
  * must call plan_sync_record() before it reports the launch a success
  * (the sandbox root does, while the sandbox is being built). */
+/* The process that launches a segment (the sandbox root), named for the
+ * life of the boot by its pid and start time. */
+struct plan_root {
+	int pid;
+	unsigned long long start_ticks;
+};
+
+/* root, when not NULL, is pinned with the digest: adoption proves it. */
 int plan_record(const struct plan *p, const struct plan_paths *paths,
-		bool durable, struct err **e);
+		const struct plan_root *root, bool durable, struct err **e);
+/* A segment's pin: digest and, when one was recorded, the root. */
+int plan_read_pin_root(const char *exec_dir, unsigned int segment, char **digest,
+		       struct plan_root *root, struct err **e);
 /* fsync a segment's record and the directories that name it. */
 int plan_sync_record(const char *record_dir, struct err **e);
 /* Read a record back; its digest must match its content and, when pin is

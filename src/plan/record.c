@@ -35,7 +35,7 @@ static int write_json(const char *dir, const char *name, json_t *j, mode_t mode,
 }
 
 static int pin(const struct plan *p, const struct plan_paths *paths,
-	       struct err **e)
+	       const struct plan_root *root, struct err **e)
 {
 	_cleanup_json_ json_t *pins = NULL;
 	_cleanup_free_ char *buf = NULL, *key = NULL;
@@ -59,9 +59,12 @@ static int pin(const struct plan *p, const struct plan_paths *paths,
 	if (json_object_get(pins, key))
 		return err_set(e, ERR_UNAVAILABLE, EEXIST, "segment %u of `%s` is pinned already",
 			       paths->segment, paths->execution);
-	if (json_object_set_new(pins, key,
-				json_pack("{s:s, s:s}", "digest", p->digest,
-					  "summary", p->summary)) < 0)
+	json_t *entry = json_pack("{s:s, s:s}", "digest", p->digest, "summary", p->summary);
+	if (entry && root)
+		json_object_set_new(entry, "root",
+				    json_pack("{s:i, s:I}", "pid", root->pid, "start_ticks",
+					      (json_int_t)root->start_ticks));
+	if (!entry || json_object_set_new(pins, key, entry) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "pin");
 	/* A pin lost to a crash leaves a record nothing adopts: fail closed,
 	 * so it needs no fsync of its own. */
@@ -69,13 +72,13 @@ static int pin(const struct plan *p, const struct plan_paths *paths,
 }
 
 int plan_record(const struct plan *p, const struct plan_paths *paths,
-		bool durable, struct err **e)
+		const struct plan_root *root, bool durable, struct err **e)
 {
 	_cleanup_json_ json_t *j = plan_to_json(p);
 
 	if (write_json(paths->record_dir, "plan.json", j, 0444, durable, e) < 0)
 		return err_wrap(e, "record the plan");
-	if (pin(p, paths, e) < 0)
+	if (pin(p, paths, root, e) < 0)
 		return err_wrap(e, "pin the plan");
 	return 0;
 }
@@ -159,6 +162,12 @@ int plan_read_record(const char *record_dir, const char *pin_digest,
 int plan_read_pin(const char *exec_dir, unsigned int segment, char **digest,
 		  struct err **e)
 {
+	return plan_read_pin_root(exec_dir, segment, digest, NULL, e);
+}
+
+int plan_read_pin_root(const char *exec_dir, unsigned int segment, char **digest,
+		       struct plan_root *root, struct err **e)
+{
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_json_ json_t *pins = NULL;
 	_cleanup_close_ int dfd = -1;
@@ -174,9 +183,19 @@ int plan_read_pin(const char *exec_dir, unsigned int segment, char **digest,
 	if (!pins)
 		return err_reclass(e, ERR_DENIED);
 	snprintf(key, sizeof(key), "%u", segment);
-	if (json_unpack(json_object_get(pins, key), "{s:s}", "digest", &d) < 0)
+	json_t *entry = json_object_get(pins, key);
+	if (json_unpack(entry, "{s:s}", "digest", &d) < 0)
 		return err_set(e, ERR_DENIED, 0, "segment %u of `%s` has no pin", segment,
 			       exec_dir);
+	if (root) {
+		json_int_t pid = 0, ticks = 0;
+		if (json_unpack(entry, "{s:{s:I, s:I}}", "root", "pid", &pid, "start_ticks",
+				&ticks) < 0 || pid <= 0 || ticks < 0)
+			return err_set(e, ERR_DENIED, 0, "segment %u of `%s` has no root pinned",
+				       segment, exec_dir);
+		root->pid = (int)pid;
+		root->start_ticks = (unsigned long long)ticks;
+	}
 	*digest = strdup(d);
 	return *digest ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "pin");
 }

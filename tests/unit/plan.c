@@ -92,7 +92,7 @@ static void test_record(void)
 		return;
 	}
 	strcpy(a->digest, digest(a));
-	ok(plan_record(a, &paths, true, &e) == 0, "plan recorded");
+	ok(plan_record(a, &paths, NULL, true, &e) == 0, "plan recorded");
 	snprintf(p, sizeof(p), "%s/plan.json", paths.record_dir);
 	is_int(mode_of(p), 0444, "plan.json is 0444");
 	is_int(mode_of(paths.record_dir), 0700, "record dir is 0700");
@@ -110,7 +110,7 @@ static void test_record(void)
 	   "a wrong pin is refused");
 	err_free(e);
 	e = NULL;
-	ok(plan_record(a, &paths, true, &e) < 0 && e && strstr(e->msg, "pinned already"),
+	ok(plan_record(a, &paths, NULL, true, &e) < 0 && e && strstr(e->msg, "pinned already"),
 	   "a segment is pinned once");
 	err_free(e);
 	e = NULL;

@@ -1,7 +1,7 @@
 /* adopt.c: after a restart, prove that a running process is the sandbox
  * cordon launched for a plan before taking it over. Matching a digest is
- * not enough: the process tree itself must show it. The root wrote its pid
- * and start time into the record dir (host only) when it launched. */
+ * not enough: the process tree itself must show it. The root's pid and
+ * start time were pinned with the plan's digest before it launched. */
 #include "sandbox/native/native.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
@@ -88,18 +88,25 @@ static bool namespaces_differ(pid_t pid)
 int native_adopt(const struct plan *p, const char *record_dir, pid_t parent,
 		 pid_t root, struct err **e)
 {
-	_cleanup_free_ char *recorded = NULL, *plan_path = NULL;
+	_cleanup_free_ char *plan_path = NULL, *exec_dir = NULL, *digest = NULL;
+	struct plan_root rec = { 0 };
+	unsigned long long ticks = 0;
+	char *slash;
 	pid_t kids[16], ppid = 0;
 	long long started = 0;
 	struct stat st;
 	int n;
 
-	if (fs_read_file(AT_FDCWD, (plan_path = fs_path_join(record_dir, "root")), 64,
-			 &recorded, NULL, e) < 0)
-		return err_set(e, ERR_DENIED, 0, "no root was recorded for this plan");
-	int rpid = 0;
-	unsigned long long rticks = 0, ticks = 0;
-	if (sscanf(recorded, "%d %llu", &rpid, &rticks) != 2 || rpid != (int)root)
+	/* <exec>/sandbox/<segment>: the pin, with the root, is in <exec> */
+	exec_dir = strdup(record_dir);
+	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
+		*slash = '\0';
+	if (!exec_dir || plan_read_pin_root(exec_dir, (unsigned int)atoi(strrchr(record_dir, '/') + 1),
+					    &digest, &rec, e) < 0)
+		return err_wrap(e, "adopt");
+	if (strcmp(digest, p->digest) != 0)
+		return err_set(e, ERR_DENIED, 0, "the plan is not the pinned one");
+	if (rec.pid != (int)root)
 		return err_set(e, ERR_DENIED, 0, "pid %d is not the recorded root", (int)root);
 	n = alive(parent) ? children(parent, kids, 16) : 0;
 	if (!alive(root))
@@ -112,10 +119,9 @@ int native_adopt(const struct plan *p, const char *record_dir, pid_t parent,
 		return err_set(e, ERR_DENIED, 0, "pid %d is not the parent's child", (int)root);
 	/* pid and start time name one process for the life of the boot: a
 	 * pid reused since is another process */
-	if (procfs_start_ticks(root, &ticks, NULL) < 0 || ticks != rticks)
+	if (procfs_start_ticks(root, &ticks, NULL) < 0 || ticks != rec.start_ticks)
 		return err_set(e, ERR_DENIED, 0, "pid %d is not the process that ran this plan",
 			       (int)root);
-	free(plan_path);
 	plan_path = fs_path_join(record_dir, "plan.json");
 	if (!plan_path || stat(plan_path, &st) < 0 ||
 	    procfs_start_epoch_ns(root, &started, e) < 0)

@@ -10,7 +10,6 @@
 #include "sandbox/native/seccomp.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
-#include "lib/procfs.h"
 #include "lib/strv.h"
 
 #include <errno.h>
@@ -56,23 +55,6 @@ static int write_maps(pid_t pid, struct err **e)
 		return -1;
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
 	return write_file(pid, "gid_map", map, e);
-}
-
-/* What the root records: its pid and start time, which name this very
- * process for as long as the machine is up, for adoption after a restart. */
-static int record_root(const char *record_dir, struct err **e)
-{
-	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
-	unsigned long long ticks = 0;
-	char text[64];
-
-	if (dfd < 0)
-		return err_set(e, ERR_UNAVAILABLE, errno, "record `%s`", record_dir);
-	if (procfs_start_ticks(0, &ticks, e) < 0)
-		return -1;
-	snprintf(text, sizeof(text), "%d %llu\n", (int)getpid(), ticks);
-	/* Only meaningful while this boot lasts: no fsync. */
-	return fs_write_atomic(dfd, "root", text, strlen(text), 0444, false, e);
 }
 
 static pid_t clone_child(int *pidfd)
@@ -155,15 +137,13 @@ static int send_filter(int fd, const struct native_filter *f)
 		       ? 0 : -1;
 }
 
-/* Work done while the child builds its filesystem: the root's identity,
- * the seccomp filter (sent to the child), and the record made durable. */
+/* Work done while the child builds its filesystem: the seccomp filter
+ * (sent to the child), then the record made durable. */
 static int alongside(int sync_fd, bool unix_all, const char *record_dir, struct err **e)
 {
 	struct native_filter filter = { 0 };
-	int r = record_root(record_dir, e);
+	int r = native_seccomp_compile(unix_all, &filter, e);
 
-	if (r == 0)
-		r = native_seccomp_compile(unix_all, &filter, e);
 	if (r == 0 && send_filter(sync_fd, &filter) < 0)
 		r = err_set(e, ERR_UNAVAILABLE, errno, "hand the filter to the sandbox");
 	native_filter_free(&filter);
@@ -180,6 +160,9 @@ static int launch(struct child_args *a, bool unix_all, const char *record_dir,
 	sigset_t set, old;
 	pid_t pid;
 
+	/* A child that died early must not take the root with it: writes to
+	 * its pipe fail with EPIPE instead. */
+	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)

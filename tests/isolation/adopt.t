@@ -1,0 +1,103 @@
+#!/bin/bash
+# Adoption after a restart: `cordon adopt RECORD PARENT ROOT` proves the
+# process tree, not just the digest. A live sandbox and an exited one are
+# adopted; a reused pid, an unsandboxed tree, a parent running something
+# else and a changed record are refused.
+set -u
+: "${CORDON:?}"
+n=0 fails=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+lab=$(mktemp -d /tmp/cordon-adopt.XXXXXX)
+cleanup() {
+	for j in $(jobs -p); do pkill -P "$j" 2>/dev/null; kill "$j" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$lab"
+}
+trap cleanup EXIT
+mkdir -p "$lab/ws" "$lab/home"
+export HOME="$lab/home"
+unset XDG_STATE_HOME XDG_RUNTIME_DIR SSH_AUTH_SOCK
+
+# The parent: a shell whose only child is cordon run.
+sh -c '"$1" run --state-dir "$2/state" -w "$2/ws" -- sleep 31 & echo $! > "$2/root.pid"; wait' \
+	sh "$CORDON" "$lab" &
+parent=$!
+for _ in $(seq 100); do
+	rec=$(ls -d "$lab"/state/runs/*/sandbox/1 2>/dev/null | head -1)
+	[ -n "$rec" ] && [ -f "$rec/../../pins.json" ] && [ -f "$lab/root.pid" ] &&
+		pgrep -f "^sleep 31" >/dev/null && break
+	sleep 0.05
+done
+root=$(cat "$lab/root.pid")
+pins="$rec/../../pins.json"
+
+"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
+ok $? "a live sandbox is adopted"
+[ -s "$lab/err" ] && echo "# $(cat "$lab/err")"
+
+"$CORDON" adopt "$rec" "$parent" "$$" 2>"$lab/err"
+ok $([ $? = 125 ] && grep -q 'is not the recorded root' "$lab/err"; echo $?) "another pid as the root is refused"
+
+# A reused pid: the recorded identity names another process start.
+cp "$pins" "$lab/pins.good"
+python3 - "$pins" <<'PY'
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p))
+d["1"]["root"]["start_ticks"] += 1
+open(p, "w").write(json.dumps(d))
+PY
+"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
+ok $([ $? = 125 ] && grep -q 'not the process that ran this plan' "$lab/err"; echo $?) \
+	"a pid whose start time differs (reused) is refused"
+cp "$lab/pins.good" "$pins"
+
+# An unsandboxed tree of the same shape: parent -> root -> child in the
+# host's namespaces, recorded as the root by hand.
+sh -c 'sh -c "sleep 32 & wait" & echo $! > "$1/fake.pid"; wait' sh "$lab" &
+fparent=$!
+for _ in $(seq 100); do [ -s "$lab/fake.pid" ] && pgrep -P "$(cat "$lab/fake.pid")" >/dev/null && break; sleep 0.05; done
+fake=$(cat "$lab/fake.pid")
+ticks=$(awk '{print $22}' "/proc/$fake/stat")
+python3 - "$pins" "$fake" "$ticks" <<'PY'
+import json, sys
+p, pid, ticks = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = json.load(open(p))
+d["1"]["root"] = {"pid": pid, "start_ticks": ticks}
+open(p, "w").write(json.dumps(d))
+PY
+"$CORDON" adopt "$rec" "$fparent" "$fake" 2>"$lab/err"
+ok $([ $? = 125 ] && grep -qE 'not sandboxed|started before' "$lab/err"; echo $?) \
+	"an unsandboxed process tree is refused"
+echo "# $(cat "$lab/err")"
+cp "$lab/pins.good" "$pins"
+pkill -P "$fake" 2>/dev/null
+kill "$fake" "$fparent" 2>/dev/null
+
+# The parent running something besides the root.
+sleep 33 &
+extra=$!
+"$CORDON" adopt "$rec" "$$" "$root" 2>"$lab/err"
+ok $([ $? = 125 ]; echo $?) "a parent that is not the root's is refused"
+kill $extra 2>/dev/null
+
+# A changed record.
+chmod u+w "$rec/plan.json"
+cp "$rec/plan.json" "$lab/plan.good"
+sed -i 's/"sleep"/"sleeq"/' "$rec/plan.json"
+"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
+ok $([ $? = 125 ] && grep -q 'does not match its digest' "$lab/err"; echo $?) "a changed record is refused"
+cp "$lab/plan.good" "$rec/plan.json"
+"$CORDON" adopt "$rec" "$parent" "$root" 2>/dev/null
+ok $? "control: the record restored is adopted again"
+
+# The sandbox stopped: an exited root leaves nothing to prove.
+kill -TERM "$root"
+wait "$parent" 2>/dev/null
+for _ in $(seq 100); do kill -0 "$root" 2>/dev/null || break; sleep 0.05; done
+ok $(pgrep -f "^sleep 31$" >/dev/null && echo 1 || echo 0) "after TERM no process of the sandbox remains"
+"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
+ok $? "an exited sandbox is adopted"
+
+echo "1..$n"
+[ $fails = 0 ]
