@@ -89,17 +89,18 @@ static int add_rules(scmp_filter_ctx ctx, bool unix_all)
 		r = rule(ctx, eperm, "socket", 1, &vsock);
 	if (r == 0)
 		r = rule(ctx, eperm, "socketpair", 1, &vsock);
+	/* A datagram socketpair can sendto() any socket path: refused
+	 * whatever unix_sockets says (stream pairs cannot, and stay). */
+	struct scmp_arg_cmp dg[2] = {
+		arg(0, SCMP_CMP_EQ, AF_UNIX, 0),
+		arg(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM),
+	};
+	if (r == 0)
+		r = rule(ctx, eperm, "socketpair", 2, dg);
 	if (!unix_all) {
 		struct scmp_arg_cmp unx = arg(0, SCMP_CMP_EQ, AF_UNIX, 0);
-		/* a datagram socketpair can still sendto() any socket path */
-		struct scmp_arg_cmp dg[2] = {
-			arg(0, SCMP_CMP_EQ, AF_UNIX, 0),
-			arg(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM),
-		};
 		if (r == 0)
 			r = rule(ctx, eperm, "socket", 1, &unx);
-		if (r == 0)
-			r = rule(ctx, eperm, "socketpair", 2, dg);
 	}
 	return r;
 }
