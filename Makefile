@@ -88,6 +88,7 @@ deps:
 check: deps
 	$(MAKE) build/cordon build/clang/cordon build/san/cordon $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_BIN)
 	$(MAKE) test
+	$(MAKE) lint
 
 test: build/san/cordon $(UNIT_BIN) $(HELPER_BIN)
 	CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san/tests/helpers \
@@ -103,8 +104,11 @@ demo: deps
 	scripts/demo
 
 lint:
-	clang-tidy --quiet $(SRC_ALL) -- $(BASEFLAGS)
-	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+	@echo "  LINT    clang-tidy, cppcheck"
+	@mkdir -p build
+	@clang-tidy --quiet $(SRC_ALL) -- $(BASEFLAGS) >build/lint.log 2>&1; r=$$?; \
+	  grep -v 'warnings generated' build/lint.log; exit $$r
+	@cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 	  --inline-suppr -Isrc --std=c11 $(SRC_ALL)
 
 clean:

@@ -5,10 +5,12 @@
 #include "cli/cli.h"
 #include "cli/launch.h"
 #include "lib/cleanup.h"
+#include "lib/num.h"
 #include "sandbox/native/native.h"
 #include "sandbox/provider.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,33 +78,35 @@ int cli_adopt(int argc, char **argv)
 {
 	_cleanup_err_ struct err *e = NULL;
 	_cleanup_free_ char *exec_dir = NULL, *pin = NULL;
+	unsigned long segment = 0, parent = 0, root = 0;
+	const char *base;
 	struct plan *p = NULL;
 	char *slash;
-	int rc;
+	int rc = EXIT_CORDON;
 
 	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
 		fputs(adopt_usage, stdout);
 		return 0;
 	}
-	if (argc != 4) {
+	base = argc == 4 ? strrchr(argv[1], '/') : NULL;
+	if (!base || num_parse_ulong(base + 1, 1000000, &segment) < 0 ||
+	    num_parse_ulong(argv[2], INT_MAX, &parent) < 0 ||
+	    num_parse_ulong(argv[3], INT_MAX, &root) < 0) {
 		fputs(adopt_usage, stderr);
 		return EXIT_CORDON;
 	}
-	exec_dir = strdup(argv[1]);
 	/* <exec>/sandbox/<segment> */
+	exec_dir = strdup(argv[1]);
 	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
 		*slash = '\0';
-	if (!exec_dir || plan_read_pin(exec_dir, (unsigned int)atoi(strrchr(argv[1], '/') + 1),
-				       &pin, &e) < 0 ||
-	    plan_read_record(argv[1], pin, &p, &e) < 0 ||
-	    native_provider.adopt(p, argv[1], atoi(argv[2]), atoi(argv[3]), &e) < 0) {
-		if (!e)
-			err_set(&e, ERR_INTERNAL, ENOMEM, "adopt");
-		err_print(stderr, e);
-		rc = EXIT_CORDON;
-	} else {
+	if (exec_dir && plan_read_pin(exec_dir, (unsigned int)segment, &pin, &e) == 0 &&
+	    plan_read_record(argv[1], pin, &p, &e) == 0 &&
+	    native_provider.adopt(p, argv[1], (pid_t)parent, (pid_t)root, &e) == 0)
 		rc = 0;
-	}
+	else if (!e)
+		err_set(&e, ERR_INTERNAL, ENOMEM, "adopt");
+	if (e)
+		err_print(stderr, e);
 	plan_free(p);
 	return rc;
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define RECORD_MAX (4 * 1024 * 1024)
+#define RECORD_MAX ((size_t)4 << 20)
 #define PINS_FILE "pins.json"
 
 static int write_json(const char *dir, const char *name, json_t *j, mode_t mode,

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POLICY_FILE_MAX (1024 * 1024)
+#define POLICY_FILE_MAX ((size_t)1 << 20)
 
 const char policy_default_json[] =
 	"{\n"

@@ -5,12 +5,14 @@
 #include "sandbox/native/native.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/num.h"
 #include "lib/procfs.h"
 #include "lib/strv.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,19 +41,22 @@ static int children(pid_t pid, pid_t *out, int max)
 	if (!d)
 		return -1;
 	while ((de = readdir(d))) {
-		char p[sizeof(dir) + 256 + 16];
-		FILE *f;
-		int c;
+		char p[sizeof(dir) + 256 + 16], *text = NULL, *save = NULL;
+		_cleanup_close_ int fd = -1;
 
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(p, sizeof(p), "%s/%s/children", dir, de->d_name);
-		f = fopen(p, "re");
-		if (!f)
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fs_read_fd(fd, p, 1 << 16, &text, NULL, NULL) < 0)
 			continue;
-		while (n < max && fscanf(f, "%d", &c) == 1)
-			out[n++] = c;
-		fclose(f);
+		for (char *t = strtok_r(text, " \n", &save); t && n < max;
+		     t = strtok_r(NULL, " \n", &save)) {
+			unsigned long v;
+			if (num_parse_ulong(t, INT_MAX, &v) == 0)
+				out[n++] = (pid_t)v;
+		}
+		free(text);
 	}
 	closedir(d);
 	return n;
@@ -65,9 +70,19 @@ static int parent_of(pid_t pid, pid_t *ppid)
 
 	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
+	/* after the last ')': " <state> <ppid> ..." */
 	if (fd >= 0 && fs_read_fd(fd, p, 1 << 16, &text, NULL, NULL) == 0 &&
-	    (rp = strrchr(text, ')')) && sscanf(rp + 1, " %*c %d", ppid) == 1)
-		r = 0;
+	    (rp = strrchr(text, ')')) && rp[1] == ' ' && rp[2] && rp[3] == ' ') {
+		char *end = strchr(rp + 4, ' ');
+		unsigned long v;
+		if (end) {
+			*end = '\0';
+			if (num_parse_ulong(rp + 4, INT_MAX, &v) == 0) {
+				*ppid = (pid_t)v;
+				r = 0;
+			}
+		}
+	}
 	free(text);
 	return r;
 }
@@ -101,8 +116,11 @@ int native_adopt(const struct plan *p, const char *record_dir, pid_t parent,
 	exec_dir = strdup(record_dir);
 	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
 		*slash = '\0';
-	if (!exec_dir || plan_read_pin_root(exec_dir, (unsigned int)atoi(strrchr(record_dir, '/') + 1),
-					    &digest, &rec, e) < 0)
+	unsigned long segment = 0;
+	if (!exec_dir || !strrchr(record_dir, '/') ||
+	    num_parse_ulong(strrchr(record_dir, '/') + 1, 1000000, &segment) < 0)
+		return err_set(e, ERR_DENIED, 0, "`%s` is not a segment's record", record_dir);
+	if (plan_read_pin_root(exec_dir, (unsigned int)segment, &digest, &rec, e) < 0)
 		return err_wrap(e, "adopt");
 	if (strcmp(digest, p->digest) != 0)
 		return err_set(e, ERR_DENIED, 0, "the plan is not the pinned one");

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -245,8 +246,8 @@ static int setup_dev(int root, const int *devsrc, const char **step)
 	if (d < 0)
 		FAIL("open /dev");
 	for (size_t i = 0; i < sizeof(devices) / sizeof(*devices); i++) {
-		char p[32] = "/dev/";
-		strcat(p, devices[i]);
+		char p[32];
+		snprintf(p, sizeof(p), "/dev/%s", devices[i]);
 		if (devsrc[i] >= 0 && attach(devsrc[i], root, p, true, false) < 0)
 			FAIL("bind a device");
 	}
@@ -286,8 +287,8 @@ static int stage(int *rootsrc, int *devsrc, const char **step)
 	if (setattr(*rootsrc, AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0) < 0)
 		FAIL("make the root read-only");
 	for (size_t i = 0; i < sizeof(devices) / sizeof(*devices); i++) {
-		char p[32] = "/dev/";
-		strcat(p, devices[i]);
+		char p[32];
+		snprintf(p, sizeof(p), "/dev/%s", devices[i]);
 		devsrc[i] = open_tree(AT_FDCWD, p, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 		if (devsrc[i] >= 0)
 			setattr(devsrc[i], 0, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0);
