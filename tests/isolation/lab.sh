@@ -45,6 +45,10 @@ lab_setup() {
 	LAB=$(mktemp -d /var/tmp/cordon-iso.XXXXXX) || return 1
 	LAB=$(cd "$LAB" && pwd -P)
 	chmod 0755 "$LAB"
+	# The build tree may live under /tmp, which is private inside: the
+	# probe runs from the lab, which the sandbox sees.
+	mkdir "$LAB/bin" && cp "$CORDON_HELPERS/probe" "$LAB/bin/probe" || return 1
+	PROBE=$LAB/bin/probe
 	export HOME=$LAB/home
 	export XDG_RUNTIME_DIR=$LAB/runtime
 	unset XDG_STATE_HOME XDG_CONFIG_HOME SSH_AUTH_SOCK
