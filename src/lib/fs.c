@@ -64,7 +64,68 @@ static void canon_pop(char *buf, size_t *len)
 	buf[*len] = '\0';
 }
 
+static int fs_canonical_walk(const char *path, char **out, struct err **e);
+
+/* Already in normal form: absolute, no empty, "." or ".." component. */
+static bool lexically_normal(const char *p)
+{
+	if (p[0] != '/')
+		return false;
+	if (p[1] == '\0')
+		return true;
+	for (const char *c = p; *c; c++) {
+		if (*c != '/')
+			continue;
+		if (c[1] == '/' || c[1] == '\0')
+			return false;
+		if (c[1] == '.' && (c[2] == '/' || c[2] == '\0' ||
+				    (c[2] == '.' && (c[3] == '/' || c[3] == '\0'))))
+			return false;
+	}
+	return true;
+}
+
+/* Does the path (or, when it is missing, its longest existing prefix)
+ * resolve without a single symbolic link? Then it is its own canonical
+ * form, found in a syscall or two rather than one per component. */
+static bool no_links(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+	int fd;
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, path, n + 1);
+	for (;;) {
+		fd = fs_open_nofollow(AT_FDCWD, buf, O_PATH, 0);
+		if (fd >= 0) {
+			/* O_PATH|O_NOFOLLOW opens a final link itself */
+			struct stat st;
+			bool link = fstat(fd, &st) < 0 || S_ISLNK(st.st_mode);
+			close(fd);
+			return !link;
+		}
+		if (errno != ENOENT)
+			return false;
+		char *slash = strrchr(buf, '/');
+		if (!slash || slash == buf)
+			return false;
+		*slash = '\0';
+	}
+}
+
 int fs_canonical(const char *path, char **out, struct err **e)
+{
+	if (lexically_normal(path) && no_links(path)) {
+		*out = strdup(path);
+		return *out ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "canonical path");
+	}
+	return fs_canonical_walk(path, out, e);
+}
+
+/* One component at a time, following links the way the kernel would. */
+static int fs_canonical_walk(const char *path, char **out, struct err **e)
 {
 	char done[PATH_MAX] = "/", link[PATH_MAX];
 	_cleanup_free_ char *todo = NULL;

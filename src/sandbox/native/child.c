@@ -55,6 +55,9 @@ static int loopback_up(void)
 	return r;
 }
 
+/* Capabilities every kernel cordon runs on has (CAP_CHECKPOINT_RESTORE, 5.9). */
+#define CAP_LAST_CAP_FLOOR 40
+
 /* No capability survives, none can come back through exec or setuid. */
 static int drop_caps(const char **step)
 {
@@ -66,9 +69,14 @@ static int drop_caps(const char **step)
 
 	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
 		return *step = "set securebits", -1;
-	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
-			return *step = "drop the bounding set", -1;
+	/* every capability the kernel knows: the first EINVAL is past the last */
+	for (int cap = 0; cap <= 63; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+			continue;
+		if (errno == EINVAL && cap > CAP_LAST_CAP_FLOOR)
+			break;
+		return *step = "drop the bounding set", -1;
+	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
 		return *step = "clear ambient capabilities", -1;
 	if (syscall(SYS_capset, &h, d) < 0)
@@ -123,11 +131,11 @@ static int close_others(int a, int b)
  * the sandbox was started in it, signals as a fresh process has them. */
 static noreturn void exec_command(const struct child_args *a, const sigset_t *orig)
 {
-	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	bool fg = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 
-	for (int s = 1; s < NSIG; s++)
-		sigaction(s, &dfl, NULL);
+	/* exec resets handled signals; an ignored one stays ignored, as the
+	 * caller left it, except SIGPIPE, which the launcher ignored itself */
+	signal(SIGPIPE, a->sigpipe_ignored ? SIG_IGN : SIG_DFL);
 	setpgid(0, 0);
 	if (fg) {
 		sigset_t tt;

@@ -7,6 +7,7 @@
 #include "sandbox/native/mounts.h"
 #include "sandbox/native/seccomp.h"
 
+#include <stdbool.h>
 #include <stdnoreturn.h>
 
 #define CHILD_STEP_MAX 96
@@ -22,6 +23,7 @@ struct child_args {
 	const struct mount_plan *mp;
 	int landlock_abi;
 	char *const *argv;
+	bool sigpipe_ignored;	/* the caller's disposition, to hand on */
 	int sync_fd;	/* read: one byte once the id maps are written,
 			 * then the seccomp filter (length, instructions) */
 	int status_fd;	/* write: a struct child_status on failure */

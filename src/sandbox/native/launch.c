@@ -162,7 +162,7 @@ static int launch(struct child_args *a, bool unix_all, const char *record_dir,
 
 	/* A child that died early must not take the root with it: writes to
 	 * its pipe fail with EPIPE instead. */
-	signal(SIGPIPE, SIG_IGN);
+	a->sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
