@@ -237,10 +237,15 @@ int launch_prepare(const struct launch_opts *o, struct launch *l,
 	if (r == 0)
 		r = plan_digest(l->plan, l->plan->digest, e);
 	if (r == 0)
-		r = record(l, o->defer_sync, e);
+		r = o->defer_record ? 0 : record(l, false, e);
 	if (r < 0)
 		plan_paths_remove(&l->paths); /* nothing of a refused launch stays */
 	return r;
+}
+
+int launch_record(void *launch, struct err **e)
+{
+	return record(launch, true, e);
 }
 
 void launch_clear(struct launch *l)

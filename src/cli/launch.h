@@ -18,7 +18,7 @@ struct launch_opts {
 	char **argv;			/* the command */
 	const char *provider;		/* --provider; NULL: native */
 	int quiet;			/* -q */
-	int defer_sync;			/* the sandbox root syncs the record */
+	int defer_record;		/* the launch records (launch_record) */
 };
 
 struct launch {
@@ -36,6 +36,9 @@ int launch_parse_args(int argc, char **argv, const char *usage,
 
 int launch_prepare(const struct launch_opts *o, struct launch *l,
 		   struct err **e);
+/* Record and pin the plan with this process as its root, without fsync
+ * (the launch syncs it while the sandbox builds). */
+int launch_record(void *launch, struct err **e);
 void launch_clear(struct launch *l);
 void launch_opts_clear(struct launch_opts *o);
 

@@ -51,16 +51,18 @@ int cli_run(int argc, char **argv)
 		return help ? 0 : EXIT_CORDON;
 	}
 	o.argv = argv + first;
-	o.defer_sync = 1;
+	o.defer_record = 1;
 	if (launch_prepare(&o, &l, &e) < 0) {
 		err_print(stderr, e);
 		launch_clear(&l);
 		launch_opts_clear(&o);
 		return EXIT_CORDON;
 	}
-	code = provider_find(o.provider)->run(l.grant, l.plan, &l.paths, &e);
+	struct provider_record rec = { launch_record, &l, o.quiet };
+	code = provider_find(o.provider)->run(l.grant, l.plan, &l.paths, &rec, &e);
 	if (code < 0) {
 		err_print(stderr, e);
+		plan_paths_remove(&l.paths);
 		code = EXIT_CORDON;
 	}
 	launch_clear(&l);

@@ -51,6 +51,7 @@ int plan_make_paths(const char *state_dir, const char *execution,
 	_cleanup_close_ int root = -1, fd = -1;
 	_cleanup_free_ char *rel_run = NULL, *rel_rec = NULL;
 
+	/* The record dir is made by plan_record(), when the record is written. */
 	memset(out, 0, sizeof(*out));
 	if (!id_is_safe(execution) || segment == 0)
 		return err_set(e, ERR_INTERNAL, EINVAL, "execution id");
@@ -65,9 +66,6 @@ int plan_make_paths(const char *state_dir, const char *execution,
 	if (fd < 0)
 		return err_wrap(e, "state dir `%s`", state_dir);
 	close(fd);
-	fd = fs_mkdirs_beneath(root, rel_rec, 0700, e);
-	if (fd < 0)
-		return err_wrap(e, "state dir `%s`", state_dir);
 	out->execution = strdup(execution);
 	out->segment = segment;
 	out->run_dir = fs_path_join(state_dir, rel_run);

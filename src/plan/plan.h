@@ -42,7 +42,7 @@ struct plan_paths {
 /* A new execution id: UTC time and 64 random bits. */
 int plan_new_execution_id(char **out, struct err **e);
 /* Make (mode 0700, no symbolic links below the state dir) the execution's
- * run dir and this segment's record dir. */
+ * run dir, and name this segment's record dir (made when recording). */
 int plan_make_paths(const char *state_dir, const char *execution,
 		    unsigned int segment, struct plan_paths *out,
 		    struct err **e);
@@ -57,7 +57,8 @@ int plan_build(const struct grant *g, char *const *argv, struct plan **out,
 int plan_digest(const struct plan *p, char out[SHA256_HEX_LEN + 1],
 		struct err **e);
 
-/* Write <record_dir>/plan.json (0444, atomically), then pin digest and
+/* Make the record dir (0700), write <record_dir>/plan.json (0444,
+ * atomically), then pin digest and
  * summary with the segment in <exec_dir>/pins.json. With durable the
  * record is fsynced before it is renamed into place; without, the caller
  * must call plan_sync_record() before it reports the launch a success

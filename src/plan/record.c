@@ -75,7 +75,17 @@ int plan_record(const struct plan *p, const struct plan_paths *paths,
 		const struct plan_root *root, bool durable, struct err **e)
 {
 	_cleanup_json_ json_t *j = plan_to_json(p);
+	_cleanup_close_ int xfd = -1, rfd = -1;
+	char rel[32];
 
+	/* <exec_dir>/sandbox/<segment>, no symbolic link on the way */
+	snprintf(rel, sizeof(rel), "sandbox/%u", paths->segment);
+	xfd = fs_open_nofollow(AT_FDCWD, paths->exec_dir, O_PATH | O_DIRECTORY, 0);
+	if (xfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "execution `%s`", paths->exec_dir);
+	rfd = fs_mkdirs_beneath(xfd, rel, 0700, e);
+	if (rfd < 0)
+		return err_wrap(e, "record the plan");
 	if (write_json(paths->record_dir, "plan.json", j, 0444, durable, e) < 0)
 		return err_wrap(e, "record the plan");
 	if (pin(p, paths, root, e) < 0)

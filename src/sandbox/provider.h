@@ -14,18 +14,28 @@
 #include <jansson.h>
 #include <sys/types.h>
 
+/* The host's recording and pinning of a plan, handed to a provider's run:
+ * the provider calls it before anything of the command can run, and a
+ * failure ends the launch with nothing run. */
+struct provider_record {
+	int (*fn)(void *ctx, struct err **e);
+	void *ctx;
+	bool quiet;	/* no notes at exit */
+};
+
 struct provider {
 	const char *name;
 	/* Wrap p->argv (and set p->env, p->signals, p->summary) for this
 	 * provider, or refuse. The host recomputes the digest afterwards. */
 	int (*plan)(const struct grant *g, const struct plan_paths *paths,
 		    struct plan *p, struct err **e);
-	/* Launch the recorded plan and wait for it: the command's exit
+	/* Launch the plan and wait for it (rec records it first): the command's exit
 	 * status (128+N for signal N), 126/127 when it could not be executed;
 	 * -1 with *e when the sandbox could not be made (nothing ran). The
 	 * calling process is the sandbox root. */
 	int (*run)(const struct grant *g, const struct plan *p,
-		   const struct plan_paths *paths, struct err **e);
+		   const struct plan_paths *paths, const struct provider_record *rec,
+		   struct err **e);
 	/* Prove that root (a child of parent) runs this plan, sandboxed. An
 	 * exited root is adopted; anything unproven is refused. */
 	int (*adopt)(const struct plan *p, const char *record_dir, pid_t parent,

@@ -25,7 +25,8 @@ struct child_args {
 	char *const *argv;
 	bool sigpipe_ignored;	/* the caller's disposition, to hand on */
 	int sync_fd;	/* read: one byte once the id maps are written,
-			 * then the seccomp filter (length, instructions) */
+			 * then, once the plan is recorded and pinned, the
+			 * seccomp filter (length, instructions) */
 	int status_fd;	/* write: a struct child_status on failure */
 };
 

@@ -137,13 +137,17 @@ static int send_filter(int fd, const struct native_filter *f)
 		       ? 0 : -1;
 }
 
-/* Work done while the child builds its filesystem: the seccomp filter
- * (sent to the child), then the record made durable. */
-static int alongside(int sync_fd, bool unix_all, const char *record_dir, struct err **e)
+/* Work done while the child builds its filesystem: the host records and
+ * pins the plan, the seccomp filter is compiled and sent (the child runs
+ * nothing before it has it), then the record is made durable. */
+static int alongside(int sync_fd, bool unix_all, const struct provider_record *rec,
+		     const char *record_dir, struct err **e)
 {
 	struct native_filter filter = { 0 };
-	int r = native_seccomp_compile(unix_all, &filter, e);
+	int r = rec->fn(rec->ctx, e);
 
+	if (r == 0)
+		r = native_seccomp_compile(unix_all, &filter, e);
 	if (r == 0 && send_filter(sync_fd, &filter) < 0)
 		r = err_set(e, ERR_UNAVAILABLE, errno, "hand the filter to the sandbox");
 	native_filter_free(&filter);
@@ -152,8 +156,8 @@ static int alongside(int sync_fd, bool unix_all, const char *record_dir, struct 
 	return r;
 }
 
-static int launch(struct child_args *a, bool unix_all, const char *record_dir,
-		  struct err **e)
+static int launch(struct child_args *a, bool unix_all, const struct provider_record *rec,
+		  const char *record_dir, struct err **e)
 {
 	int sync[2], status[2], pidfd = -1;
 	struct loop l = { .code = 125 };
@@ -188,11 +192,20 @@ static int launch(struct child_args *a, bool unix_all, const char *record_dir,
 	/* Anything short of a whole start kills the child before it runs the
 	 * command: it waits for the filter, and a closed pipe ends it. */
 	if (write_maps(pid, e) < 0 || write(sync[1], "1", 1) != 1 ||
-	    alongside(sync[1], unix_all, record_dir, e) < 0) {
+	    alongside(sync[1], unix_all, rec, record_dir, e) < 0) {
+		struct child_status st;
+		int saved = errno;
+
 		close(sync[1]);
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		waitpid(pid, NULL, 0);
-		return err_set(e, ERR_UNAVAILABLE, errno, "start the sandbox");
+		/* A step the child failed first is the cause: name it. */
+		if (read(status[0], &st, sizeof(st)) == (ssize_t)sizeof(st) && !st.exec) {
+			err_free(*e);
+			*e = NULL;
+			return err_set(e, ERR_UNAVAILABLE, st.err, "%.*s", CHILD_STEP_MAX, st.step);
+		}
+		return err_set(e, ERR_UNAVAILABLE, saved, "start the sandbox");
 	}
 	close(sync[1]);
 	l.pidfd = pidfd;
@@ -211,7 +224,8 @@ static int launch(struct child_args *a, bool unix_all, const char *record_dir,
 }
 
 int native_run(const struct grant *g, const struct plan *p,
-	       const struct plan_paths *paths, struct err **e)
+	       const struct plan_paths *paths, const struct provider_record *rec,
+	       struct err **e)
 {
 	struct mount_plan mp = { 0 };
 	struct child_args a = { 0 };
@@ -227,7 +241,7 @@ int native_run(const struct grant *g, const struct plan *p,
 			       NATIVE_LANDLOCK_ABI_FLOOR);
 	if (mounts_plan(g, &mp, e) == 0) {
 		a = (struct child_args){ .mp = &mp, .landlock_abi = abi, .argv = p->argv };
-		rc = launch(&a, g->unix_sockets_all, paths->record_dir, e);
+		rc = launch(&a, g->unix_sockets_all, rec, paths->record_dir, e);
 	}
 	mounts_plan_clear(&mp);
 	return rc;

@@ -13,7 +13,8 @@ extern const struct provider native_provider;
 
 /* The provider's run (see provider.h). */
 int native_run(const struct grant *g, const struct plan *p,
-	       const struct plan_paths *paths, struct err **e);
+	       const struct plan_paths *paths, const struct provider_record *rec,
+	       struct err **e);
 
 /* The provider's adopt (see provider.h). */
 int native_adopt(const struct plan *p, const char *record_dir, pid_t parent,
