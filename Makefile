@@ -4,7 +4,7 @@
 # compilers keep -Werror clean). Flags for libraries come from pkg-config;
 # header dependencies are tracked with -MMD.
 
-PKGS      := libseccomp jansson libcrypto libpsl
+PKGS      := libseccomp jansson libcrypto libpsl libcares
 # Linked statically (Debian ships the archives): start-up time is part of
 # every launch, and these would otherwise cost more to load than to run.
 STATIC_PKGS := libseccomp jansson libcrypto

@@ -14,6 +14,7 @@ int cli_policy(int argc, char **argv);
 int cli_plan(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_adopt(int argc, char **argv);
+int cli_gateway(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const struct subcommand subcommands[] = {
 	{ "policy", cli_policy, "check a policy file and print it normalised" },
 	{ "plan", cli_plan, "merge, check and record a launch plan; run nothing" },
 	{ "doctor", cli_doctor, "check that this machine can run the native sandbox" },
+	{ "gateway", cli_gateway, "serve cordon's egress proxy on its own" },
 	{ "adopt", cli_adopt, "prove a running process is a recorded sandbox" },
 };
 

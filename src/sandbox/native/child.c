@@ -10,7 +10,9 @@
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <linux/securebits.h>
+#include <arpa/inet.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +117,50 @@ static int load_filter(int fd)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 
+static int listen_on(uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 4096) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The gateway's listeners live in this network namespace (127.0.0.1:3128
+ * for HTTP, :1080 for SOCKS5) but are served by the root outside: they go
+ * over the socketpair, and this process keeps no copy. */
+static int hand_listeners(int sock)
+{
+	int fds[2] = { listen_on(3128), listen_on(1080) };
+	char byte = 'L', cbuf[CMSG_SPACE(sizeof(fds))] = { 0 };
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	int r = -1;
+
+	if (fds[0] >= 0 && fds[1] >= 0) {
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(fds));
+		memcpy(CMSG_DATA(cm), fds, sizeof(fds));
+		r = sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	}
+	int saved = errno;
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	close(sock);
+	errno = saved;
+	return r;
+}
+
 /* Close every fd from 3 up but the two kept. */
 static int close_others(int a, int b)
 {
@@ -136,6 +182,9 @@ static noreturn void exec_command(const struct child_args *a, const sigset_t *or
 	/* exec resets handled signals; an ignored one stays ignored, as the
 	 * caller left it, except SIGPIPE, which the launcher ignored itself */
 	signal(SIGPIPE, a->sigpipe_ignored ? SIG_IGN : SIG_DFL);
+	/* the plan's variables replace the caller's of the same name */
+	for (size_t i = 0; a->env && a->env[i]; i++)
+		putenv((char *)a->env[i]);
 	setpgid(0, 0);
 	if (fg) {
 		sigset_t tt;
@@ -194,6 +243,8 @@ noreturn void native_child(const struct child_args *a)
 		_exit(125);
 	if (loopback_up() < 0)
 		die(a->status_fd, "bring up loopback", errno, 0);
+	if (a->gw_fd >= 0 && hand_listeners(a->gw_fd) < 0)
+		die(a->status_fd, "hand the gateway its listeners", errno, 0);
 	if (mounts_apply(a->mp, &step) < 0)
 		die(a->status_fd, step, errno, 0);
 	if (drop_caps(&step) < 0)

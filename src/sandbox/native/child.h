@@ -24,6 +24,8 @@ struct child_args {
 	int landlock_abi;
 	char *const *argv;
 	bool sigpipe_ignored;	/* the caller's disposition, to hand on */
+	char *const *env;	/* KEY=value the sandbox sets (the plan's) */
+	int gw_fd;		/* -1, or where to send the gateway's listeners */
 	int sync_fd;	/* read: one byte once the id maps are written,
 			 * then, once the plan is recorded and pinned, the
 			 * seccomp filter (length, instructions) */

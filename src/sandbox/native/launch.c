@@ -4,6 +4,7 @@
  * loop: signals in (forwarded to the sandbox's pid 1), the child's exit,
  * and the status pipe that carries any failure before exec. */
 #include "sandbox/native/native.h"
+#include "gateway/gateway.h"
 #include "sandbox/native/child.h"
 #include "sandbox/native/mounts.h"
 #include "sandbox/native/prereq.h"
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -69,6 +71,7 @@ static pid_t clone_child(int *pidfd)
 
 struct loop {
 	int pidfd, sfd, status_fd;
+	struct gateway *gw;		/* NULL without hosts */
 	struct child_status st;
 	bool have_status;
 	int code;
@@ -76,19 +79,25 @@ struct loop {
 
 static int wait_child(struct loop *l)
 {
-	struct pollfd p[3] = {
+	/* One loop: the child's exit, signals to forward, the status pipe,
+	 * and the gateway serving the sandbox's connections. */
+	struct pollfd p[4] = {
 		{ .fd = l->pidfd, .events = POLLIN },
 		{ .fd = l->sfd, .events = POLLIN },
+		{ .fd = l->gw ? gateway_fd(l->gw) : -1, .events = POLLIN },
 		{ .fd = l->status_fd, .events = POLLIN },
 	};
 
 	for (;;) {
-		if (poll(p, l->status_fd >= 0 ? 3 : 2, -1) < 0) {
+		p[3].fd = l->status_fd;
+		if (poll(p, 4, l->gw ? gateway_timeout_ms(l->gw) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;
 		}
-		if (p[2].revents && l->status_fd >= 0) {
+		if (l->gw)
+			gateway_run(l->gw);
+		if (p[3].revents && l->status_fd >= 0) {
 			ssize_t n = read(l->status_fd, &l->st, sizeof(l->st));
 			if (n == (ssize_t)sizeof(l->st))
 				l->have_status = true;
@@ -156,10 +165,75 @@ static int alongside(int sync_fd, bool unix_all, const struct provider_record *r
 	return r;
 }
 
-static int launch(struct child_args *a, bool unix_all, const struct provider_record *rec,
-		  const char *record_dir, struct err **e)
+/* The listeners the child made in its network namespace. */
+static int take_listeners(int sock, int fds[2], struct err **e)
 {
-	int sync[2], status[2], pidfd = -1;
+	char byte, cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1 || !(cm = CMSG_FIRSTHDR(&msg)) ||
+	    cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+		return err_set(e, ERR_UNAVAILABLE, errno, "receive the gateway's listeners");
+	memcpy(fds, CMSG_DATA(cm), 2 * sizeof(int));
+	return 0;
+}
+
+/* The gateway for this sandbox: the grant's hosts, its audit log in the
+ * record dir (which the sandbox cannot write). */
+static int start_gateway(const struct grant *g, int sock, const char *record_dir,
+			 struct gateway **out, struct err **e)
+{
+	_cleanup_free_ char *audit_path = fs_path_join(record_dir, "network.jsonl");
+	int fds[2] = { -1, -1 }, audit;
+	struct gw_config cfg = { .allow = g->hosts, .n_allow = g->n_hosts,
+				 .deny = g->deny_hosts, .n_deny = g->n_deny_hosts,
+				 .dns_servers = getenv("CORDON_GATEWAY_DNS"), .audit_fd = -1 };
+
+	if (take_listeners(sock, fds, e) < 0)
+		return -1;
+	audit = audit_path ? open(audit_path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND |
+						  O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
+	if (audit < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return err_set(e, ERR_UNAVAILABLE, errno, "the gateway's audit log");
+	}
+	cfg.audit_fd = audit; /* the gateway keeps it for its life */
+	int r = gateway_new(&cfg, out, e);
+	for (int i = 0; i < 2; i++) {
+		if (r == 0)
+			r = gateway_add_listener(*out, fds[i], i == 0 ? GW_PROTO_HTTP : GW_PROTO_SOCKS5, e);
+		if (r == 0)
+			fds[i] = -1; /* the gateway's now */
+	}
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (r < 0 && !*out)
+		close(audit);
+	return r;
+}
+
+/* One line per refused host unless -q: what was asked, and the entry
+ * that would allow it. */
+static void note_refused(const struct gateway *gw)
+{
+	char lines[16][320];
+	size_t n = gateway_refused(gw, lines, 16);
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "cordon: network: refused %s\n", lines[i]);
+}
+
+static int launch(struct child_args *a, const struct grant *g,
+		  const struct provider_record *rec, const char *record_dir, struct err **e)
+{
+	int sync[2], status[2], gwpair[2] = { -1, -1 }, pidfd = -1;
+	bool unix_all = g->unix_sockets_all;
 	struct loop l = { .code = 125 };
 	sigset_t set, old;
 	pid_t pid;
@@ -171,8 +245,11 @@ static int launch(struct child_args *a, bool unix_all, const struct provider_rec
 	sigaddset(&set, SIGCHLD);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
 		sigaddset(&set, forwarded[i]);
-	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0)
+	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
+	    (g->n_hosts > 0 &&
+	     socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, gwpair) < 0))
 		return err_set(e, ERR_UNAVAILABLE, errno, "pipe");
+	a->gw_fd = gwpair[1];
 	sigprocmask(SIG_BLOCK, &set, &old);
 	pid = clone_child(&pidfd);
 	if (pid == 0) {
@@ -184,6 +261,8 @@ static int launch(struct child_args *a, bool unix_all, const struct provider_rec
 	}
 	close(sync[0]);
 	close(status[1]);
+	if (gwpair[1] >= 0)
+		close(gwpair[1]);
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return err_set(e, ERR_UNAVAILABLE, errno,
@@ -192,13 +271,15 @@ static int launch(struct child_args *a, bool unix_all, const struct provider_rec
 	/* Anything short of a whole start kills the child before it runs the
 	 * command: it waits for the filter, and a closed pipe ends it. */
 	if (write_maps(pid, e) < 0 || write(sync[1], "1", 1) != 1 ||
-	    alongside(sync[1], unix_all, rec, record_dir, e) < 0) {
+	    alongside(sync[1], unix_all, rec, record_dir, e) < 0 ||
+	    (gwpair[0] >= 0 && start_gateway(g, gwpair[0], record_dir, &l.gw, e) < 0)) {
 		struct child_status st;
 		int saved = errno;
 
 		close(sync[1]);
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		waitpid(pid, NULL, 0);
+		gateway_free(l.gw);
 		/* A step the child failed first is the cause: name it. */
 		if (read(status[0], &st, sizeof(st)) == (ssize_t)sizeof(st) && !st.exec) {
 			err_free(*e);
@@ -210,10 +291,17 @@ static int launch(struct child_args *a, bool unix_all, const struct provider_rec
 	close(sync[1]);
 	l.pidfd = pidfd;
 	l.status_fd = status[0];
+	if (gwpair[0] >= 0)
+		close(gwpair[0]);
 	l.sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (l.sfd < 0 || wait_child(&l) < 0)
+	if (l.sfd < 0 || wait_child(&l) < 0) {
+		gateway_free(l.gw);
 		return err_set(e, ERR_UNAVAILABLE, errno, "wait for the sandbox");
+	}
 	reclaim_terminal();
+	if (l.gw && !rec->quiet)
+		note_refused(l.gw);
+	gateway_free(l.gw);
 	if (l.have_status && !l.st.exec)
 		return err_set(e, ERR_UNAVAILABLE, l.st.err, "%.*s", CHILD_STEP_MAX, l.st.step);
 	if (l.have_status) {
@@ -231,17 +319,15 @@ int native_run(const struct grant *g, const struct plan *p,
 	struct child_args a = { 0 };
 	int abi, rc = -1;
 
-	if (g->n_hosts > 0)
-		return err_set(e, ERR_UNAVAILABLE, 0,
-			       "network hosts need the gateway, which is not built yet");
 	abi = native_landlock_abi();
 	if (abi < NATIVE_LANDLOCK_ABI_FLOOR)
 		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "landlock: ABI %d is below %d; see `cordon doctor`", abi,
 			       NATIVE_LANDLOCK_ABI_FLOOR);
 	if (mounts_plan(g, &mp, e) == 0) {
-		a = (struct child_args){ .mp = &mp, .landlock_abi = abi, .argv = p->argv };
-		rc = launch(&a, g->unix_sockets_all, rec, paths->record_dir, e);
+		a = (struct child_args){ .mp = &mp, .landlock_abi = abi, .argv = p->argv,
+					 .env = p->env, .gw_fd = -1 };
+		rc = launch(&a, g, rec, paths->record_dir, e);
 	}
 	mounts_plan_clear(&mp);
 	return rc;

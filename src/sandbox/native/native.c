@@ -18,10 +18,6 @@ static int native_plan(const struct grant *g, const struct plan_paths *paths,
 
 	(void)paths;
 	/* Fail closed: nothing of the plan may go unenforced. */
-	if (g->n_hosts > 0)
-		return err_set(e, ERR_UNAVAILABLE, 0,
-			       "network.allow: reaching hosts needs cordon's gateway, which "
-			       "is not built yet; nothing runs with the network open");
 	if (strv_len(g->sockets) > 0 && !g->unix_sockets_all)
 		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "sockets: `%s`: on Linux a unix socket cannot be allowed by path; "
@@ -32,6 +28,19 @@ static int native_plan(const struct grant *g, const struct plan_paths *paths,
 	free(p->summary);
 	p->summary = summary;
 	p->signals = PLAN_SIGNALS_TERM;
+	/* With hosts, every client is pointed at the gateway's listeners in
+	 * the sandbox's own network namespace; they are the only way out. */
+	if (g->n_hosts > 0) {
+		static const char *const proxy[] = {
+			"HTTP_PROXY=http://127.0.0.1:3128", "HTTPS_PROXY=http://127.0.0.1:3128",
+			"ALL_PROXY=socks5h://127.0.0.1:1080", "http_proxy=http://127.0.0.1:3128",
+			"https_proxy=http://127.0.0.1:3128", "all_proxy=socks5h://127.0.0.1:1080",
+			"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
+		};
+		for (size_t i = 0; i < sizeof(proxy) / sizeof(*proxy); i++)
+			if (strv_push(&p->env, proxy[i]) < 0)
+				return err_set(e, ERR_INTERNAL, ENOMEM, "native plan");
+	}
 	return 0;
 }
 

@@ -1,0 +1,47 @@
+/* addrguard.h: which addresses a name may lead to. The gateway resolves a
+ * name itself and refuses it when any of its addresses falls in a class a
+ * sandbox must never reach through a name: loopback, link-local (cloud
+ * metadata services), private (RFC 1918), unique local, shared (CGNAT),
+ * unspecified, multicast, broadcast, 0.0.0.0/8, reserved, documentation,
+ * the IPv4-mapped, -compatible, NAT64 and 6to4 forms of those, and this
+ * host's own addresses. */
+#ifndef CORDON_GATEWAY_ADDRGUARD_H
+#define CORDON_GATEWAY_ADDRGUARD_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+enum addr_class {
+	ADDR_PUBLIC = 0,	/* may be dialled */
+	ADDR_LOOPBACK,
+	ADDR_PRIVATE,
+	ADDR_LINK_LOCAL,
+	ADDR_UNIQUE_LOCAL,
+	ADDR_SHARED,
+	ADDR_UNSPECIFIED,
+	ADDR_MULTICAST,
+	ADDR_BROADCAST,
+	ADDR_THIS_NETWORK,
+	ADDR_RESERVED,
+	ADDR_HOST_OWN,
+};
+
+/* This host's own addresses (getifaddrs), refused whatever their class. */
+struct addr_set {
+	struct sockaddr_storage *v;
+	size_t n;
+};
+int addrguard_load_own(struct addr_set *own);
+void addrguard_free_own(struct addr_set *own);
+
+/* The class of an IPv4 or IPv6 address; own may be NULL. Embedded IPv4
+ * (mapped ::ffff:0:0/96, compatible ::/96, NAT64 64:ff9b::/96, 6to4
+ * 2002::/16) is classified as the IPv4 address it carries. */
+enum addr_class addrguard_classify(const struct sockaddr *sa,
+				   const struct addr_set *own);
+
+/* Fixed text for a refusal: "loopback address", ... */
+const char *addrguard_reason(enum addr_class c);
+
+#endif

@@ -1,0 +1,578 @@
+/* conn.c: one gateway connection, from the first byte to the close:
+ * read the request head (HTTP or SOCKS5), decide (deny list, allow list),
+ * resolve and check every address, dial the checked addresses in turn,
+ * answer the client, then relay both ways with splice until both sides
+ * have closed. Every refusal is answered (403 or the SOCKS code) with its
+ * reason and audited. */
+#include "gateway/http.h"
+#include "gateway/internal.h"
+#include "gateway/socks5.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#define RELAY_CHUNK (64 * 1024)
+#define RELAY_TURN (16 * RELAY_CHUNK)	/* bytes a relay moves before yielding */
+
+static void conn_unlink(struct conn *c)
+{
+	struct gateway *gw = c->gw;
+
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		gw->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->prev = c->next = NULL;
+	gw->n_conns--;
+}
+
+void gw_conn_close(struct conn *c)
+{
+	if (c->dead)
+		return;
+	gw_audit(c);
+	if (c->cli.fd >= 0)
+		close(c->cli.fd);
+	if (c->up.fd >= 0)
+		close(c->up.fd);
+	c->cli.fd = c->up.fd = -1;
+	for (int d = 0; d < 2; d++)
+		gw_pipe_release(c->gw, &c->p[d]);
+	free(c->in);
+	free(c->out);
+	free(c->upout);
+	c->in = c->out = c->upout = NULL;
+	conn_unlink(c);
+	c->dead = true;
+	/* the resolver's callback still holds it: freed there */
+	if (!c->lookup_pending && !c->ready_queued)
+		free(c);
+}
+
+/* Write what is pending for one side; 1 when all is out, 0 when the
+ * socket is full, -1 on error. */
+static int flush(int fd, char *buf, size_t len, size_t *off)
+{
+	while (*off < len) {
+		ssize_t w = send(fd, buf + *off, len - *off, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return errno == EAGAIN ? 0 : -1;
+		*off += (size_t)w;
+	}
+	return 1;
+}
+
+static void refuse(struct conn *c, int http_status, enum socks_reply code,
+		   const char *verdict, const char *reason)
+{
+	char buf[1024];
+	size_t n;
+
+	c->verdict = verdict;
+	c->reason = reason;
+	if (strcmp(verdict, "deny") == 0)
+		gw_note_refused(c->gw, c->host, c->port, reason);
+	free(c->out);
+	c->out = NULL;
+	c->out_off = 0;
+	if (c->proto == GW_PROTO_SOCKS5) {
+		uint8_t r[10];
+		n = socks5_format_reply(r, code);
+		memcpy(buf, r, n);
+	} else {
+		n = http_format_refusal(buf, sizeof(buf), http_status, reason);
+	}
+	c->out = malloc(n);
+	if (c->out) {
+		memcpy(c->out, buf, n);
+		c->out_len = n;
+	}
+	c->st = CS_REFUSING;
+	c->deadline_ms = gw_now_ms() + 5000;
+	if (!c->out || flush(c->cli.fd, c->out, c->out_len, &c->out_off) != 0)
+		gw_conn_close(c);
+}
+
+static void dial_next(struct conn *c);
+
+static void resolved(void *arg, int status, const struct sockaddr_storage *addrs, size_t n)
+{
+	struct conn *c = arg;
+
+	c->lookup_pending = false;
+	if (c->dead) {
+		if (!c->ready_queued)
+			free(c);
+		return;
+	}
+	if (status != 0 || n == 0) {
+		refuse(c, 502, SOCKS_HOST_UNREACHABLE, "fail",
+		       status == ETIMEDOUT ? "name lookup timed out" : "name does not resolve");
+		return;
+	}
+	c->n_addrs = n < GW_MAX_ADDRS ? n : GW_MAX_ADDRS;
+	memcpy(c->addrs, addrs, c->n_addrs * sizeof(*addrs));
+	/* Any refused address refuses the name, every one of them checked
+	 * (not only those kept for dialling): a rebinding answer or a
+	 * wildcard covering names someone else controls leads nowhere. */
+	for (size_t i = 0; i < n; i++) {
+		enum addr_class cl = addrguard_classify((const struct sockaddr *)&addrs[i],
+							&c->gw->own);
+		if (cl != ADDR_PUBLIC) {
+			snprintf(c->reason_buf, sizeof(c->reason_buf),
+				 "name resolves to a %s", addrguard_reason(cl));
+			refuse(c, 403, SOCKS_NOT_ALLOWED, "deny", c->reason_buf);
+			return;
+		}
+	}
+	c->st = CS_CONNECTING;
+	c->deadline_ms = gw_now_ms() + c->gw->cfg.connect_timeout_ms;
+	dial_next(c);
+}
+
+/* Dial the next checked address; the name is never looked up again. */
+static void dial_next(struct conn *c)
+{
+	while (c->next_addr < c->n_addrs) {
+		struct sockaddr_storage *ss = &c->addrs[c->next_addr++];
+		socklen_t len = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in)
+							 : sizeof(struct sockaddr_in6);
+		int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		int one = 1;
+
+		if (c->up.fd >= 0) {
+			close(c->up.fd);
+			c->up.fd = -1;
+		}
+		if (fd < 0)
+			continue;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (connect(fd, (struct sockaddr *)ss, len) < 0 && errno != EINPROGRESS) {
+			close(fd);
+			continue;
+		}
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+					  .data.ptr = &c->up };
+		if (epoll_ctl(c->gw->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			close(fd);
+			continue;
+		}
+		c->up.fd = fd;
+		return;
+	}
+	refuse(c, 502, SOCKS_CONN_REFUSED, "fail", "cannot connect to the host");
+}
+
+static bool literal_addr(const char *host, uint16_t port, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		return true;
+	}
+	if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		return true;
+	}
+	return false;
+}
+
+/* The policy's word on host:port: the deny list first, then the allow
+ * list. A literal is allowed only by an IP entry, and is then dialled as
+ * it is, private or not. */
+static void decide(struct conn *c)
+{
+	const struct gw_config *cfg = &c->gw->cfg;
+	struct sockaddr_storage ss;
+
+	c->literal = literal_addr(c->host, c->port, &ss);
+	if (!c->literal && host_normalise_name(c->host) < 0) {
+		refuse(c, 403, SOCKS_NOT_ALLOWED, "deny", "not a valid host name");
+		return;
+	}
+	for (size_t i = 0; i < cfg->n_deny; i++) {
+		if (host_match(&cfg->deny[i], c->host, c->port)) {
+			refuse(c, 403, SOCKS_NOT_ALLOWED, "deny", "host in network.deny");
+			return;
+		}
+	}
+	bool allowed = false;
+	for (size_t i = 0; !allowed && i < cfg->n_allow; i++)
+		allowed = host_match(&cfg->allow[i], c->host, c->port);
+	if (!allowed) {
+		refuse(c, 403, SOCKS_NOT_ALLOWED, "deny", "host not in network.allow");
+		return;
+	}
+	c->verdict = "allow";
+	c->reason = "";
+	if (c->literal) {
+		c->addrs[0] = ss;
+		c->n_addrs = 1;
+		c->st = CS_CONNECTING;
+		c->deadline_ms = gw_now_ms() + cfg->connect_timeout_ms;
+		dial_next(c);
+		return;
+	}
+	c->st = CS_RESOLVING;
+	c->deadline_ms = gw_now_ms() + cfg->connect_timeout_ms;
+	c->lookup_pending = true;
+	resolver_lookup(c->gw->res, c->host, c->port, resolved, c);
+}
+
+/* Keep the bytes after the head: they go to the origin once connected. */
+static int keep_early(struct conn *c, size_t used, const char *prefix, size_t plen)
+{
+	size_t rest = c->in_len - used;
+
+	c->upout = malloc(plen + rest + 1);
+	if (!c->upout)
+		return -1;
+	memcpy(c->upout, prefix, plen);
+	memcpy(c->upout + plen, c->in + used, rest);
+	c->upout_len = plen + rest;
+	c->upout_off = 0;
+	return 0;
+}
+
+static void parse_http(struct conn *c)
+{
+	struct http_request req = { 0 };
+	enum http_result r = http_parse_request(c->in, c->in_len, &req);
+
+	if (r == HTTP_NEED_MORE)
+		return;
+	c->proto_name = req.connect ? "http-connect" : "http";
+	if (r == HTTP_BAD) {
+		refuse(c, req.status ? req.status : 400, SOCKS_GENERAL_FAILURE, "fail",
+		       req.reason ? req.reason : "malformed request");
+		return;
+	}
+	snprintf(c->host, sizeof(c->host), "%s", req.host);
+	c->port = req.port;
+	if (keep_early(c, req.head_len, req.forward ? req.forward : "",
+		       req.forward ? req.forward_len : 0) < 0) {
+		http_request_clear(&req);
+		gw_conn_close(c);
+		return;
+	}
+	bool tunnel = req.connect;
+	http_request_clear(&req);
+	if (tunnel) {
+		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+		c->out = malloc(sizeof(ok) - 1);
+		if (!c->out) {
+			gw_conn_close(c);
+			return;
+		}
+		memcpy(c->out, ok, sizeof(ok) - 1);
+		c->out_len = sizeof(ok) - 1;
+	}
+	decide(c);
+}
+
+static void parse_socks(struct conn *c)
+{
+	const char *why = NULL;
+	size_t used = 0;
+
+	c->proto_name = "socks5";
+	if (c->socks_phase == 0) {
+		enum socks_result r = socks5_parse_greeting((uint8_t *)c->in, c->in_len, &used, &why);
+		static const uint8_t yes[2] = { 5, 0 }, no[2] = { 5, 0xff };
+		size_t off = 0;
+
+		if (r == SOCKS_NEED_MORE)
+			return;
+		if (r == SOCKS_BAD) {
+			c->verdict = "fail";
+			c->reason = why ? why : "not a SOCKS5 greeting";
+			if (c->in_len > 0 && c->in[0] == 5)
+				flush(c->cli.fd, (char *)no, 2, &off);
+			gw_conn_close(c);
+			return;
+		}
+		if (flush(c->cli.fd, (char *)yes, 2, &off) != 1) {
+			gw_conn_close(c);
+			return;
+		}
+		memmove(c->in, c->in + used, c->in_len - used);
+		c->in_len -= used;
+		c->socks_phase = 1;
+	}
+	struct socks_request req = { 0 };
+	enum socks_result r = socks5_parse_request((uint8_t *)c->in, c->in_len, &req);
+	if (r == SOCKS_NEED_MORE)
+		return;
+	if (r == SOCKS_BAD) {
+		refuse(c, 400, req.reply, "fail", req.reason ? req.reason : "malformed request");
+		return;
+	}
+	snprintf(c->host, sizeof(c->host), "%s", req.host);
+	c->port = req.port;
+	if (keep_early(c, req.used, "", 0) < 0) {
+		gw_conn_close(c);
+		return;
+	}
+	uint8_t ok[10];
+	size_t n = socks5_format_reply(ok, SOCKS_SUCCEEDED);
+	c->out = malloc(n);
+	if (!c->out) {
+		gw_conn_close(c);
+		return;
+	}
+	memcpy(c->out, ok, n);
+	c->out_len = n;
+	decide(c);
+}
+
+static void read_head(struct conn *c)
+{
+	if (!c->in && !(c->in = malloc(HTTP_HEAD_MAX + 1))) {
+		gw_conn_close(c);
+		return;
+	}
+	while (c->st == CS_HEAD && c->in_len < HTTP_HEAD_MAX + 1) {
+		ssize_t n = recv(c->cli.fd, c->in + c->in_len, HTTP_HEAD_MAX + 1 - c->in_len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			gw_conn_close(c); /* gone before a whole request */
+			return;
+		}
+		c->in_len += (size_t)n;
+		if (c->proto == GW_PROTO_ANY)
+			c->proto = c->in[0] == 5 ? GW_PROTO_SOCKS5 : GW_PROTO_HTTP;
+		if (c->proto == GW_PROTO_SOCKS5)
+			parse_socks(c);
+		else
+			parse_http(c);
+		if (c->dead)
+			return;
+	}
+	if (c->st == CS_HEAD) /* full buffer, still no request */
+		refuse(c, 431, SOCKS_GENERAL_FAILURE, "fail", "request head too large");
+}
+
+static void start_relay(struct conn *c)
+{
+	int r;
+
+	free(c->in);
+	c->in = NULL;
+	c->st = CS_RELAY;
+	c->deadline_ms = gw_now_ms() + c->gw->cfg.idle_timeout_ms;
+	r = c->out ? flush(c->cli.fd, c->out, c->out_len, &c->out_off) : 1;
+	if (r == 1 && c->upout) {
+		r = flush(c->up.fd, c->upout, c->upout_len, &c->upout_off);
+		c->bytes[0] += c->upout_off; /* the forwarded head and early bytes */
+	}
+	if (r < 0)
+		gw_conn_close(c);
+	else
+		gw_conn_event(c, &c->cli, EPOLLIN | EPOLLOUT);
+}
+
+static void check_connected(struct conn *c)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (getsockopt(c->up.fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err != 0) {
+		dial_next(c);
+		return;
+	}
+	start_relay(c);
+}
+
+/* Pending replies go out before any relayed byte. */
+static bool flush_pending(struct conn *c)
+{
+	int r = 1;
+
+	if (c->out && c->out_off < c->out_len)
+		r = flush(c->cli.fd, c->out, c->out_len, &c->out_off);
+	if (r == 1 && c->upout && c->upout_off < c->upout_len) {
+		size_t before = c->upout_off;
+		r = flush(c->up.fd, c->upout, c->upout_len, &c->upout_off);
+		c->bytes[0] += c->upout_off - before;
+	}
+	if (r < 0) {
+		gw_conn_close(c);
+		return false;
+	}
+	return r == 1;
+}
+
+static void queue_ready(struct conn *c)
+{
+	if (c->ready_queued)
+		return;
+	c->ready_queued = true;
+	c->ready_next = c->gw->ready;
+	c->gw->ready = c;
+}
+
+void gw_conn_event(struct conn *c, struct endpoint *ep, uint32_t events)
+{
+	switch (c->st) {
+	case CS_HEAD:
+		if (ep->kind == EP_CLIENT && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+			read_head(c);
+		return;
+	case CS_RESOLVING:
+		return;
+	case CS_CONNECTING:
+		if (ep->kind == EP_UPSTREAM && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+			check_connected(c);
+		return;
+	case CS_REFUSING:
+		if (flush(c->cli.fd, c->out, c->out_len, &c->out_off) != 0)
+			gw_conn_close(c);
+		return;
+	case CS_RELAY:
+		break;
+	}
+	if (!flush_pending(c))
+		return;
+	int r0 = gw_relay(c, 0), r1 = c->dead ? -1 : gw_relay(c, 1);
+	if (c->dead)
+		return;
+	if (r0 < 0 || r1 < 0) {
+		gw_conn_close(c);
+		return;
+	}
+	if (r0 == 2 || r1 == 2)
+		queue_ready(c);
+	c->deadline_ms = gw_now_ms() + c->gw->cfg.idle_timeout_ms;
+	if (c->eof[0] && c->eof[1] && c->p[0].n == 0 && c->p[1].n == 0)
+		gw_conn_close(c);
+}
+
+void gw_conn_timeout(struct conn *c)
+{
+	switch (c->st) {
+	case CS_RESOLVING:
+	case CS_CONNECTING:
+		refuse(c, 504, SOCKS_TTL_EXPIRED, "fail", "timed out reaching the host");
+		return;
+	case CS_HEAD:
+		c->verdict = c->in_len ? "fail" : NULL;
+		c->reason = "request head not received in time";
+		gw_conn_close(c);
+		return;
+	case CS_RELAY:
+		c->reason = "idle";
+		gw_conn_close(c);
+		return;
+	case CS_REFUSING:
+		gw_conn_close(c);
+		return;
+	}
+}
+
+static bool pipe_acquire(struct gateway *gw, struct pipebuf *p)
+{
+	int fds[2];
+
+	if (p->r >= 0)
+		return true;
+	if (gw->n_pool > 0) {
+		gw->n_pool--;
+		p->r = gw->pool[gw->n_pool][0];
+		p->w = gw->pool[gw->n_pool][1];
+		return true;
+	}
+	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0)
+		return false;
+	p->r = fds[0];
+	p->w = fds[1];
+	return true;
+}
+
+/* An empty pipe goes back to the pool: idle tunnels hold none. */
+void gw_pipe_release(struct gateway *gw, struct pipebuf *p)
+{
+	if (p->r < 0)
+		return;
+	if (p->n == 0 && gw->n_pool < GW_PIPE_POOL) {
+		gw->pool[gw->n_pool][0] = p->r;
+		gw->pool[gw->n_pool][1] = p->w;
+		gw->n_pool++;
+	} else {
+		close(p->r);
+		close(p->w);
+	}
+	p->r = p->w = -1;
+	p->n = 0;
+}
+
+/* Move bytes one way: 0 when it has to wait, 2 when it stopped for
+ * fairness with more to move, -1 on an error that ends the connection. */
+int gw_relay(struct conn *c, int dir)
+{
+	int in = dir == 0 ? c->cli.fd : c->up.fd, out = dir == 0 ? c->up.fd : c->cli.fd;
+	struct pipebuf *p = &c->p[dir];
+	size_t moved = 0;
+
+	for (;;) {
+		while (p->n > 0) {
+			ssize_t w = splice(p->r, NULL, out, NULL, p->n, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (w > 0) {
+				p->n -= (size_t)w;
+				c->bytes[dir] += (uint64_t)w;
+				continue;
+			}
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0 && errno == EAGAIN)
+				return 0; /* the other side is full: its EPOLLOUT resumes */
+			return -1;
+		}
+		if (c->eof[dir]) {
+			/* half-close passed through */
+			if (!c->shut[dir]) {
+				shutdown(out, SHUT_WR);
+				c->shut[dir] = true;
+			}
+			gw_pipe_release(c->gw, p);
+			return 0;
+		}
+		if (moved >= RELAY_TURN)
+			return 2;
+		if (!pipe_acquire(c->gw, p))
+			return -1;
+		ssize_t r = splice(in, NULL, p->w, NULL, RELAY_CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (r > 0) {
+			p->n += (size_t)r;
+			moved += (size_t)r;
+		} else if (r == 0) {
+			c->eof[dir] = true;
+		} else if (errno == EINTR) {
+			continue;
+		} else if (errno == EAGAIN) {
+			gw_pipe_release(c->gw, p);
+			return 0;
+		} else {
+			return -1;
+		}
+	}
+}

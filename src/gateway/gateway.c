@@ -1,0 +1,364 @@
+/* gateway.c: the gateway's loop: listeners, accepting, the resolver's
+ * sockets, deadlines, fairness between relays, and the audit log. What
+ * happens on one connection is conn.c's. */
+#include "gateway/internal.h"
+#include "lib/cleanup.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SWEEP_MS 250
+
+int64_t gw_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* c-ares tells which of its sockets to watch. */
+static void resolver_watch(void *arg, int fd, bool readable, bool writable)
+{
+	struct gateway *gw = arg;
+	struct endpoint *ep = NULL;
+
+	for (int i = 0; i < 16; i++) {
+		if (gw->resolver_eps[i].fd == fd) {
+			ep = &gw->resolver_eps[i];
+			break;
+		}
+	}
+	if (!readable && !writable) {
+		if (ep) {
+			epoll_ctl(gw->ep, EPOLL_CTL_DEL, fd, NULL);
+			ep->fd = -1;
+		}
+		return;
+	}
+	if (!ep) {
+		for (int i = 0; i < 16 && !ep; i++)
+			if (gw->resolver_eps[i].fd < 0)
+				ep = &gw->resolver_eps[i];
+		if (!ep)
+			return; /* c-ares keeps few sockets; its timeout still runs */
+		ep->fd = fd;
+		ep->kind = EP_RESOLVER;
+	}
+	struct epoll_event ev = { .events = (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0),
+				  .data.ptr = ep };
+	if (epoll_ctl(gw->ep, EPOLL_CTL_MOD, fd, &ev) < 0)
+		epoll_ctl(gw->ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* A default that fits the open-file limit: two fds a tunnel and room for
+ * the pipes of the busy ones. */
+static unsigned int default_max_conns(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 10000;
+	return rl.rlim_cur > 512 ? (unsigned int)((rl.rlim_cur - 256) / 2) : 64;
+}
+
+int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **e)
+{
+	struct gateway *gw = calloc(1, sizeof(*gw));
+
+	if (!gw)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway");
+	gw->cfg = *cfg;
+	if (!gw->cfg.max_conns)
+		gw->cfg.max_conns = default_max_conns();
+	if (!gw->cfg.head_timeout_ms)
+		gw->cfg.head_timeout_ms = 10000;
+	if (!gw->cfg.connect_timeout_ms)
+		gw->cfg.connect_timeout_ms = 10000;
+	if (!gw->cfg.idle_timeout_ms)
+		gw->cfg.idle_timeout_ms = 600000;
+	for (int i = 0; i < 16; i++)
+		gw->resolver_eps[i].fd = -1;
+	gw->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (gw->ep < 0) {
+		free(gw);
+		return err_set(e, ERR_UNAVAILABLE, errno, "gateway: epoll");
+	}
+	if (addrguard_load_own(&gw->own) < 0) {
+		close(gw->ep);
+		free(gw);
+		return err_set(e, ERR_UNAVAILABLE, errno, "gateway: this host's addresses");
+	}
+	if (resolver_new(cfg->dns_servers, resolver_watch, gw, &gw->res, e) < 0) {
+		addrguard_free_own(&gw->own);
+		close(gw->ep);
+		free(gw);
+		return err_wrap(e, "gateway");
+	}
+	gw->last_sweep_ms = gw_now_ms();
+	*out = gw;
+	return 0;
+}
+
+void gateway_free(struct gateway *gw)
+{
+	if (!gw)
+		return;
+	while (gw->conns)
+		gw_conn_close(gw->conns);
+	for (struct conn *r = gw->ready, *nx; r; r = nx) {
+		nx = r->ready_next;
+		r->ready_queued = false;
+		if (!r->lookup_pending)
+			free(r);
+	}
+	gw->ready = NULL;
+	resolver_free(gw->res); /* pending lookups end: their conns are dead */
+	for (int i = 0; i < gw->n_listeners; i++) {
+		close(gw->listeners[i]->fd);
+		free(gw->listeners[i]);
+	}
+	for (int i = 0; i < gw->n_pool; i++) {
+		close(gw->pool[i][0]);
+		close(gw->pool[i][1]);
+	}
+	addrguard_free_own(&gw->own);
+	if (gw->cfg.audit_fd >= 0)
+		close(gw->cfg.audit_fd);
+	close(gw->ep);
+	free(gw);
+}
+
+int gateway_add_listener(struct gateway *gw, int fd, enum gw_proto proto, struct err **e)
+{
+	struct endpoint *ep;
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+
+	if (gw->n_listeners >= 8)
+		return err_set(e, ERR_INTERNAL, ENOSPC, "gateway: too many listeners");
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "gateway: listener");
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway");
+	*ep = (struct endpoint){ .kind = EP_LISTENER, .fd = fd, .proto = proto };
+	ev.data.ptr = ep;
+	if (epoll_ctl(gw->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		free(ep);
+		return err_set(e, ERR_UNAVAILABLE, errno, "gateway: watch the listener");
+	}
+	gw->listeners[gw->n_listeners++] = ep;
+	return 0;
+}
+
+int gateway_fd(const struct gateway *gw)
+{
+	return gw->ep;
+}
+
+int gateway_timeout_ms(const struct gateway *gw)
+{
+	int t = resolver_timeout_ms(gw->res);
+
+	if (gw->ready)
+		return 0;
+	if (gw->conns && (t < 0 || t > SWEEP_MS))
+		t = SWEEP_MS;
+	return t;
+}
+
+static void describe_peer(const struct sockaddr_storage *ss, socklen_t len, char *out,
+			  size_t size)
+{
+	char ip[INET6_ADDRSTRLEN] = "";
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
+		snprintf(out, size, "%s:%u", ip, ntohs(s4->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
+		snprintf(out, size, "[%s]:%u", ip, ntohs(s6->sin6_port));
+	} else {
+		(void)len;
+		snprintf(out, size, "unix");
+	}
+}
+
+static void accept_all(struct gateway *gw, struct endpoint *l)
+{
+	for (;;) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+		int fd = accept4(l->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct conn *c;
+
+		if (fd < 0)
+			return; /* EAGAIN, or EMFILE: retried on the next wake */
+		if (gw->n_conns >= gw->cfg.max_conns || !(c = calloc(1, sizeof(*c)))) {
+			close(fd); /* over the cap: the client sees a reset */
+			continue;
+		}
+		c->gw = gw;
+		c->cli = (struct endpoint){ .kind = EP_CLIENT, .fd = fd, .c = c };
+		c->up = (struct endpoint){ .kind = EP_UPSTREAM, .fd = -1, .c = c };
+		c->p[0] = c->p[1] = (struct pipebuf){ .r = -1, .w = -1 };
+		c->proto = l->proto;
+		c->st = CS_HEAD;
+		c->started_ms = gw_now_ms();
+		c->deadline_ms = c->started_ms + gw->cfg.head_timeout_ms;
+		describe_peer(&ss, len, c->client, sizeof(c->client));
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+					  .data.ptr = &c->cli };
+		if (epoll_ctl(gw->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			close(fd);
+			free(c);
+			continue;
+		}
+		c->next = gw->conns;
+		if (gw->conns)
+			gw->conns->prev = c;
+		gw->conns = c;
+		gw->n_conns++;
+	}
+}
+
+static void sweep(struct gateway *gw, int64_t now)
+{
+	struct conn *c = gw->conns, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		if (c->deadline_ms && now >= c->deadline_ms)
+			gw_conn_timeout(c);
+	}
+}
+
+void gateway_run(struct gateway *gw)
+{
+	struct epoll_event evs[256];
+	int n = epoll_wait(gw->ep, evs, 256, 0);
+	int64_t now;
+
+	for (int i = 0; i < n; i++) {
+		struct endpoint *ep = evs[i].data.ptr;
+
+		if (ep->kind == EP_LISTENER)
+			accept_all(gw, ep);
+		else if (ep->kind == EP_RESOLVER)
+			resolver_process(gw->res, ep->fd, evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP),
+					 evs[i].events & EPOLLOUT);
+		else if (!ep->c->dead)
+			gw_conn_event(ep->c, ep, evs[i].events);
+	}
+	/* Relays that yielded for fairness get their next turn. */
+	struct conn *r = gw->ready;
+	gw->ready = NULL;
+	while (r) {
+		struct conn *nx = r->ready_next;
+		r->ready_queued = false;
+		r->ready_next = NULL;
+		if (r->dead) {
+			if (!r->lookup_pending)
+				free(r);
+		} else if (r->st == CS_RELAY) {
+			gw_conn_event(r, &r->cli, EPOLLIN | EPOLLOUT);
+		}
+		r = nx;
+	}
+	now = gw_now_ms();
+	if (now - gw->last_sweep_ms >= SWEEP_MS) {
+		gw->last_sweep_ms = now;
+		resolver_process(gw->res, -1, false, false);
+		sweep(gw, now);
+	}
+}
+
+size_t gateway_refused(const struct gateway *gw, char lines[][320], size_t max)
+{
+	size_t n = gw->n_refused < max ? gw->n_refused : max;
+
+	for (size_t i = 0; i < n; i++)
+		memcpy(lines[i], gw->refused[i], sizeof(gw->refused[i]));
+	return n;
+}
+
+void gw_note_refused(struct gateway *gw, const char *host, uint16_t port, const char *reason)
+{
+	char line[320];
+
+	snprintf(line, sizeof(line), "%s:%u (%s)", host, port, reason);
+	for (size_t i = 0; i < gw->n_refused; i++)
+		if (strcmp(gw->refused[i], line) == 0)
+			return;
+	if (gw->n_refused < GW_REFUSED_MAX)
+		memcpy(gw->refused[gw->n_refused++], line, sizeof(line));
+}
+
+static json_t *addrs_json(const struct conn *c)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < c->n_addrs; i++) {
+		char ip[INET6_ADDRSTRLEN] = "";
+		const struct sockaddr_storage *ss = &c->addrs[i];
+		if (ss->ss_family == AF_INET)
+			inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, ip, sizeof(ip));
+		else
+			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, ip, sizeof(ip));
+		json_array_append_new(a, json_string(ip));
+	}
+	return a;
+}
+
+/* One JSON line per decision, written when the connection ends. */
+void gw_audit(struct conn *c)
+{
+	char when[40];
+	struct timespec ts;
+	struct tm tm;
+	_cleanup_free_ char *line = NULL;
+	json_t *j;
+
+	if (c->gw->cfg.audit_fd < 0 || !c->verdict)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03ldZ", ts.tv_nsec / 1000000);
+	j = json_pack("{s:s, s:s, s:s, s:s%, s:i, s:o, s:s, s:s, s:I, s:I, s:I}", "time", when,
+		      "client", c->client, "protocol", c->proto_name ? c->proto_name : "unknown",
+		      "host", c->host, strnlen(c->host, sizeof(c->host)), "port", c->port,
+		      "addresses", addrs_json(c), "verdict", c->verdict,
+		      "reason", c->reason ? c->reason : "", "bytes_up", (json_int_t)c->bytes[0],
+		      "bytes_down", (json_int_t)c->bytes[1], "duration_ms",
+		      (json_int_t)(gw_now_ms() - c->started_ms));
+	if (!j)
+		return;
+	line = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(j);
+	if (line) {
+		size_t n = strlen(line);
+		line[n] = '\n';
+		/* one write: lines from concurrent connections never interleave */
+		if (write(c->gw->cfg.audit_fd, line, n + 1) < 0)
+			return;
+	}
+}

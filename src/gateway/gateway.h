@@ -1,0 +1,58 @@
+/* gateway.h: cordon's egress proxy, the only way out of a sandbox. One
+ * event loop (epoll, edge-triggered) serves HTTP CONNECT, absolute-form
+ * http:// and SOCKS5 on its listeners; checks each request against the
+ * deny list then the allow list; resolves names itself (c-ares) and refuses
+ * any whose addresses fall in a refused class; dials only the addresses it
+ * checked; relays with splice; writes one JSON line per decision. The loop
+ * is embeddable: a sandbox root polls gateway_fd() beside its own fds. */
+#ifndef CORDON_GATEWAY_GATEWAY_H
+#define CORDON_GATEWAY_GATEWAY_H
+
+#include "lib/err.h"
+#include "policy/host.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum gw_proto {
+	GW_PROTO_HTTP,
+	GW_PROTO_SOCKS5,
+	GW_PROTO_ANY,	/* told apart by the first byte (5: SOCKS5) */
+};
+
+struct gw_config {
+	const struct host_pattern *allow;
+	size_t n_allow;
+	const struct host_pattern *deny;
+	size_t n_deny;
+	const char *dns_servers;	/* NULL: the system's */
+	int audit_fd;			/* -1: none; JSON lines; the gateway owns it */
+	unsigned int max_conns;		/* 0: a default that fits the fd limit */
+	int head_timeout_ms;		/* 0: 10 s for a request head */
+	int connect_timeout_ms;		/* 0: 10 s */
+	int idle_timeout_ms;		/* 0: 10 min without a byte either way */
+	const char *token;		/* NULL, or a proxy token every request must carry */
+};
+
+struct gateway;
+
+int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **e);
+void gateway_free(struct gateway *gw);
+
+/* Serve a listening socket (non-blocking is set here). The gateway owns it. */
+int gateway_add_listener(struct gateway *gw, int fd, enum gw_proto proto,
+			 struct err **e);
+
+/* The fd to poll for readability, and how long the caller may sleep
+ * before gateway_run() is due regardless (-1: no deadline). */
+int gateway_fd(const struct gateway *gw);
+int gateway_timeout_ms(const struct gateway *gw);
+/* Handle whatever is ready, without blocking. */
+void gateway_run(struct gateway *gw);
+
+/* The distinct hosts refused so far, one line each: "host:port (reason)",
+ * at most max; for `cordon run`'s note at exit. */
+size_t gateway_refused(const struct gateway *gw, char lines[][320], size_t max);
+
+#endif

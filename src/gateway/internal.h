@@ -1,0 +1,99 @@
+/* internal.h: shared between the gateway's own files; not a contract. */
+#ifndef CORDON_GATEWAY_INTERNAL_H
+#define CORDON_GATEWAY_INTERNAL_H
+
+#include "gateway/addrguard.h"
+#include "gateway/gateway.h"
+#include "gateway/resolver.h"
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define GW_MAX_ADDRS 16
+#define GW_REFUSED_MAX 64
+#define GW_PIPE_POOL 64
+
+enum conn_state {
+	CS_HEAD,	/* reading the request */
+	CS_RESOLVING,
+	CS_CONNECTING,
+	CS_RELAY,
+	CS_REFUSING,	/* writing a refusal, then closing */
+};
+
+struct conn;
+
+/* What epoll's data points at: one side of a connection, or a listener. */
+struct endpoint {
+	int kind;	/* EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER */
+	int fd;
+	struct conn *c;
+	enum gw_proto proto;	/* listeners */
+};
+
+enum { EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER };
+
+struct pipebuf {
+	int r, w;	/* -1 while the direction holds no pipe */
+	size_t n;	/* bytes in it */
+};
+
+struct conn {
+	struct conn *prev, *next;
+	struct gateway *gw;
+	struct endpoint cli, up;
+	enum conn_state st;
+	enum gw_proto proto;		/* decided from the first byte */
+	const char *proto_name;		/* "http", "http-connect", "socks5" */
+	int socks_phase;		/* 0: greeting, 1: request */
+	char *in;			/* request head from the client */
+	size_t in_len;
+	char *out;			/* to the client: a reply or a refusal */
+	size_t out_len, out_off;
+	char *upout;			/* to the origin: forwarded head, early data */
+	size_t upout_len, upout_off;
+	struct pipebuf p[2];		/* 0: client to origin, 1: origin to client */
+	bool eof[2], shut[2];
+	uint64_t bytes[2];
+	char host[256];
+	uint16_t port;
+	bool literal;
+	struct sockaddr_storage addrs[GW_MAX_ADDRS];
+	size_t n_addrs, next_addr;
+	char client[64];
+	int64_t started_ms, deadline_ms;
+	const char *verdict, *reason;
+	char reason_buf[200];
+	bool lookup_pending, dead, ready_queued;
+	struct conn *ready_next;
+};
+
+struct gateway {
+	struct gw_config cfg;
+	int ep;
+	struct resolver *res;
+	struct addr_set own;
+	struct conn *conns;		/* every live connection */
+	struct conn *ready;		/* relays that stopped for fairness */
+	unsigned int n_conns;
+	struct endpoint *listeners[8];
+	int n_listeners;
+	struct endpoint resolver_eps[16];
+	int pool[GW_PIPE_POOL][2];
+	int n_pool;
+	int64_t last_sweep_ms;
+	char refused[GW_REFUSED_MAX][320];
+	size_t n_refused;
+};
+
+int64_t gw_now_ms(void);
+void gw_conn_event(struct conn *c, struct endpoint *ep, uint32_t events);
+void gw_conn_close(struct conn *c);
+void gw_conn_timeout(struct conn *c);
+int gw_relay(struct conn *c, int dir);
+void gw_pipe_release(struct gateway *gw, struct pipebuf *p);
+void gw_audit(struct conn *c);
+void gw_note_refused(struct gateway *gw, const char *host, uint16_t port,
+		     const char *reason);
+
+#endif

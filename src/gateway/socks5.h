@@ -1,0 +1,52 @@
+/* socks5.h: the gateway's SOCKS5 parser (RFC 1928): the no-authentication
+ * method, CONNECT to a name, IPv4 or IPv6 address. BIND and UDP ASSOCIATE
+ * are refused with "command not supported"; anything that is not SOCKS5
+ * (SOCKS4 included) is refused. Pure functions over a buffer. */
+#ifndef CORDON_GATEWAY_SOCKS5_H
+#define CORDON_GATEWAY_SOCKS5_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum socks_result { SOCKS_NEED_MORE, SOCKS_OK, SOCKS_BAD };
+
+/* Reply codes (RFC 1928 section 6). */
+enum socks_reply {
+	SOCKS_SUCCEEDED = 0x00,
+	SOCKS_GENERAL_FAILURE = 0x01,
+	SOCKS_NOT_ALLOWED = 0x02,	/* connection not allowed by ruleset */
+	SOCKS_NET_UNREACHABLE = 0x03,
+	SOCKS_HOST_UNREACHABLE = 0x04,
+	SOCKS_CONN_REFUSED = 0x05,
+	SOCKS_TTL_EXPIRED = 0x06,
+	SOCKS_CMD_UNSUPPORTED = 0x07,
+	SOCKS_ATYP_UNSUPPORTED = 0x08,
+};
+
+/* Greeting: VER=5, NMETHODS, METHODS. On SOCKS_OK *used is its length and
+ * the answer is {5, 0} (no authentication); on SOCKS_BAD answer {5, 0xff}
+ * when the version was 5 (no acceptable method), else just close. */
+enum socks_result socks5_parse_greeting(const uint8_t *buf, size_t len,
+					size_t *used, const char **reason);
+
+#define SOCKS_HOST_MAX 255
+
+struct socks_request {
+	char host[SOCKS_HOST_MAX + 1];	/* a name, or an IP literal's text */
+	int is_ip;			/* 4 or 6 for literals, 0 for a name */
+	uint16_t port;
+	size_t used;			/* bytes the request took */
+	enum socks_reply reply;		/* SOCKS_BAD: the code to answer */
+	const char *reason;		/* SOCKS_BAD: fixed text */
+};
+
+/* Request: VER=5, CMD, RSV=0, ATYP, DST.ADDR, DST.PORT. Names with NUL
+ * bytes, empty names, port 0 are refused (SOCKS_NOT_ALLOWED or
+ * SOCKS_GENERAL_FAILURE); BIND/UDP ASSOCIATE: SOCKS_CMD_UNSUPPORTED. */
+enum socks_result socks5_parse_request(const uint8_t *buf, size_t len,
+				       struct socks_request *req);
+
+/* The 10-byte reply with an IPv4 bound address of 0.0.0.0:0. */
+size_t socks5_format_reply(uint8_t out[10], enum socks_reply code);
+
+#endif
