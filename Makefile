@@ -95,7 +95,7 @@ test: build/san/cordon $(UNIT_BIN) $(HELPER_BIN)
 	CORDON_FUZZ=$(CURDIR)/build/fuzz CORDON_SRC=$(CURDIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	prove -e '' $(UNIT_BIN:%=./%) $(sort $(wildcard tests/cli/*.t tests/isolation/*.t tests/fuzz/*.t))
+	prove -e '' $(UNIT_BIN:%=./%) $(sort $(wildcard tests/cli/*.t tests/isolation/*.t tests/gateway/*.t tests/fuzz/*.t))
 
 fuzz: $(FUZZ_BIN)
 

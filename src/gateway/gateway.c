@@ -304,7 +304,12 @@ void gw_note_refused(struct gateway *gw, const char *host, uint16_t port, const 
 {
 	char line[320];
 
-	snprintf(line, sizeof(line), "%s:%u (%s)", host, port, reason);
+	/* name the policy entry that would allow it, where one would */
+	if (strcmp(reason, "host not in network.allow") == 0)
+		snprintf(line, sizeof(line), "%s:%u (%s; to allow it, add \"%s:%u\" or \"%s\")",
+			 host, port, reason, host, port, host);
+	else
+		snprintf(line, sizeof(line), "%s:%u (%s)", host, port, reason);
 	for (size_t i = 0; i < gw->n_refused; i++)
 		if (strcmp(gw->refused[i], line) == 0)
 			return;
