@@ -58,18 +58,13 @@ int policy_path_normalise(const char *in, size_t len, char **out,
 	return r;
 }
 
+/* in: exactly len bytes, no NUL, shorter than PATH_MAX (checked above) */
 static int normalise(const char *in, size_t len, char **out, const char **why)
 {
 	char buf[PATH_MAX];
 	size_t w;
 	int pre;
 
-	if (len == 0)
-		return *why = "empty path", -1;
-	if (memchr(in, '\0', len))
-		return *why = "path holds a NUL character", -1;
-	if (len >= PATH_MAX)
-		return *why = "path longer than PATH_MAX", -1;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)in[i];
 		if (c == '*' || c == '?' || c == '[')
