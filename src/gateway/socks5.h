@@ -40,9 +40,16 @@ struct socks_request {
 	const char *reason;		/* SOCKS_BAD: fixed text */
 };
 
-/* Request: VER=5, CMD, RSV=0, ATYP, DST.ADDR, DST.PORT. Names with NUL
- * bytes, empty names, port 0 are refused (SOCKS_NOT_ALLOWED or
- * SOCKS_GENERAL_FAILURE); BIND/UDP ASSOCIATE: SOCKS_CMD_UNSUPPORTED. */
+/* Request: VER=5, CMD, RSV=0, ATYP, DST.ADDR, DST.PORT. req is
+ * overwritten. Names with NUL, space or non-printable bytes, empty
+ * names, port 0, RSV != 0 and versions other than 5 are refused with
+ * SOCKS_GENERAL_FAILURE; every command but CONNECT (BIND, UDP ASSOCIATE
+ * included) with SOCKS_CMD_UNSUPPORTED; unknown address types with
+ * SOCKS_ATYP_UNSUPPORTED. Names are lower-cased, one trailing dot
+ * removed; a name that is an IPv4 dotted quad or an IPv6 address is
+ * taken as that literal (is_ip 4 or 6), written by inet_ntop like
+ * ATYP 1 and 4 addresses. Fields are checked as they arrive;
+ * SOCKS_NEED_MORE while bytes are missing, nothing past len is read. */
 enum socks_result socks5_parse_request(const uint8_t *buf, size_t len,
 				       struct socks_request *req);
 

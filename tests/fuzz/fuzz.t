@@ -1,13 +1,17 @@
 #!/bin/sh
 # tests/fuzz/fuzz.t: a bounded run of the libFuzzer targets built by
-# `make fuzz` into $CORDON_FUZZ. The seed corpus is copied to a temporary
+# `make fuzz` into $CORDON_FUZZ: the policy parser, then the gateway's
+# HTTP and SOCKS5 parsers. Each seed corpus is copied to a temporary
 # directory first, so libFuzzer's new inputs and any crash artifact land
-# there and never in the repository. Skipped when the targets are not built.
-# CORDON_FUZZ_TIME (seconds, default 20) bounds the run.
+# there and never in the repository. Skipped when the targets are not
+# built. CORDON_FUZZ_TIME (seconds, default 20) bounds the policy run;
+# each gateway parser gets two fifths of it (8 s), so the whole file
+# stays under 45 s.
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=${CORDON_SRC:-$here/../..}
 seconds=${CORDON_FUZZ_TIME:-20}
+part=$(((seconds * 2 + 4) / 5))
 target=${CORDON_FUZZ:-}/fuzz_policy
 
 if [ -z "${CORDON_FUZZ:-}" ] || [ ! -x "$target" ]; then
@@ -66,39 +70,102 @@ cat >"$dir/policy.dict" <<'EOF'
 "::ffff:"
 EOF
 
-mkdir "$dir/corpus" "$dir/artifacts"
-cp "$src/tests/fuzz/corpus/policy/"* "$dir/corpus/" 2>/dev/null
-[ -n "$(ls "$dir/corpus")" ]
-check $? "fuzz_policy: seed corpus found in $src/tests/fuzz/corpus/policy"
+# The request head's vocabulary: line ends, forms, framing headers.
+cat >"$dir/http.dict" <<'EOF'
+"CONNECT "
+"GET "
+" HTTP/1.1"
+" HTTP/1.0"
+"\x0d\x0a"
+"\x0a"
+"\x0d\x0a\x0d\x0a"
+"http://"
+"https://"
+"[::1]"
+":443"
+":0"
+"@"
+"#"
+"?"
+"Host: "
+"Connection: "
+"Content-Length: "
+"Transfer-Encoding: chunked"
+"Proxy-Connection: "
+"Keep-Alive: "
+"TE: "
+", "
+"\x00"
+"\x0d"
+"\x09"
+EOF
 
-fuzz() { # fuzz LOG ARGS...: run the target in the temporary directory
-	log=$1
-	shift
-	(cd "$dir" && "$target" -artifact_prefix="$dir/artifacts/" -max_len=4096 \
-		-timeout=10 -rss_limit_mb=2048 "$@" corpus) >"$dir/$log" 2>&1
-}
+# SOCKS5 greetings, request prefixes per address type, ports, literals.
+cat >"$dir/socks5.dict" <<'EOF'
+"\x05\x01\x00"
+"\x05\x02\x00\x02"
+"\x05\x01\x00\x01"
+"\x05\x01\x00\x03"
+"\x05\x01\x00\x04"
+"\x00\x50"
+"\x01\xbb"
+"127.0.0.1"
+"::ffff:"
+"example.com."
+EOF
 
-report() { # the tail of a log and any crashing input, as TAP comments
-	tail -n 30 "$dir/$1" | sed 's/^/#   /'
-	for f in "$dir/artifacts/"*; do
+report() { # report NAME LOG: a log's tail and any crashing input, as TAP comments
+	tail -n 30 "$dir/$1/$2" | sed 's/^/#   /'
+	for f in "$dir/$1/artifacts/"*; do
 		[ -f "$f" ] || continue
 		echo "#   artifact $(basename "$f"):"
 		od -c "$f" | head -n 20 | sed 's/^/#     /'
 	done
 }
 
-fuzz replay.log -runs=0
-status=$?
-check $status "fuzz_policy: the seed corpus replays cleanly"
-[ $status -eq 0 ] || report replay.log
+fuzz() { # fuzz LOG ARGS...: run $bin in its temporary directory $work
+	log=$1
+	shift
+	(cd "$work" && "$bin" -artifact_prefix="$work/artifacts/" \
+		-max_len="$max_len" -timeout=10 -rss_limit_mb=2048 "$@" \
+		corpus) >"$work/$log" 2>&1
+}
 
-fuzz run.log -dict="$dir/policy.dict" -max_total_time="$seconds" -runs=2000000
-status=$?
-check $status "fuzz_policy: ${seconds}s of fuzzing, no crash, leak or round-trip failure"
-[ $status -eq 0 ] || report run.log
+# run_target NAME CORPUS DICT MAX_LEN SECONDS WHAT: replay the seeds, fuzz
+# for SECONDS, expect no artifact. WHAT names the target's own check.
+run_target() {
+	name=$1 corpus=$2 dict=$3 max_len=$4 secs=$5 what=$6
+	bin=$CORDON_FUZZ/$name
+	work=$dir/$name
 
-[ -z "$(ls "$dir/artifacts")" ]
-check $? "fuzz_policy: no crash artifacts"
+	if [ ! -x "$bin" ]; then
+		n=$((n + 1))
+		echo "ok $n # SKIP $name not built"
+		return
+	fi
+	mkdir "$work" "$work/corpus" "$work/artifacts"
+	cp "$src/tests/fuzz/corpus/$corpus/"* "$work/corpus/" 2>/dev/null
+	[ -n "$(ls "$work/corpus")" ]
+	check $? "$name: seed corpus found in $src/tests/fuzz/corpus/$corpus"
+
+	fuzz replay.log -runs=0
+	status=$?
+	check $status "$name: the seed corpus replays cleanly"
+	[ $status -eq 0 ] || report "$name" replay.log
+
+	fuzz run.log -dict="$dir/$dict" -max_total_time="$secs" -runs=2000000
+	status=$?
+	check $status "$name: ${secs}s of fuzzing, no crash, leak or $what"
+	[ $status -eq 0 ] || report "$name" run.log
+
+	[ -z "$(ls "$work/artifacts")" ]
+	check $? "$name: no crash artifacts"
+}
+
+run_target fuzz_policy policy policy.dict 4096 "$seconds" "round-trip failure"
+# Past HTTP_HEAD_MAX (16 KiB), so the size limits are reached too.
+run_target fuzz_http http http.dict 20000 "$part" "broken invariant"
+run_target fuzz_socks5 socks5 socks5.dict 600 "$part" "broken invariant"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,135 @@
+/* tests/fuzz/fuzz_socks5.c: libFuzzer target for the gateway's SOCKS5
+ * parser (src/gateway/socks5.c).
+ *
+ * The input is fed to the greeting parser and, after an accepted
+ * greeting, the rest to the request parser; the whole input also goes to
+ * the request parser directly, so its fields are reached without a
+ * greeting first. A result uses no more than it was given; an accepted
+ * greeting offered "no authentication"; an accepted request has a
+ * printable lower-case host, a port, is_ip agreeing with inet_pton, and
+ * parses the same from exactly its own bytes while every shorter prefix
+ * needs more. A refusal carries the reply a client can be sent and a
+ * printable reason. Any breach aborts, so libFuzzer records the input. */
+#include "gateway/socks5.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "invariant broken: %s (line %d)\n",   \
+				#cond, __LINE__);                              \
+			abort();                                               \
+		}                                                              \
+	} while (0)
+
+/* The longest request: 5 1 0 3 255 name port. */
+#define REQUEST_MAX (4 + 1 + 255 + 2)
+
+static bool reason_ok(const char *reason)
+{
+	if (!reason || !*reason)
+		return false;
+	for (; *reason; reason++)
+		if (*reason < 0x20 || *reason > 0x7e)
+			return false;
+	return true;
+}
+
+static void check_request_ok(const uint8_t *buf, size_t len,
+			     const struct socks_request *r)
+{
+	const char *h = r->host;
+	struct in6_addr a6;
+	struct in_addr a4;
+	struct socks_request again;
+	uint8_t *copy;
+
+	CHECK(r->used <= len && r->used <= REQUEST_MAX);
+	CHECK(r->used == (buf[3] == 1 ? 10u : buf[3] == 4 ? 22u : 7u + buf[4]));
+	CHECK(memchr(h, '\0', sizeof(r->host)) != NULL && *h);
+	for (const char *c = h; *c; c++)
+		CHECK(*c > 0x20 && *c < 0x7f && !(*c >= 'A' && *c <= 'Z'));
+	CHECK(r->port != 0);
+	CHECK(r->reason == NULL && r->reply == SOCKS_SUCCEEDED);
+	switch (r->is_ip) {
+	case 4:
+		CHECK(inet_pton(AF_INET, h, &a4) == 1);
+		break;
+	case 6:
+		CHECK(inet_pton(AF_INET6, h, &a6) == 1);
+		break;
+	case 0:
+		CHECK(inet_pton(AF_INET, h, &a4) != 1 && inet_pton(AF_INET6, h, &a6) != 1);
+		CHECK(buf[3] == 3);
+		break;
+	default:
+		abort();
+	}
+
+	copy = malloc(r->used);
+	CHECK(copy != NULL);
+	memcpy(copy, buf, r->used);
+	CHECK(socks5_parse_request(copy, r->used, &again) == SOCKS_OK);
+	CHECK(again.used == r->used && again.port == r->port &&
+	      again.is_ip == r->is_ip && strcmp(again.host, r->host) == 0);
+	for (size_t i = 0; i < r->used; i++)
+		CHECK(socks5_parse_request(copy, i, &again) == SOCKS_NEED_MORE);
+	free(copy);
+}
+
+static void check_request(const uint8_t *buf, size_t len)
+{
+	struct socks_request r;
+
+	switch (socks5_parse_request(buf, len, &r)) {
+	case SOCKS_NEED_MORE:
+		CHECK(len < REQUEST_MAX && r.used == 0);
+		break;
+	case SOCKS_BAD:
+		CHECK(r.reply == SOCKS_GENERAL_FAILURE ||
+		      r.reply == SOCKS_CMD_UNSUPPORTED ||
+		      r.reply == SOCKS_ATYP_UNSUPPORTED);
+		CHECK(reason_ok(r.reason) && r.used == 0);
+		break;
+	case SOCKS_OK:
+		check_request_ok(buf, len, &r);
+		break;
+	default:
+		abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t used = 12345;
+	const char *reason = "unset";
+
+	switch (socks5_parse_greeting(data, size, &used, &reason)) {
+	case SOCKS_NEED_MORE:
+		CHECK(used == 0 && reason == NULL && size < 2 + 255);
+		break;
+	case SOCKS_BAD:
+		CHECK(used == 0 && reason_ok(reason) && size >= 1);
+		break;
+	case SOCKS_OK:
+		CHECK(reason == NULL && used >= 3 && used <= size);
+		CHECK(data[0] == 5 && used == 2 + (size_t)data[1]);
+		CHECK(memchr(data + 2, 0, data[1]) != NULL);
+		check_request(data + used, size - used);
+		break;
+	default:
+		abort();
+	}
+	check_request(data, size);
+	return 0;
+}
