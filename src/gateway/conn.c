@@ -363,7 +363,10 @@ static void read_head(struct conn *c)
 			c->proto = c->in[0] == 5 ? GW_PROTO_SOCKS5 : GW_PROTO_HTTP;
 		if (c->proto == GW_PROTO_SOCKS5)
 			parse_socks(c);
-		else
+		else if (memchr(c->in + c->in_len - (size_t)n, '\n', (size_t)n) ||
+			 c->in_len > HTTP_HEAD_MAX)
+			/* a head ends with a line: a client trickling bytes costs
+			 * one parse a line, not one a byte */
 			parse_http(c);
 		if (c->dead)
 			return;
