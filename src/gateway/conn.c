@@ -54,9 +54,10 @@ void gw_conn_close(struct conn *c)
 	c->in = c->out = c->upout = NULL;
 	conn_unlink(c);
 	c->dead = true;
-	/* the resolver's callback still holds it: freed there */
-	if (!c->lookup_pending && !c->ready_queued)
-		free(c);
+	/* Freed after this turn of the loop: an event for its other side may
+	 * be next in the same batch, and the resolver may still hold it. */
+	c->grave_next = c->gw->graveyard;
+	c->gw->graveyard = c;
 }
 
 /* Write what is pending for one side; 1 when all is out, 0 when the
@@ -112,11 +113,8 @@ static void resolved(void *arg, int status, const struct sockaddr_storage *addrs
 	struct conn *c = arg;
 
 	c->lookup_pending = false;
-	if (c->dead) {
-		if (!c->ready_queued)
-			free(c);
+	if (c->dead)
 		return;
-	}
 	if (status != 0 || n == 0) {
 		refuse(c, 502, SOCKS_HOST_UNREACHABLE, "fail",
 		       status == ETIMEDOUT ? "name lookup timed out" : "name does not resolve");
@@ -364,9 +362,10 @@ static void read_head(struct conn *c)
 		if (c->proto == GW_PROTO_SOCKS5)
 			parse_socks(c);
 		else if (memchr(c->in + c->in_len - (size_t)n, '\n', (size_t)n) ||
-			 c->in_len > HTTP_HEAD_MAX)
+			 c->in_len > HTTP_HEAD_MAX || c->in[0] < 'A' || c->in[0] > 'Z')
 			/* a head ends with a line: a client trickling bytes costs
-			 * one parse a line, not one a byte */
+			 * one parse a line, not one a byte; what cannot start a
+			 * method is refused at once */
 			parse_http(c);
 		if (c->dead)
 			return;

@@ -115,20 +115,17 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 	return 0;
 }
 
+static void reap(struct gateway *gw, bool all);
+
 void gateway_free(struct gateway *gw)
 {
 	if (!gw)
 		return;
 	while (gw->conns)
 		gw_conn_close(gw->conns);
-	for (struct conn *r = gw->ready, *nx; r; r = nx) {
-		nx = r->ready_next;
-		r->ready_queued = false;
-		if (!r->lookup_pending)
-			free(r);
-	}
-	gw->ready = NULL;
+	gw->ready = NULL; /* every conn in it is in the graveyard now */
 	resolver_free(gw->res); /* pending lookups end: their conns are dead */
+	reap(gw, true);
 	for (int i = 0; i < gw->n_listeners; i++) {
 		close(gw->listeners[i]->fd);
 		free(gw->listeners[i]);
@@ -251,6 +248,22 @@ static void sweep(struct gateway *gw, int64_t now)
 	}
 }
 
+/* Free what was closed, unless a lookup still holds it (all, at the end). */
+static void reap(struct gateway *gw, bool all)
+{
+	struct conn **pp = &gw->graveyard;
+
+	while (*pp) {
+		struct conn *c = *pp;
+		if (c->lookup_pending && !all) {
+			pp = &c->grave_next;
+			continue;
+		}
+		*pp = c->grave_next;
+		free(c);
+	}
+}
+
 void gateway_run(struct gateway *gw)
 {
 	struct epoll_event evs[256];
@@ -275,12 +288,8 @@ void gateway_run(struct gateway *gw)
 		struct conn *nx = r->ready_next;
 		r->ready_queued = false;
 		r->ready_next = NULL;
-		if (r->dead) {
-			if (!r->lookup_pending)
-				free(r);
-		} else if (r->st == CS_RELAY) {
+		if (!r->dead && r->st == CS_RELAY)
 			gw_conn_event(r, &r->cli, EPOLLIN | EPOLLOUT);
-		}
 		r = nx;
 	}
 	now = gw_now_ms();
@@ -289,6 +298,7 @@ void gateway_run(struct gateway *gw)
 		resolver_process(gw->res, -1, false, false);
 		sweep(gw, now);
 	}
+	reap(gw, false);
 }
 
 size_t gateway_refused(const struct gateway *gw, char lines[][320], size_t max)

@@ -66,6 +66,7 @@ struct conn {
 	char reason_buf[200];
 	bool lookup_pending, dead, ready_queued;
 	struct conn *ready_next;
+	struct conn *grave_next;	/* closed, freed after the loop's turn */
 };
 
 struct gateway {
@@ -75,6 +76,7 @@ struct gateway {
 	struct addr_set own;
 	struct conn *conns;		/* every live connection */
 	struct conn *ready;		/* relays that stopped for fairness */
+	struct conn *graveyard;		/* closed: other events may still name them */
 	unsigned int n_conns;
 	struct endpoint *listeners[8];
 	int n_listeners;

@@ -1,0 +1,169 @@
+# gwlab.sh: the gateway suite's lab, sourced by tests/gateway/*.t (bash).
+#
+# gw_lab NAME makes $LAB (under /var/tmp: a sandbox's /tmp is private, and
+# the build tree may live under /tmp), copies the python helpers into
+# $LAB/bin and sets an EXIT trap that stops every process started here
+# (by its pid) and removes the lab.
+#
+#   ok STATUS DESC / skip WHY / diag TEXT     TAP output
+#   gw_done                                   the plan; the exit status
+#   start_server VAR KIND [ARGS...]           servers.py KIND on 127.0.0.2;
+#                                             its port in $VAR (run under
+#                                             "${GW_PREFIX[@]}" if set)
+#   start_dns VAR [ARGS...]                   dnsserver.py on 127.0.0.1
+#   start_gw VAR [GATEWAY ARGS...]            `cordon gateway` on a free
+#                                             127.0.0.1 port, in $VAR; its
+#                                             audit log $LAB/<VAR>.jsonl,
+#                                             stderr $LAB/<VAR>.err, pid
+#                                             in GWPID_<VAR>
+#   stop_gw VAR                               TERM it, check it ended well
+#   pcurl ARGS...                             curl, bounded, no env proxies
+#   gwc ARGS...                               gwclient.py
+#   field OUTPUT KEY                          KEY=value from a helper's output
+# Every server is bounded by its own --max-seconds and by the trap.
+# CORDON_GW_KEEP=1 keeps the lab for a post-mortem.
+
+: "${CORDON:?set CORDON to the cordon binary}"
+set -u
+n=0 fails=0
+GW_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+GW_TIMEOUT=${CORDON_GW_TIMEOUT:-300}
+GW_PIDS=()
+GW_PREFIX=()	# a command start_server runs servers.py under (nsenter ...)
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+
+if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=$(command -v python3); fi
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		fails=$((fails + 1))
+	fi
+}
+skip() { n=$((n + 1)); echo "ok $n # skip $*"; }
+diag() { printf '# %s\n' "$@"; }
+gw_done() { echo "1..$n"; [ "$fails" = 0 ]; }
+
+gw_cleanup() {
+	local p
+	for p in "${GW_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	if [ -n "${CORDON_GW_KEEP:-}" ]; then
+		echo "# lab kept: $LAB"
+	elif [ -n "${LAB:-}" ] && [ -d "$LAB" ]; then
+		chmod -R u+rwX "$LAB" 2>/dev/null
+		rm -rf "$LAB"
+	fi
+}
+
+gw_lab() {
+	LAB=$(mktemp -d "/var/tmp/cordon-gw-$1.XXXXXX") || exit 1
+	LAB=$(cd "$LAB" && pwd -P)
+	chmod 0755 "$LAB"
+	trap gw_cleanup EXIT
+	trap 'exit 130' INT TERM
+	GW_BIN=$LAB/bin
+	mkdir -p "$GW_BIN"
+	cp "$GW_SRC/servers.py" "$GW_SRC/gwclient.py" "$GW_SRC/dnsserver.py" "$GW_BIN/" || exit 1
+}
+
+# wait_line FILE: the first line of FILE once written (10 s at most).
+wait_line() {
+	local i
+	for i in $(seq 100); do
+		if [ -s "$1" ] && [ "$(wc -l < "$1")" -ge 1 ]; then
+			head -n1 "$1"
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+start_server() {
+	local var=$1 kind=$2 port
+	shift 2
+	"${GW_PREFIX[@]}" "$PY" "$GW_BIN/servers.py" "$kind" --max-seconds "$GW_TIMEOUT" "$@" \
+		</dev/null >"$LAB/$var.out" 2>"$LAB/$var.err" &
+	GW_PIDS+=($!)
+	port=$(wait_line "$LAB/$var.out") || { cat "$LAB/$var.err" >&2; return 1; }
+	printf -v "$var" '%s' "$port"
+}
+
+start_dns() {
+	local var=$1 port
+	shift
+	"$PY" "$GW_BIN/dnsserver.py" --port 0 --max-seconds "$GW_TIMEOUT" "$@" \
+		</dev/null >"$LAB/$var.out" 2>"$LAB/$var.err" &
+	GW_PIDS+=($!)
+	port=$(wait_line "$LAB/$var.out") || { cat "$LAB/$var.err" >&2; return 1; }
+	printf -v "$var" '%s' "$port"
+}
+
+free_port() {
+	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+port_open() {
+	"$PY" -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),1).close()' "$1" 2>/dev/null
+}
+
+# The gateway runs in the foreground of its own `timeout` (a bound on its
+# life); GWPID_<VAR> is the gateway itself, for /proc and for TERM.
+start_gw() {
+	local var=$1 port try i pid tpid
+	shift
+	for try in 1 2 3 4 5; do
+		port=$(free_port)
+		: > "$LAB/$var.err"
+		timeout -k 5 "$GW_TIMEOUT" "$CORDON" gateway --listen "tcp:127.0.0.1:$port" \
+			--audit "$LAB/$var.jsonl" "$@" </dev/null >"$LAB/$var.out" 2>"$LAB/$var.err" &
+		tpid=$!
+		GW_PIDS+=($tpid)
+		for i in $(seq 100); do
+			port_open "$port" && break
+			kill -0 "$tpid" 2>/dev/null || break
+			sleep 0.1
+		done
+		if port_open "$port"; then
+			pid=$(pgrep -P "$tpid" | head -n1)
+			printf -v "$var" '%s' "$port"
+			printf -v "GWPID_$var" '%s' "${pid:-$tpid}"
+			printf -v "GWTPID_$var" '%s' "$tpid"
+			return 0
+		fi
+		kill "$tpid" 2>/dev/null
+		wait "$tpid" 2>/dev/null
+		grep -q 'Address already in use' "$LAB/$var.err" || break
+	done
+	cat "$LAB/$var.err" >&2
+	return 1
+}
+
+# gw_alive VAR: the gateway still runs (no crash so far).
+gw_alive() {
+	local pid=GWPID_$1
+	kill -0 "${!pid}" 2>/dev/null
+}
+
+# stop_gw VAR: TERM, then check the exit status and that no sanitizer
+# report was written.
+stop_gw() {
+	local tp=GWTPID_$1 rc
+	kill -TERM "${!tp}" 2>/dev/null
+	wait "${!tp}"
+	rc=$?
+	ok $([ $rc = 0 ] && ! grep -q 'Sanitizer' "$LAB/$1.err"; echo $?) \
+		"gateway $1 ends 0 on TERM, no sanitizer report (rc $rc)"
+	if grep -q 'Sanitizer' "$LAB/$1.err"; then
+		sed -n '1,30p' "$LAB/$1.err" | sed 's/^/# /'
+	fi
+}
+
+pcurl() { timeout -k 2 30 curl -sS --max-time 20 "$@"; }
+gwc() { timeout -k 2 "${GWC_TIMEOUT:-60}" "$PY" "$GW_BIN/gwclient.py" "$@"; }
+# field "$out" KEY: the value of the first KEY=... line.
+field() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | head -n1; }

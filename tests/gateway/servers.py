@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""servers.py: origin servers for cordon's gateway tests.
+
+    servers.py KIND [--bind ADDR] [--port N] [--max-seconds S] [options]
+
+KIND:
+  http      serve --dir over HTTP/1.0 (python's SimpleHTTPRequestHandler);
+            GET /echo-host answers "host=<Host header>" and the request
+            line's target, so a test sees what the gateway forwarded;
+            POST answers "len=N sha256=HEX" for the body it received
+            (Content-Length or chunked).
+  tls       the same over TLS, with --cert and --key (PEM).
+  echoclose read until the client's EOF, then answer "echo:" + what was
+            read and close: a half-close must be passed through for the
+            client to get an answer.
+  record    accept, append one line "conn <peer>" to --log, close: proves
+            whether anything dialled this address.
+  echo      asyncio echo server for many connections: raises its own
+            open-file soft limit to the hard limit first.
+  source    on each connection, send up to --bytes (default 256 KiB) as
+            fast as the peer takes it, never read, keep it open: with a
+            client that does not read either, the gateway's relay stalls.
+            Raises its open-file limit like echo.
+
+Binds --bind (default 127.0.0.2; loopback only is accepted, unless
+--isolated-netns: guard.t's throwaway network namespaces) on --port
+(default 0: a free one) and prints the port alone on the first line of
+stdout. Lives at most --max-seconds (default 300): SIGALRM ends it.
+Python 3 standard library only.
+"""
+
+import argparse
+import asyncio
+import http.server
+import ipaddress
+import os
+import resource
+import selectors
+import signal
+import socket
+import socketserver
+import ssl
+import sys
+import threading
+
+
+def loopback_only(addr):
+    if not ipaddress.ip_address(addr).is_loopback:
+        sys.exit(f"servers.py: {addr} is not a loopback address")
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, fmt, *args):
+        pass
+
+    def do_GET(self):
+        if self.path.startswith("/echo-host"):
+            body = ("host=%s\ntarget=%s\n" % (self.headers.get("Host"),
+                                              self.path)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+    def do_POST(self):
+        """Answer with the length and sha256 of the body received."""
+        import hashlib
+        body = b""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                body += self.rfile.read(size)
+                self.rfile.readline()
+        else:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        out = ("len=%d sha256=%s\n" % (len(body), hashlib.sha256(body).hexdigest())).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+
+def serve_http(args, tls):
+    handler = lambda *a, **k: Handler(*a, directory=args.dir, **k)  # noqa: E731
+    srv = Server((args.bind, args.port), handler)
+    if tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.cert, args.key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    print(srv.server_address[1], flush=True)
+    srv.serve_forever()
+
+
+def listener(args, backlog=128):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((args.bind, args.port))
+    s.listen(backlog)
+    print(s.getsockname()[1], flush=True)
+    return s
+
+
+def serve_echoclose(args):
+    s = listener(args)
+
+    def one(c):
+        with c:
+            c.settimeout(30)
+            data = b""
+            try:
+                while True:
+                    b = c.recv(65536)
+                    if not b:
+                        break
+                    data += b
+                c.sendall(b"echo:" + data)
+            except OSError:
+                pass
+
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=one, args=(c,), daemon=True).start()
+
+
+def serve_record(args):
+    s = listener(args)
+    while True:
+        c, peer = s.accept()
+        with open(args.log, "a", encoding="utf-8") as f:
+            f.write("conn %s:%d\n" % peer)
+        c.close()
+
+
+def serve_echo(args):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+    async def one(reader, writer):
+        try:
+            while True:
+                b = await reader.read(65536)
+                if not b:
+                    break
+                writer.write(b)
+                await writer.drain()
+        except OSError:
+            pass
+        finally:
+            writer.close()
+
+    async def main():
+        s = listener(args, backlog=4096)
+        srv = await asyncio.start_server(one, sock=s, backlog=4096)
+        async with srv:
+            await srv.serve_forever()
+
+    asyncio.run(main())
+
+
+def serve_source(args):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    s = listener(args, backlog=4096)
+    s.setblocking(False)
+    sel = selectors.DefaultSelector()
+    sel.register(s, selectors.EVENT_READ, None)
+    chunk = b"s" * 16384
+    held = []
+    while True:
+        for key, _ in sel.select():
+            if key.data is None:
+                while True:
+                    try:
+                        c, _ = s.accept()
+                    except BlockingIOError:
+                        break
+                    c.setblocking(False)
+                    c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
+                    sel.register(c, selectors.EVENT_WRITE, [0])
+                continue
+            c, left = key.fileobj, key.data
+            try:
+                while left[0] < args.bytes:
+                    left[0] += c.send(chunk[:args.bytes - left[0]])
+            except BlockingIOError:
+                continue
+            except OSError:
+                pass
+            sel.unregister(c)
+            held.append(c)  # never read, never closed: the peer must wait
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("kind", choices=["http", "tls", "echoclose", "record", "echo", "source"])
+    ap.add_argument("--bind", default="127.0.0.2")
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--max-seconds", type=int, default=300)
+    ap.add_argument("--dir", default=".")
+    ap.add_argument("--cert")
+    ap.add_argument("--key")
+    ap.add_argument("--log")
+    ap.add_argument("--bytes", type=int, default=256 * 1024)
+    ap.add_argument("--isolated-netns", action="store_true",
+                    help="allow a non-loopback --bind: only for a throwaway "
+                    "network namespace with no route to the host's networks")
+    args = ap.parse_args()
+    if not args.isolated_netns:
+        loopback_only(args.bind)
+    signal.alarm(max(1, args.max_seconds))  # default action: the end
+    signal.signal(signal.SIGTERM, lambda *a: os._exit(0))
+    if args.kind in ("http", "tls"):
+        serve_http(args, args.kind == "tls")
+    elif args.kind == "echoclose":
+        serve_echoclose(args)
+    elif args.kind == "record":
+        if not args.log:
+            sys.exit("servers.py: record needs --log")
+        serve_record(args)
+    elif args.kind == "source":
+        serve_source(args)
+    else:
+        serve_echo(args)
+
+
+if __name__ == "__main__":
+    main()
