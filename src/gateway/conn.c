@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #define RELAY_CHUNK (64 * 1024)
@@ -46,8 +48,11 @@ void gw_conn_close(struct conn *c)
 	if (c->up.fd >= 0)
 		close(c->up.fd);
 	c->cli.fd = c->up.fd = -1;
-	for (int d = 0; d < 2; d++)
+	for (int d = 0; d < 2; d++) {
 		gw_pipe_release(c->gw, &c->p[d]);
+		free(c->p[d].spill);
+		c->p[d].spill = NULL;
+	}
 	free(c->in);
 	free(c->out);
 	free(c->upout);
@@ -465,7 +470,8 @@ void gw_conn_event(struct conn *c, struct endpoint *ep, uint32_t events)
 	if (r0 == 2 || r1 == 2)
 		queue_ready(c);
 	c->deadline_ms = gw_now_ms() + c->gw->cfg.idle_timeout_ms;
-	if (c->eof[0] && c->eof[1] && c->p[0].n == 0 && c->p[1].n == 0)
+	if (c->eof[0] && c->eof[1] && c->p[0].n == 0 && c->p[1].n == 0 && !c->p[0].spill &&
+	    !c->p[1].spill)
 		gw_conn_close(c);
 }
 
@@ -527,6 +533,45 @@ void gw_pipe_release(struct gateway *gw, struct pipebuf *p)
 	p->n = 0;
 }
 
+/* The other side is full: what is left in the pipe moves to the heap and
+ * the pipe goes back, so a reader that stopped costs no fds. */
+static int spill(struct gateway *gw, struct pipebuf *p)
+{
+	char *buf = malloc(p->n);
+	ssize_t r;
+
+	if (!buf)
+		return -1;
+	r = read(p->r, buf, p->n);
+	if (r != (ssize_t)p->n) {
+		free(buf);
+		return -1;
+	}
+	p->spill = buf;
+	p->spill_len = p->n;
+	p->spill_off = 0;
+	p->n = 0;
+	gw_pipe_release(gw, p);
+	return 0;
+}
+
+/* How much to read in one go: what the other side's send buffer can still
+ * take, between 4 KiB and a chunk, so that a stall leaves little behind. */
+static size_t chunk_for(int out)
+{
+	int queued = 0, sndbuf = 0;
+	socklen_t len = sizeof(sndbuf);
+	long room;
+
+	if (ioctl(out, SIOCOUTQ, &queued) < 0 ||
+	    getsockopt(out, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) < 0)
+		return RELAY_CHUNK;
+	room = (long)sndbuf / 2 - queued;
+	if (room < 4096)
+		return 4096;
+	return room < RELAY_CHUNK ? (size_t)room : RELAY_CHUNK;
+}
+
 /* Move bytes one way: 0 when it has to wait, 2 when it stopped for
  * fairness with more to move, -1 on an error that ends the connection. */
 int gw_relay(struct conn *c, int dir)
@@ -536,6 +581,24 @@ int gw_relay(struct conn *c, int dir)
 	size_t moved = 0;
 
 	for (;;) {
+		while (p->spill) {
+			ssize_t w = send(out, p->spill + p->spill_off, p->spill_len - p->spill_off,
+					 MSG_NOSIGNAL);
+			if (w > 0) {
+				p->spill_off += (size_t)w;
+				c->bytes[dir] += (uint64_t)w;
+				if (p->spill_off == p->spill_len) {
+					free(p->spill);
+					p->spill = NULL;
+				}
+				continue;
+			}
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0 && errno == EAGAIN)
+				return 0; /* its EPOLLOUT resumes */
+			return -1;
+		}
 		while (p->n > 0) {
 			ssize_t w = splice(p->r, NULL, out, NULL, p->n, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 			if (w > 0) {
@@ -545,8 +608,8 @@ int gw_relay(struct conn *c, int dir)
 			}
 			if (w < 0 && errno == EINTR)
 				continue;
-			if (w < 0 && errno == EAGAIN)
-				return 0; /* the other side is full: its EPOLLOUT resumes */
+			if (w < 0 && errno == EAGAIN) /* the other side is full */
+				return spill(c->gw, p) < 0 ? -1 : 0;
 			return -1;
 		}
 		if (c->eof[dir]) {
@@ -562,7 +625,8 @@ int gw_relay(struct conn *c, int dir)
 			return 2;
 		if (!pipe_acquire(c->gw, p))
 			return -1;
-		ssize_t r = splice(in, NULL, p->w, NULL, RELAY_CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		ssize_t r = splice(in, NULL, p->w, NULL, chunk_for(out),
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (r > 0) {
 			p->n += (size_t)r;
 			moved += (size_t)r;

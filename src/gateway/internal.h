@@ -36,6 +36,10 @@ enum { EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER };
 struct pipebuf {
 	int r, w;	/* -1 while the direction holds no pipe */
 	size_t n;	/* bytes in it */
+	/* Bytes the other side would not take yet, moved out of the pipe so
+	 * that a stalled reader holds no fds: a tunnel stays at two. */
+	char *spill;
+	size_t spill_len, spill_off;
 };
 
 struct conn {
