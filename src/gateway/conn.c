@@ -21,8 +21,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#define RELAY_CHUNK (64 * 1024)
-#define RELAY_TURN (16 * RELAY_CHUNK)	/* bytes a relay moves before yielding */
+#define RELAY_CHUNK (1024 * 1024)	/* a splice's most; pipes grow to it */
+#define RELAY_TURN (4 * 1024 * 1024)	/* bytes a relay moves before yielding */
 
 static void conn_unlink(struct conn *c)
 {
@@ -126,7 +126,10 @@ static void resolved(void *arg, int status, const struct sockaddr_storage *addrs
 		return;
 	}
 	c->n_addrs = n < GW_MAX_ADDRS ? n : GW_MAX_ADDRS;
-	memcpy(c->addrs, addrs, c->n_addrs * sizeof(*addrs));
+	for (size_t i = 0; i < c->n_addrs; i++)
+		memcpy(&c->addrs[i], &addrs[i], addrs[i].ss_family == AF_INET
+							? sizeof(struct sockaddr_in)
+							: sizeof(struct sockaddr_in6));
 	/* Any refused address refuses the name, every one of them checked
 	 * (not only those kept for dialling): a rebinding answer or a
 	 * wildcard covering names someone else controls leads nowhere. */
@@ -149,10 +152,10 @@ static void resolved(void *arg, int status, const struct sockaddr_storage *addrs
 static void dial_next(struct conn *c)
 {
 	while (c->next_addr < c->n_addrs) {
-		struct sockaddr_storage *ss = &c->addrs[c->next_addr++];
-		socklen_t len = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in)
-							 : sizeof(struct sockaddr_in6);
-		int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		union gw_addr *ss = &c->addrs[c->next_addr++];
+		socklen_t len = ss->sa.sa_family == AF_INET ? sizeof(struct sockaddr_in)
+							    : sizeof(struct sockaddr_in6);
+		int fd = socket(ss->sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		int one = 1;
 
 		if (c->up.fd >= 0) {
@@ -162,7 +165,7 @@ static void dial_next(struct conn *c)
 		if (fd < 0)
 			continue;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (connect(fd, (struct sockaddr *)ss, len) < 0 && errno != EINPROGRESS) {
+		if (connect(fd, &ss->sa, len) < 0 && errno != EINPROGRESS) {
 			close(fd);
 			continue;
 		}
@@ -178,10 +181,10 @@ static void dial_next(struct conn *c)
 	refuse(c, 502, SOCKS_CONN_REFUSED, "fail", "cannot connect to the host");
 }
 
-static bool literal_addr(const char *host, uint16_t port, struct sockaddr_storage *ss)
+static bool literal_addr(const char *host, uint16_t port, union gw_addr *ss)
 {
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = &ss->in4;
+	struct sockaddr_in6 *s6 = &ss->in6;
 
 	memset(ss, 0, sizeof(*ss));
 	if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
@@ -203,7 +206,7 @@ static bool literal_addr(const char *host, uint16_t port, struct sockaddr_storag
 static void decide(struct conn *c)
 {
 	const struct gw_config *cfg = &c->gw->cfg;
-	struct sockaddr_storage ss;
+	union gw_addr ss;
 
 	c->literal = literal_addr(c->host, c->port, &ss);
 	if (!c->literal && host_normalise_name(c->host) < 0) {
@@ -511,6 +514,9 @@ static bool pipe_acquire(struct gateway *gw, struct pipebuf *p)
 	}
 	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0)
 		return false;
+	/* bigger pipes, fewer splices; where the per-user pipe budget says
+	 * no, the default size serves */
+	fcntl(fds[1], F_SETPIPE_SZ, RELAY_CHUNK);
 	p->r = fds[0];
 	p->w = fds[1];
 	return true;

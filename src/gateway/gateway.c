@@ -175,6 +175,8 @@ int gateway_timeout_ms(const struct gateway *gw)
 
 	if (gw->ready)
 		return 0;
+	if (gw->accept_starved && (t < 0 || t > 50))
+		t = 50;
 	if (gw->conns && (t < 0 || t > SWEEP_MS))
 		t = SWEEP_MS;
 	return t;
@@ -207,8 +209,13 @@ static void accept_all(struct gateway *gw, struct endpoint *l)
 		int fd = accept4(l->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct conn *c;
 
-		if (fd < 0)
-			return; /* EAGAIN, or EMFILE: retried on the next wake */
+		if (fd < 0) {
+			/* The listener is edge-triggered: a queue left behind for
+			 * want of fds is retried on a timer, not on the next client. */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				gw->accept_starved = true;
+			return;
+		}
 		if (gw->n_conns >= gw->cfg.max_conns || !(c = calloc(1, sizeof(*c)))) {
 			close(fd); /* over the cap: the client sees a reset */
 			continue;
@@ -281,6 +288,11 @@ void gateway_run(struct gateway *gw)
 		else if (!ep->c->dead)
 			gw_conn_event(ep->c, ep, evs[i].events);
 	}
+	if (gw->accept_starved) {
+		gw->accept_starved = false;
+		for (int i = 0; i < gw->n_listeners; i++)
+			accept_all(gw, gw->listeners[i]);
+	}
 	/* Relays that yielded for fairness get their next turn. */
 	struct conn *r = gw->ready;
 	gw->ready = NULL;
@@ -333,11 +345,11 @@ static json_t *addrs_json(const struct conn *c)
 
 	for (size_t i = 0; a && i < c->n_addrs; i++) {
 		char ip[INET6_ADDRSTRLEN] = "";
-		const struct sockaddr_storage *ss = &c->addrs[i];
-		if (ss->ss_family == AF_INET)
-			inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, ip, sizeof(ip));
+		const union gw_addr *ss = &c->addrs[i];
+		if (ss->sa.sa_family == AF_INET)
+			inet_ntop(AF_INET, &ss->in4.sin_addr, ip, sizeof(ip));
 		else
-			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, ip, sizeof(ip));
+			inet_ntop(AF_INET6, &ss->in6.sin6_addr, ip, sizeof(ip));
 		json_array_append_new(a, json_string(ip));
 	}
 	return a;

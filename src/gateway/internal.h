@@ -7,6 +7,7 @@
 #include "gateway/resolver.h"
 
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #define GW_MAX_ADDRS 16
@@ -22,6 +23,13 @@ enum conn_state {
 };
 
 struct conn;
+
+/* An address to dial: a quarter of a sockaddr_storage. */
+union gw_addr {
+	struct sockaddr sa;
+	struct sockaddr_in in4;
+	struct sockaddr_in6 in6;
+};
 
 /* What epoll's data points at: one side of a connection, or a listener. */
 struct endpoint {
@@ -62,7 +70,7 @@ struct conn {
 	char host[256];
 	uint16_t port;
 	bool literal;
-	struct sockaddr_storage addrs[GW_MAX_ADDRS];
+	union gw_addr addrs[GW_MAX_ADDRS];
 	size_t n_addrs, next_addr;
 	char client[64];
 	int64_t started_ms, deadline_ms;
@@ -84,6 +92,7 @@ struct gateway {
 	unsigned int n_conns;
 	struct endpoint *listeners[8];
 	int n_listeners;
+	bool accept_starved;		/* accept failed for want of fds: retry */
 	struct endpoint resolver_eps[16];
 	int pool[GW_PIPE_POOL][2];
 	int n_pool;
