@@ -36,9 +36,14 @@ pubnet() {
 	GW_PREFIX=()
 	start_dns DNS --record pub.net.test=44.0.0.2 --record pubmixed.net.test=44.0.0.2,10.1.2.3 \
 		--record pubmixed6.net.test=44.0.0.2,fd12::1 --record two.net.test=44.0.0.4,44.0.0.2 \
-		--record '*.wild.test=44.0.0.2' || exit 1
+		--record '*.wild.test=44.0.0.2' --record own.net.test=44.0.0.1 --record anyip.net.test=44.2.0.1 || exit 1
+	# 44.2.0.0/24 is this namespace's by a local route (AnyIP), on no
+	# interface: a service listening on 0.0.0.0 here answers on it.
+	ip route add local 44.2.0.0/24 dev lo || exit 1
+	start_server ANY http --isolated-netns --bind 0.0.0.0 --dir "$LAB/www" || exit 1
 	start_gw N --allow pub.net.test --allow pubmixed.net.test --allow pubmixed6.net.test \
-		--allow two.net.test --allow '*.wild.test' --deny deny.wild.test --dns "127.0.0.1:$DNS" || exit 1
+		--allow two.net.test --allow '*.wild.test' --deny deny.wild.test --allow own.net.test \
+		--allow anyip.net.test --dns "127.0.0.1:$DNS" || exit 1
 	for i in $(seq 50); do curl -s -o /dev/null "http://44.0.0.2:$PUB/" && break; sleep 0.1; done
 	code=$(pcurl -x "http://127.0.0.1:$N" -o "$LAB/body" -w '%{http_code}' "http://pub.net.test:$PUB/index.html")
 	ok $([ "$code" = 200 ] && [ "$(cat "$LAB/body")" = "public origin" ]; echo $?) \
@@ -58,6 +63,12 @@ pubnet() {
 	code=$(pcurl -x "http://127.0.0.1:$N" -D "$LAB/head" -o "$LAB/body" -w '%{http_code}' "http://deny.wild.test:$PUB/index.html")
 	ok $([ "$code" = 403 ] && grep -qi '^x-cordon-refused: host in network.deny' "$LAB/head"; echo $?) \
 		"... deny.wild.test (resolving to the same address) refused as denied ($code)"
+	code=$(pcurl -x "http://127.0.0.1:$N" -D "$LAB/head" -o "$LAB/body" -w '%{http_code}' "http://own.net.test:$PUB/index.html")
+	ok $([ "$code" = 403 ] && grep -qi "^x-cordon-refused: name resolves to a this host's own address" "$LAB/head"; echo $?) \
+		"own.net.test (44.0.0.1, this namespace's public-looking address): 403 as this host's own ($code)"
+	code=$(pcurl -x "http://127.0.0.1:$N" -o "$LAB/body" -w '%{http_code}' "http://anyip.net.test:$ANY/index.html")
+	ok $([ "$code" = 403 ]; echo $?) \
+		"anyip.net.test (44.2.0.1, local by a route, on no interface): 403, not a host service ($code) # TODO addresses local by route are not in getifaddrs"
 	out=$("$PY" -c 'import json,sys
 for l in open(sys.argv[1]):
     r = json.loads(l)
@@ -103,10 +114,15 @@ for c in "${cases[@]}"; do
 	dnsargs+=(--record "$rec")
 	allow+=(--allow "${rec%%=*}")
 done
-start_dns DNS "${dnsargs[@]}" --record '*.evil.test=127.0.0.2' --log "$LAB/dns.log" || exit 1
+# 40 public-looking addresses and a private one last: more than the
+# gateway keeps for dialling (16) and more than a UDP answer holds (TCP).
+many=$(for i in $(seq 1 40); do printf '93.184.%d.%d,' $((i / 200)) $((i % 200 + 1)); done)10.9.9.9
+start_dns DNS "${dnsargs[@]}" --record '*.evil.test=127.0.0.2' --record "many.guard.test=$many" \
+	--drop slow.guard.test/A --drop slow.guard.test/AAAA --log "$LAB/dns.log" || exit 1
 touch "$LAB/dns.log"
 start_gw G "${allow[@]}" --allow '*.evil.test' --allow nx.guard.test --allow localhost \
-	--allow "127.0.0.2:$WWW" --allow "127.0.0.2:$REC" --dns "127.0.0.1:$DNS" || exit 1
+	--allow "127.0.0.2:$WWW" --allow "127.0.0.2:$REC" --allow many.guard.test --allow slow.guard.test \
+	--dns "127.0.0.1:$DNS" || exit 1
 XG=http://127.0.0.1:$G
 
 fetch() {
@@ -154,6 +170,24 @@ out=$(gwc socks "127.0.0.1:$G" --atyp 1 --addr 127.0.0.2 --port "$WWW" --send 'G
 ok $([ "$(field "$out" reply)" = 00 ] && field "$out" data | grep -q 'guarded origin'; echo $?) \
 	"control: SOCKS5 to the listed literal: 0x00 and the origin answers"
 ok $([ "$(dialled)" = 0 ]; echo $?) "still nothing dialled on 127.0.0.2:$REC ($(dialled))"
+
+# Every address of an answer is checked, not only those kept for dialling.
+code=$(fetch "$XG" "http://many.guard.test:$REC/")
+ok $([ "$code" = 403 ] && [ "$(refused_hdr)" = "name resolves to a private address" ]; echo $?) \
+	"an answer of 40 public-looking addresses and 10.9.9.9 last (over TCP): 403 private ($code, $(refused_hdr))"
+
+# DNS is off the event loop: a lookup that never gets an answer fails on
+# its own while other requests are served.
+pcurl -x "$XG" -o "$LAB/slow.body" -w '%{http_code}' "http://slow.guard.test:$REC/" >"$LAB/slow.code" 2>/dev/null &
+slow=$!
+sleep 0.5
+code=$(fetch "$XG" "http://127.0.0.2:$WWW/index.html")
+ok $([ "$code" = 200 ]; echo $?) "while a lookup waits for an answer that never comes, another request gets 200 ($code)"
+wait "$slow"
+code=$(cat "$LAB/slow.code")
+ok $([ "$code" = 502 ] || [ "$code" = 504 ]; echo $?) \
+	"... and the unanswered lookup ends in 502 or 504 ($code, $(cat "$LAB/slow.body" 2>/dev/null))"
+ok $([ "$(dialled)" = 0 ]; echo $?) "nothing dialled ($(dialled))"
 
 # A wildcard covering names whose answers someone else controls.
 code=$(fetch "$XG" "http://anything.evil.test:$REC/")

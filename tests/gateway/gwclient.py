@@ -2,10 +2,12 @@
 """gwclient.py: clients for cordon's gateway tests, each bounded in time.
 
     gwclient.py raw PROXY (--data BYTES | --file F) [--half-close] [--wait S]
-        Send bytes (python escapes: \\r \\n \\x00 ...) to PROXY (host:port),
+        Send bytes (python escapes: \\r \\n \\x00 ...) to PROXY (host:port
+        or unix:PATH),
         read until the gateway closes or --wait seconds (default 10) pass.
         Prints: closed=yes|no, status=N (HTTP), refused=<X-Cordon-Refused>,
-        body=<body on one line>, hex=<the first 64 bytes>, len=N.
+        body=<body on one line>, hex=<the first 64 bytes>, len=N,
+        text=<all of it on one line>.
     gwclient.py socks PROXY --addr A [--atyp 1|3|4] [--cmd N] --port P
                 [--send BYTES] [--half-close]
         SOCKS5 greeting (no authentication), then a request; prints
@@ -57,8 +59,13 @@ def hostport(s):
 
 
 def connect(proxy, timeout=10):
-    s = socket.create_connection(hostport(proxy), timeout=timeout)
-    return s
+    """host:port, or unix:PATH."""
+    if proxy.startswith("unix:"):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout)
+        s.connect(proxy[5:])
+        return s
+    return socket.create_connection(hostport(proxy), timeout=timeout)
 
 
 def read_all(s, wait):
@@ -87,6 +94,7 @@ def report_http(data, closed):
     print("closed=%s" % ("yes" if closed else "no"))
     print("len=%d" % len(data))
     print("hex=%s" % data[:64].hex())
+    print("text=%s" % "".join(chr(b) if 32 <= b < 127 else "\\x%02x" % b for b in data))
     head, sep, body = data.partition(b"\r\n\r\n")
     lines = head.split(b"\r\n")
     if lines and lines[0].startswith(b"HTTP/"):

@@ -5,7 +5,8 @@
 # $LAB/bin and sets an EXIT trap that stops every process started here
 # (by its pid) and removes the lab.
 #
-#   ok STATUS DESC / skip WHY / diag TEXT     TAP output
+#   ok STATUS DESC / skip WHY / diag TEXT     TAP output ("DESC # TODO why":
+#                                             a known gap, not a failure)
 #   gw_done                                   the plan; the exit status
 #   start_server VAR KIND [ARGS...]           servers.py KIND on 127.0.0.2;
 #                                             its port in $VAR (run under
@@ -40,16 +41,19 @@ ok() {
 		echo "ok $n - $2"
 	else
 		echo "not ok $n - $2"
-		fails=$((fails + 1))
+		case $2 in *'# TODO'*) ;; *) fails=$((fails + 1)) ;; esac
 	fi
 }
 skip() { n=$((n + 1)); echo "ok $n # skip $*"; }
 diag() { printf '# %s\n' "$@"; }
 gw_done() { echo "1..$n"; [ "$fails" = 0 ]; }
 
+# Only our own children: a pid already waited for may name another process.
 gw_cleanup() {
 	local p
-	for p in "${GW_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${GW_PIDS[@]}"; do
+		[ "$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)" = "$$" ] && kill "$p" 2>/dev/null
+	done
 	wait 2>/dev/null
 	if [ -n "${CORDON_GW_KEEP:-}" ]; then
 		echo "# lab kept: $LAB"
@@ -149,11 +153,22 @@ gw_alive() {
 	kill -0 "${!pid}" 2>/dev/null
 }
 
-# stop_gw VAR: TERM, then check the exit status and that no sanitizer
-# report was written.
+# stop_gw VAR: TERM to the gateway, then check that it ends by itself
+# (within 20 s: no timing is asserted below that), its exit status and
+# that no sanitizer report was written.
 stop_gw() {
-	local tp=GWTPID_$1 rc
-	kill -TERM "${!tp}" 2>/dev/null
+	local tp=GWTPID_$1 gp=GWPID_$1 rc i
+	kill -TERM "${!gp}" 2>/dev/null
+	for i in $(seq 200); do
+		kill -0 "${!gp}" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "${!gp}" 2>/dev/null; then
+		diag "gateway $1 still running 20 s after TERM: $(tr '\0' ' ' < "/proc/${!gp}/cmdline" | cut -c1-60)" \
+			"$(grep -E '^(State|SigBlk|SigPnd|ShdPnd)' "/proc/${!gp}/status" | tr '\n\t' '  ')" \
+			"wchan $(cat "/proc/${!gp}/wchan" 2>/dev/null) syscall $(cat "/proc/${!gp}/syscall" 2>/dev/null)"
+		kill -KILL "${!gp}" 2>/dev/null
+	fi
 	wait "${!tp}"
 	rc=$?
 	ok $([ $rc = 0 ] && ! grep -q 'Sanitizer' "$LAB/$1.err"; echo $?) \

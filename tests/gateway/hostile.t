@@ -104,9 +104,13 @@ ok $([ "$timeouts" -ge 500 ]; echo $?) "audit: they are logged as head timeouts 
 ok $(good; echo $?) "a good request after the slow clients: 200"
 
 # Many tunnels: the gateway needs two fds per tunnel and each process may
-# hold 20,000 at most: 9,000 tunnels. The client and the echo server are
-# processes of their own.
-N=${CORDON_GW_TUNNELS:-9000}
+# hold 20,000 at most (the hard limit here): 9,000 tunnels. The client and
+# the echo server are processes of their own.
+hard=$(ulimit -Hn)
+[ "$hard" = unlimited ] && hard=1048576
+N=$(( (hard - 2000) / 2 ))
+[ "$N" -gt 9000 ] && N=9000
+N=${CORDON_GW_TUNNELS:-$N}
 GWC_TIMEOUT=200 gwc many "$HP" "127.0.0.2:$ECHO" --n "$N" --hold-file "$LAB/release" --hold 60 \
 	--limit 180 >"$LAB/many.out" 2>"$LAB/many.err" &
 mpid=$!
@@ -172,12 +176,15 @@ elif [ -n "$plain" ]; then
 fi
 
 # Stalled tunnels: clients that stop reading while their origins push
-# data (up to 1 MiB each; what the socket buffers hold on the way is the
-# memory this costs, about 1.5 GB here). A stalled relay holds a pipe,
-# two more fds: 6,000 tunnels are under the gateway's connection cap
-# (about 9,800 for 20,000 fds), so none may be torn down for it and a new
-# client must still be served.
-NS=${CORDON_GW_STALLED:-6000}
+# data (up to 1 MiB each; the socket buffers on the way hold what is in
+# flight, about 1.5 GB of kernel memory at most here). 6,000 tunnels are
+# well under the gateway's connection cap (about 9,800 for 20,000 fds),
+# so a stalled relay must not cost fds the tunnels do not have (a pipe
+# held per stalled direction would be two more each): none may be torn
+# down and a new client must still be served.
+NS=$((hard * 3 / 10))
+[ "$NS" -gt 6000 ] && NS=6000
+NS=${CORDON_GW_STALLED:-$NS}
 start_server SRC source --bytes "${CORDON_GW_STALL_BYTES:-1048576}" || exit 1
 start_gw S --allow "127.0.0.2:$SRC" --allow "$O" || exit 1
 rm -f "$LAB/release"
@@ -194,12 +201,13 @@ sleep 3 # let the data flow until every relay has stalled (no timing is asserted
 code=$(pcurl --max-time 15 -x "http://127.0.0.1:$S" -o /dev/null -w '%{http_code}' "http://$O/index.html" 2>/dev/null)
 fds=$(ls "/proc/$GWPID_S/fd" | wc -l)
 pipes=$(ls -l "/proc/$GWPID_S/fd" | grep -c 'pipe:')
+rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$GWPID_S/status")
 torn=$(grep -c "\"port\":$SRC,.*\"verdict\":\"allow\"" "$LAB/S.jsonl")
 failed=$(grep "\"port\":$SRC," "$LAB/S.jsonl" | grep -v "\"verdict\":\"allow\"" | grep -o "\"reason\":\"[^\"]*\"" | sort | uniq -c | tr -s " \n" " ")
 touch "$LAB/release"
 wait "$mpid"
 out=$(cat "$LAB/stall.out")
-diag "gateway with $NS stalled tunnels: $fds fds, $pipes of them pipes; refused or failed: ${failed:-none}"
+diag "gateway with $NS stalled tunnels: $fds fds, $pipes of them pipes, VmRSS $rss kB; refused or failed: ${failed:-none}"
 ok $([ "$(field "$out" established)" = "$NS" ]; echo $?) \
 	"$NS tunnels whose clients stop reading: all established ($(field "$out" established), $(field "$out" errors) errors)"
 grep '^error \|^timeout' "$LAB/stall.out" | sed 's/^/# /'

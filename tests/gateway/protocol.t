@@ -16,6 +16,7 @@ big_sum=$(sha256sum < "$LAB/www/big.bin")
 start_server P1 http --dir "$LAB/www" || exit 1
 start_server P2 http --dir "$LAB/www" || exit 1
 start_server P3 echoclose || exit 1
+start_server P6 http --bind ::1 --dir "$LAB/www" 2>/dev/null || P6=	# no IPv6 here: skipped
 # Every name is unknown here: an allowed name ends in 502, a refused one
 # never reaches DNS (the log says which were asked).
 start_dns DNS --log "$LAB/dns.log" || exit 1
@@ -23,7 +24,7 @@ touch "$LAB/dns.log"
 O1=127.0.0.2:$P1 O2=127.0.0.2:$P2 O3=127.0.0.2:$P3
 
 # A: port-pinned literals, a wildcard with a denied name under it.
-start_gw A --allow "$O1" --allow "$O3" --allow '*.example.test' --allow named.test \
+start_gw A --allow "$O1" --allow "$O3" --allow "[::1]:${P6:-1}" --allow '*.example.test' --allow named.test \
 	--deny bad.example.test --deny denied.example --dns "127.0.0.1:$DNS" || exit 1
 # B: the whole address allowed, one port of it denied; C: the control.
 start_gw B --allow 127.0.0.2 --deny "$O2" || exit 1
@@ -67,6 +68,42 @@ out=$(gwc socks "127.0.0.1:$A" --atyp 1 --addr 127.0.0.2 --port "$P2")
 ok $([ "$(field "$out" reply)" = 02 ]; echo $?) \
 	"SOCKS5 to the allowed address on another port: 0x02 ($(field "$out" reply))"
 
+# IPv6 literals: listed with brackets and a port, reached as they are.
+if [ -n "$P6" ]; then
+	code=$(fetch "$XA" "http://[::1]:$P6/index.html")
+	ok $([ "$code" = 200 ] && body_is "hello from the origin"; echo $?) "absolute-form GET to the listed [::1]:$P6: 200 ($code)"
+	code=$(fetch "$XA" "http://[::1]:$P6/index.html" -p)
+	ok $([ "$code" = 200 ] && body_is "hello from the origin"; echo $?) "CONNECT [::1]:$P6: 200 ($code)"
+	out=$(gwc socks "127.0.0.1:$A" --atyp 4 --addr ::1 --port "$P6" --send 'GET /index.html HTTP/1.0\r\n\r\n')
+	ok $([ "$(field "$out" reply)" = 00 ] && field "$out" data | grep -q 'hello from the origin'; echo $?) \
+		"SOCKS5 with an IPv6 address (ATYP 4) to [::1]:$P6: 0x00 and the body"
+	code=$(fetch "$XA" "http://[::1]:$P1/index.html")
+	ok $([ "$code" = 403 ]; echo $?) "[::1] on a port not listed: 403 ($code)"
+	code=$(fetch "$XA" "http://[::ffff:127.0.0.2]:$P1/index.html")
+	ok $([ "$code" = 403 ]; echo $?) "the IPv4-mapped spelling [::ffff:127.0.0.2]:$P1 of a listed literal is not listed: 403 ($code)"
+	out=$(gwc socks "127.0.0.1:$A" --atyp 4 --addr ::ffff:127.0.0.2 --port "$P1")
+	ok $([ "$(field "$out" reply)" = 02 ]; echo $?) "... nor through SOCKS5 ATYP 4 ($(field "$out" reply))"
+else
+	for _ in 1 2 3 4 5 6; do skip "no IPv6 loopback here"; done
+fi
+
+# What reaches the origin: origin-form target, Host from the target,
+# hop-by-hop and proxy headers gone, the rest kept.
+code=$(fetch "$XA" "http://$O1/echo-headers?q=1" -H 'Proxy-Authorization: Basic c2VjcmV0' \
+	-H 'Proxy-Connection: keep-alive' -H 'Connection: X-Secret, keep-alive' -H 'X-Secret: s' \
+	-H 'Keep-Alive: 300' -H 'TE: trailers' -H 'Upgrade: h2c' -H 'X-Custom: kept')
+hdrs=$(tr 'A-Z' 'a-z' < "$LAB/body")
+ok $([ "$code" = 200 ] && printf '%s\n' "$hdrs" | grep -qx 'target=/echo-headers?q=1' &&
+	printf '%s\n' "$hdrs" | grep -qx "host: $O1" && printf '%s\n' "$hdrs" | grep -qx 'x-custom: kept' &&
+	printf '%s\n' "$hdrs" | grep -qx 'connection: close'; echo $?) \
+	"the origin gets the origin-form target, Host $O1, Connection: close and the end-to-end headers ($code)"
+ok $(! printf '%s\n' "$hdrs" | grep -q '^proxy-authorization\|^proxy-connection\|^x-secret\|^keep-alive\|^te:\|^upgrade'; echo $?) \
+	"... and none of Proxy-Authorization, Proxy-Connection, Keep-Alive, TE, Upgrade or a header Connection names"
+printf '%s\n' "$hdrs" | grep '^proxy-\|^x-secret\|^keep-alive\|^te:\|^upgrade' | sed 's/^/# leaked: /'
+out=$(gwc raw "127.0.0.1:$A" --wait 5 --data "GET http://$O1 HTTP/1.1\r\n\r\n")
+ok $([ "$(field "$out" status)" = 200 ] && field "$out" body | grep -q 'hello from the origin'; echo $?) \
+	"an absolute-form target without a path is forwarded as / ($(field "$out" status))"
+
 # Request bodies go through whole: Content-Length and chunked, both forms.
 big_hex=$(sha256sum "$LAB/www/big.bin" | cut -d' ' -f1)
 code=$(fetch "$XA" "http://$O1/post" --data-binary @"$LAB/www/big.bin" -H 'Content-Type: application/octet-stream')
@@ -85,6 +122,26 @@ ok $([ "$code" = 403 ] && [ "$(refused_hdr)" = "host not in network.allow" ]; ec
 out=$(gwc raw "127.0.0.1:$A" --wait 5 --file "$LAB/post.req")
 ok $([ "$(field "$out" status)" = 403 ] && [ "$(field "$out" refused)" = "host not in network.allow" ]; echo $?) \
 	"... also when the body is sent at once without waiting: the 403 is not lost ($(field "$out" status))"
+
+# Bytes sent before the answer (no round trip) are kept for the origin.
+out=$(gwc raw "127.0.0.1:$A" --wait 5 --data "CONNECT $O1 HTTP/1.1\\r\\n\\r\\nGET /index.html HTTP/1.0\\r\\n\\r\\n")
+ok $([ "$(field "$out" status)" = 200 ] && field "$out" body | grep -q 'HTTP/1.0 200.*hello from the origin'; echo $?) \
+	"CONNECT with the tunnelled request in the same write: established, and the origin answers it"
+port_hex=$(printf '%04x' "$P1")
+out=$(gwc raw "127.0.0.1:$A" --wait 5 \
+	--data "\\x05\\x01\\x00\\x05\\x01\\x00\\x01\\x7f\\x00\\x00\\x02\\x${port_hex:0:2}\\x${port_hex:2:2}GET /index.html HTTP/1.0\\r\\n\\r\\n")
+ok $(case $(field "$out" hex) in 050005000001*) true ;; *) false ;; esac && field "$out" text | grep -q 'hello from the origin'; echo $?) \
+	"SOCKS5 greeting, request and data in one write: both replies, then the origin's answer"
+
+# A connection that fails is 502 (SOCKS5: 0x05), not 403.
+closed=$(free_port)
+code=$(fetch "$XC" "http://127.0.0.2:$closed/")
+ok $([ "$code" = 502 ] && [ "$(refused_hdr)" = "cannot connect to the host" ]; echo $?) \
+	"an allowed address with nothing listening: 502 ($code, $(refused_hdr))"
+out=$(gwc socks "127.0.0.1:$C" --atyp 1 --addr 127.0.0.2 --port "$closed")
+ok $([ "$(field "$out" reply)" = 05 ]; echo $?) "... through SOCKS5: 0x05 ($(field "$out" reply))"
+ok $(grep -q "\"port\":$closed,.*\"verdict\":\"fail\",\"reason\":\"cannot connect to the host\"" "$LAB/C.jsonl"; echo $?) \
+	"... audited as fail"
 
 # --- the lists
 code=$(fetch "$XA" "http://$O2/index.html")
@@ -213,6 +270,29 @@ ok $([ "$(field "$audit" socks_denied)" = 1 ]; echo $?) "audit: a refused SOCKS5
 ok $([ "$(field "$audit" times)" = 1 ]; echo $?) "audit: times are UTC ISO 8601"
 ok $(grep -q '"verdict":"allow"' "$LAB/B.jsonl" && grep -q '"reason":"host in network.deny"' "$LAB/B.jsonl"; echo $?) \
 	"audit of B holds its allowed and its denied request"
+
+# The listener: a unix socket serves too; TCP only on loopback.
+"$CORDON" gateway --listen "unix:$LAB/gw.sock" --allow "$O1" --audit "$LAB/U.jsonl" \
+	</dev/null >"$LAB/U.out" 2>"$LAB/U.err" &
+upid=$!
+GW_PIDS+=("$upid")
+for _ in $(seq 100); do [ -S "$LAB/gw.sock" ] && break; sleep 0.1; done
+out=$(gwc raw "unix:$LAB/gw.sock" --wait 5 --data "GET http://$O1/index.html HTTP/1.1\\r\\n\\r\\n")
+ok $([ "$(field "$out" status)" = 200 ] && field "$out" body | grep -q 'hello from the origin'; echo $?) \
+	"--listen unix:PATH: an absolute-form GET through it: 200"
+out=$(gwc raw "unix:$LAB/gw.sock" --wait 5 --data "GET http://$O2/index.html HTTP/1.1\\r\\n\\r\\n")
+ok $([ "$(field "$out" status)" = 403 ]; echo $?) "... and the same to a target not listed: 403"
+kill -TERM "$upid"
+wait "$upid"
+ok $([ $? = 0 ] && grep -q '"client":"unix"' "$LAB/U.jsonl" && ! grep -q Sanitizer "$LAB/U.err"; echo $?) \
+	"... its audit names the client unix; it ends 0 on TERM"
+for l in tcp:0.0.0.0 tcp:192.0.2.1 'tcp:[::]'; do
+	p=$(free_port)
+	timeout 10 "$CORDON" gateway --listen "$l:$p" </dev/null >/dev/null 2>"$LAB/l.err"
+	rc=$?
+	ok $([ $rc != 0 ] && [ $rc != 124 ] && grep -q 'loopback' "$LAB/l.err"; echo $?) \
+		"--listen $l:PORT is refused: not loopback ($rc: $(head -c 90 "$LAB/l.err"))"
+done
 
 for g in A B C; do stop_gw "$g"; done
 gw_done

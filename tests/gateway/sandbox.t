@@ -91,9 +91,10 @@ ok $([ "$out" = "403 200" ] && ! grep -q 'network: refused' "$LAB/in.err"; echo 
 out=$(run_in -q --allow-host "$O" -- "${CURL[@]}" --cacert "$LAB/cert.pem" "https://127.0.0.2:$T/index.html")
 rc=$?
 ok $([ $rc != 0 ] && [ -z "$out" ]; echo $?) "https:// to a host not allowed: CONNECT refused, nothing fetched (curl $rc)"
-out=$(run_in -q --allow-host "$O" -- "${CURL[@]}" -x socks5h://127.0.0.1:1080 "http://127.0.0.2:$D/index.html")
+out=$(run_in --allow-host "$O" -- "${CURL[@]}" -x socks5h://127.0.0.1:1080 "http://127.0.0.2:$D/index.html")
 rc=$?
 ok $([ $rc != 0 ] && [ -z "$out" ]; echo $?) "SOCKS5 to a host not allowed: refused (curl $rc)"
+ok $(grep -q "^cordon: network: refused 127\\.0\\.0\\.2:$D (" "$LAB/in.err"; echo $?) "... and noted at exit"
 
 # --- names, checked by the gateway through CORDON_GATEWAY_DNS
 out=$(run_in --allow-host "lo2.sandbox.test:$P" -- "${CURL[@]}" -o /dev/null -w '%{http_code}' "http://lo2.sandbox.test:$P/index.html")

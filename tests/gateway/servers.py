@@ -7,6 +7,7 @@ KIND:
   http      serve --dir over HTTP/1.0 (python's SimpleHTTPRequestHandler);
             GET /echo-host answers "host=<Host header>" and the request
             line's target, so a test sees what the gateway forwarded;
+            GET /echo-headers answers the target and every header line;
             POST answers "len=N sha256=HEX" for the body it received
             (Content-Length or chunked).
   tls       the same over TLS, with --cert and --key (PEM).
@@ -54,6 +55,16 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if self.path.startswith("/echo-headers"):
+            body = ("target=%s\n" % self.path).encode()
+            body += b"".join(b"%s: %s\n" % (k.encode(), v.encode())
+                             for k, v in self.headers.items())
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if self.path.startswith("/echo-host"):
             body = ("host=%s\ntarget=%s\n" % (self.headers.get("Host"),
                                               self.path)).encode()
@@ -90,12 +101,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
+    address_family = socket.AF_INET
     allow_reuse_address = True
     request_queue_size = 128
 
 
 def serve_http(args, tls):
     handler = lambda *a, **k: Handler(*a, directory=args.dir, **k)  # noqa: E731
+    Server.address_family = family(args.bind)
     srv = Server((args.bind, args.port), handler)
     if tls:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -105,8 +118,12 @@ def serve_http(args, tls):
     srv.serve_forever()
 
 
+def family(addr):
+    return socket.AF_INET6 if ":" in addr else socket.AF_INET
+
+
 def listener(args, backlog=128):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s = socket.socket(family(args.bind), socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind((args.bind, args.port))
     s.listen(backlog)
@@ -141,7 +158,7 @@ def serve_record(args):
     while True:
         c, peer = s.accept()
         with open(args.log, "a", encoding="utf-8") as f:
-            f.write("conn %s:%d\n" % peer)
+            f.write("conn %s:%d\n" % peer[:2])
         c.close()
 
 
