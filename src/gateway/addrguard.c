@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct v4_range {
 	uint32_t net;
@@ -297,4 +298,34 @@ const char *addrguard_reason(enum addr_class c)
 		return "this host's own address";
 	}
 	return "unclassified address";
+}
+
+bool addrguard_is_local(const struct sockaddr *sa)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd;
+	bool local;
+
+	if (sa->sa_family == AF_INET)
+		len = sizeof(struct sockaddr_in);
+	else if (sa->sa_family == AF_INET6)
+		len = sizeof(struct sockaddr_in6);
+	else
+		return true;
+	memcpy(&ss, sa, len);
+	/* port 0, and no flow or scope: only the address is asked about */
+	if (ss.ss_family == AF_INET) {
+		((struct sockaddr_in *)&ss)->sin_port = 0;
+	} else {
+		((struct sockaddr_in6 *)&ss)->sin6_port = 0;
+		((struct sockaddr_in6 *)&ss)->sin6_flowinfo = 0;
+		((struct sockaddr_in6 *)&ss)->sin6_scope_id = 0;
+	}
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return true; /* cannot ask: fail closed */
+	local = bind(fd, (struct sockaddr *)&ss, len) == 0 || errno != EADDRNOTAVAIL;
+	close(fd);
+	return local;
 }

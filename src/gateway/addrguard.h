@@ -9,6 +9,7 @@
 #define CORDON_GATEWAY_ADDRGUARD_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -40,6 +41,13 @@ void addrguard_free_own(struct addr_set *own);
  * 2002::/16) is classified as the IPv4 address it carries. */
 enum addr_class addrguard_classify(const struct sockaddr *sa,
 				   const struct addr_set *own);
+
+/* Is sa local to this host by any route (an address on an interface, or
+ * one that only a `local` route makes this host's)? The kernel answers:
+ * a socket binds to a local address and to nothing else. Where the host
+ * lets sockets bind any address (ip_nonlocal_bind), the answer is yes for
+ * every address: the gateway then refuses names rather than guess. */
+bool addrguard_is_local(const struct sockaddr *sa);
 
 /* Fixed text for a refusal: "loopback address", ... */
 const char *addrguard_reason(enum addr_class c);

@@ -136,6 +136,9 @@ static void resolved(void *arg, int status, const struct sockaddr_storage *addrs
 	for (size_t i = 0; i < n; i++) {
 		enum addr_class cl = addrguard_classify((const struct sockaddr *)&addrs[i],
 							&c->gw->own);
+		/* an address this host answers to by a route, not an interface */
+		if (cl == ADDR_PUBLIC && addrguard_is_local((const struct sockaddr *)&addrs[i]))
+			cl = ADDR_HOST_OWN;
 		if (cl != ADDR_PUBLIC) {
 			snprintf(c->reason_buf, sizeof(c->reason_buf),
 				 "name resolves to a %s", addrguard_reason(cl));

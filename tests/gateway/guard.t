@@ -68,7 +68,7 @@ pubnet() {
 		"own.net.test (44.0.0.1, this namespace's public-looking address): 403 as this host's own ($code)"
 	code=$(pcurl -x "http://127.0.0.1:$N" -o "$LAB/body" -w '%{http_code}' "http://anyip.net.test:$ANY/index.html")
 	ok $([ "$code" = 403 ]; echo $?) \
-		"anyip.net.test (44.2.0.1, local by a route, on no interface): 403, not a host service ($code) # TODO addresses local by route are not in getifaddrs"
+		"anyip.net.test (44.2.0.1, local by a route, on no interface): 403, not a host service ($code)"
 	out=$("$PY" -c 'import json,sys
 for l in open(sys.argv[1]):
     r = json.loads(l)
