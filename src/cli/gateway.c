@@ -44,7 +44,7 @@ static int listen_unix(const char *path, struct err **e)
 
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return err_set(e, ERR_CONFIG, ENAMETOOLONG, "--listen unix:%s", path);
-	strcpy(sa.sun_path, path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 4096) < 0) {
 		if (fd >= 0)
@@ -57,15 +57,19 @@ static int listen_unix(const char *path, struct err **e)
 /* Only a loopback address: the gateway is the sandbox's, not the LAN's. */
 static int listen_tcp(const char *spec, struct err **e)
 {
-	_cleanup_free_ char *host = strdup(spec);
+	char host[128];
 	struct sockaddr_storage ss = { 0 };
 	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 	unsigned long port = 0;
-	char *colon = host ? strrchr(host, ':') : NULL;
+	char *colon = NULL;
 	int fd, one = 1;
 	socklen_t len;
 
+	if (strlen(spec) < sizeof(host)) {
+		memcpy(host, spec, strlen(spec) + 1);
+		colon = strrchr(host, ':');
+	}
 	if (!colon || num_parse_ulong(colon + 1, 65535, &port) < 0)
 		return err_set(e, ERR_CONFIG, 0, "--listen: tcp:IP:PORT expected");
 	*colon = '\0';
@@ -137,13 +141,14 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 		case 'A':
 			o->audit = optarg;
 			break;
-		case 'n':
-			if (strlen(o->dns) + strlen(optarg) + 2 > sizeof(o->dns))
+		case 'n': {
+			size_t used = strlen(o->dns);
+			if (used + strlen(optarg) + 2 > sizeof(o->dns))
 				return err_set(e, ERR_USAGE, 0, "--dns: too many servers");
-			if (o->dns[0])
-				strcat(o->dns, ",");
-			strcat(o->dns, optarg);
+			snprintf(o->dns + used, sizeof(o->dns) - used, "%s%s", used ? "," : "",
+				 optarg);
 			break;
+		}
 		case 'h':
 			return 1;
 		default:
@@ -195,7 +200,7 @@ int cli_gateway(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	if (r < 0)
+	if (r < 0 || !o.listen)
 		goto fail;
 	if (strncmp(o.listen, "unix:", 5) == 0)
 		fd = listen_unix(o.listen + 5, &e);

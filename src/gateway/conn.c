@@ -21,8 +21,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#define RELAY_CHUNK (1024 * 1024)	/* a splice's most; pipes grow to it */
-#define RELAY_TURN (4 * 1024 * 1024)	/* bytes a relay moves before yielding */
+#define RELAY_CHUNK ((size_t)1 << 20)	/* a splice's most; pipes grow to it */
+#define RELAY_TURN ((size_t)4 << 20)	/* bytes a relay moves before yielding */
 
 static void conn_unlink(struct conn *c)
 {
@@ -519,7 +519,7 @@ static bool pipe_acquire(struct gateway *gw, struct pipebuf *p)
 		return false;
 	/* bigger pipes, fewer splices; where the per-user pipe budget says
 	 * no, the default size serves */
-	fcntl(fds[1], F_SETPIPE_SZ, RELAY_CHUNK);
+	fcntl(fds[1], F_SETPIPE_SZ, (int)RELAY_CHUNK);
 	p->r = fds[0];
 	p->w = fds[1];
 	return true;
@@ -578,7 +578,7 @@ static size_t chunk_for(int out)
 	room = (long)sndbuf / 2 - queued;
 	if (room < 4096)
 		return 4096;
-	return room < RELAY_CHUNK ? (size_t)room : RELAY_CHUNK;
+	return (size_t)room < RELAY_CHUNK ? (size_t)room : RELAY_CHUNK;
 }
 
 /* Move bytes one way: 0 when it has to wait, 2 when it stopped for

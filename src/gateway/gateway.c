@@ -204,7 +204,7 @@ static void describe_peer(const struct sockaddr_storage *ss, socklen_t len, char
 static void accept_all(struct gateway *gw, struct endpoint *l)
 {
 	for (;;) {
-		struct sockaddr_storage ss;
+		struct sockaddr_storage ss = { 0 };
 		socklen_t len = sizeof(ss);
 		int fd = accept4(l->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct conn *c;
