@@ -470,6 +470,8 @@ void gw_conn_event(struct conn *c, struct endpoint *ep, uint32_t events)
 	if (c->dead)
 		return;
 	if (r0 < 0 || r1 < 0) {
+		/* allowed, then ended by an error: the audit says so */
+		c->reason = "relay ended by an error";
 		gw_conn_close(c);
 		return;
 	}
