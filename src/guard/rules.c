@@ -90,6 +90,9 @@ static int add_git_needs(struct guard_state *s, struct err **e)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "workspace");
 	if (lstat(git, &st) < 0)
 		return errno == ENOENT ? 0 : err_set(e, ERR_DENIED, errno, "`%s`", git);
+	if (S_ISLNK(st.st_mode)) /* host-side git would follow it anywhere */
+		return err_set(e, ERR_DENIED, 0,
+			       "`%s` is a symbolic link; a workspace's .git must be its own", git);
 	if (!S_ISDIR(st.st_mode)) /* a gitdir link file: keep it pointing home */
 		return grant_add(s->g, git, GRANT_READ_ONLY, "workspace git", e);
 	for (size_t i = 0; i < sizeof(ro) / sizeof(*ro); i++) {

@@ -382,6 +382,22 @@ static void test_read_only(void)
 	unlink(p);
 	mk("ws/.git/info");
 	ok(accepted(guard(&o, NULL)), "control: .git/info a directory again");
+
+	/* .git itself a symbolic link: refused, the directory restored accepted */
+	char ws2[512], real[512];
+	path(ws2, sizeof(ws2), "ws2");
+	mk("ws2");
+	mk("gitreal");
+	path(p, sizeof(p), "ws2/.git");
+	path(real, sizeof(real), "gitreal");
+	if (symlink(real, p) < 0)
+		diag("symlink: %s", strerror(errno));
+	o.workspace = ws2;
+	ok(refused(guard(&o, NULL), "is a symbolic link; a workspace's .git must be its own"),
+	   ".git as a symbolic link is refused");
+	unlink(p);
+	ok(accepted(guard(&o, NULL)), "control: the same workspace without it");
+	o.workspace = NULL;
 }
 
 static void test_hardlinks(void)
