@@ -21,32 +21,32 @@ run_bg() { ( exec "$CORDON" run -q --state-dir "$lab/state" -w "$lab/ws" -- "$@"
 for sig in TERM INT HUP; do
 	rm -f "$lab/ws/out"
 	# the marker names this sandbox's processes for pgrep
-	run_bg bash -c "trap 'echo trapped-$sig > out; exit 7' $sig; sleep 300 & wait; : cordon-sig-marker-$sig"
+	run_bg bash -c "trap 'echo trapped-$sig > out; exit 7' $sig; sleep 300.71 & wait; : cordon-sig-marker-$sig"
 	pid=$!
-	for _ in $(seq 100); do pgrep -f "^sleep 300" >/dev/null && break; sleep 0.05; done
+	for _ in $(seq 100); do pgrep -f "^sleep 300.71" >/dev/null && break; sleep 0.05; done
 	sleep 0.2
 	kill -"$sig" "$pid"
 	wait "$pid"
 	rc=$?
 	ok $([ "$(cat "$lab/ws/out" 2>/dev/null)" = "trapped-$sig" ]; echo $?) "$sig to cordon run reaches the command's trap"
 	ok $([ $rc = 7 ]; echo $?) "... and cordon exits with the command's status ($rc)"
-	ok $(pgrep -f "^sleep 300" >/dev/null && echo 1 || echo 0) "... and no process of the sandbox remains"
+	ok $(pgrep -f "^sleep 300.71" >/dev/null && echo 1 || echo 0) "... and no process of the sandbox remains"
 done
 
 # A command that leaves a child behind: the sandbox ends with the command.
-run bash -c 'setsid sleep 301 >/dev/null 2>&1 < /dev/null & disown; exit 0'
+run bash -c 'setsid sleep 301.71 >/dev/null 2>&1 < /dev/null & disown; exit 0'
 ok $([ $? = 0 ]; echo $?) "a command that daemonises a child exits 0"
 sleep 0.2
-ok $(pgrep -f "^sleep 301" >/dev/null && echo 1 || echo 0) "... and its child does not outlive the sandbox"
+ok $(pgrep -f "^sleep 301.71" >/dev/null && echo 1 || echo 0) "... and its child does not outlive the sandbox"
 
 # KILL to cordon run: the sandbox dies with it.
-run_bg sleep 302
+run_bg sleep 302.71
 pid=$!
-for _ in $(seq 100); do pgrep -f "^sleep 302" >/dev/null && break; sleep 0.05; done
+for _ in $(seq 100); do pgrep -f "^sleep 302.71" >/dev/null && break; sleep 0.05; done
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
-for _ in $(seq 40); do pgrep -f "^sleep 302" >/dev/null || break; sleep 0.05; done
-ok $(pgrep -f "^sleep 302" >/dev/null && echo 1 || echo 0) "KILL to cordon run: nothing of the sandbox remains"
+for _ in $(seq 40); do pgrep -f "^sleep 302.71" >/dev/null || break; sleep 0.05; done
+ok $(pgrep -f "^sleep 302.71" >/dev/null && echo 1 || echo 0) "KILL to cordon run: nothing of the sandbox remains"
 
 # On a terminal: job control in an interactive shell, and no input injection.
 if command -v script >/dev/null; then
