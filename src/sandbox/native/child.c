@@ -265,8 +265,8 @@ noreturn void native_child(const struct child_args *a)
 				   SIGUSR2, SIGWINCH };
 	     s < 8; s++)
 		sigaddset(&forward, sigs[s]);
-	sigprocmask(SIG_BLOCK, &forward, &orig);
-	sigemptyset(&orig);
+	sigprocmask(SIG_BLOCK, &forward, NULL);
+	orig = a->caller_mask; /* the command gets the mask cordon was given */
 	sfd = signalfd(-1, &forward, SFD_CLOEXEC);
 	if (sfd < 0)
 		die(a->status_fd, "signalfd", errno, 0);

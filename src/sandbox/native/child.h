@@ -7,6 +7,7 @@
 #include "sandbox/native/mounts.h"
 #include "sandbox/native/seccomp.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdnoreturn.h>
 
@@ -24,6 +25,7 @@ struct child_args {
 	int landlock_abi;
 	char *const *argv;
 	bool sigpipe_ignored;	/* the caller's disposition, to hand on */
+	sigset_t caller_mask;	/* the caller's blocked signals, to hand on */
 	char *const *env;	/* KEY=value the sandbox sets (the plan's) */
 	int gw_fd;		/* -1, or where to send the gateway's listeners */
 	int sync_fd;	/* read: one byte once the id maps are written,

@@ -251,6 +251,7 @@ static int launch(struct child_args *a, const struct grant *g,
 		return err_set(e, ERR_UNAVAILABLE, errno, "pipe");
 	a->gw_fd = gwpair[1];
 	sigprocmask(SIG_BLOCK, &set, &old);
+	a->caller_mask = old;
 	pid = clone_child(&pidfd);
 	if (pid == 0) {
 		close(sync[1]);
