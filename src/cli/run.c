@@ -52,6 +52,11 @@ int cli_run(int argc, char **argv)
 	}
 	o.argv = argv + first;
 	o.defer_record = 1;
+	/* The provider's slow start (native: the namespaces) runs alongside
+	 * the policy, the guard and the plan. */
+	const struct provider *prov = provider_find(o.provider);
+	if (prov && prov->prestart)
+		prov->prestart();
 	if (launch_prepare(&o, &l, &e) < 0) {
 		err_print(stderr, e);
 		launch_clear(&l);
@@ -59,7 +64,7 @@ int cli_run(int argc, char **argv)
 		return EXIT_CORDON;
 	}
 	struct provider_record rec = { launch_record, &l, o.quiet };
-	code = provider_find(o.provider)->run(l.grant, l.plan, &l.paths, &rec, &e);
+	code = prov->run(l.grant, l.plan, &l.paths, &rec, &e);
 	if (code < 0) {
 		err_print(stderr, e);
 		plan_paths_remove(&l.paths);

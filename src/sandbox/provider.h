@@ -25,6 +25,10 @@ struct provider_record {
 
 struct provider {
 	const char *name;
+	/* Optional: start what needs nothing of the plan (native: the
+	 * namespaces) while the host loads the policy and runs the guard.
+	 * It reports nothing; run reports what went wrong. */
+	void (*prestart)(void);
 	/* Wrap p->argv (and set p->env, p->signals, p->summary) for this
 	 * provider, or refuse. The host recomputes the digest afterwards. */
 	int (*plan)(const struct grant *g, const struct plan_paths *paths,

@@ -27,6 +27,7 @@ rm -f "$lab/ws/ran"
 # syscall errno [arg0] | the step named in the refusal
 cases=(
 	"clone 1|create the namespaces"
+	"unshare 1|create the namespaces"
 	"open_tree 1|open a mount source"
 	"mount_setattr 1|make a writable bind nosuid"
 	"fsopen 1|mount a private /tmp"

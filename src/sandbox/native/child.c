@@ -14,6 +14,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,29 +174,92 @@ static int close_others(int a, int b)
 	return (int)syscall(SYS_close_range, hi + 1, ~0U, 0);
 }
 
-/* The command: its own process group, the terminal's foreground when
- * the sandbox was started in it, signals as a fresh process has them. */
-static noreturn void exec_command(const struct child_args *a, const sigset_t *orig)
+/* Where execvp would find NAME: itself when it holds a slash, else the
+ * first executable file of that name on PATH. */
+static char *find_in_path(const char *name)
 {
-	bool fg = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	const char *path = getenv("PATH");
+	char *dirs, *save = NULL, *out = NULL;
 
-	/* exec resets handled signals; an ignored one stays ignored, as the
-	 * caller left it, except SIGPIPE, which the launcher ignored itself */
-	signal(SIGPIPE, a->sigpipe_ignored ? SIG_IGN : SIG_DFL);
-	/* the plan's variables replace the caller's of the same name */
+	if (strchr(name, '/') || !path)
+		return strdup(name);
+	dirs = strdup(path);
+	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !out;
+	     d = strtok_r(NULL, ":", &save)) {
+		if (asprintf(&out, "%s/%s", *d ? d : ".", name) < 0) {
+			out = NULL;
+			break;
+		}
+		if (access(out, X_OK) != 0) {
+			free(out);
+			out = NULL;
+		}
+	}
+	free(dirs);
+	return out ? out : strdup(name);
+}
+
+/* The command: its own process group, the terminal's foreground when
+ * the sandbox was started in it, signals as a fresh process has them.
+ * posix_spawn shares pid 1's memory until the exec (vfork) instead of
+ * copying its page tables: the sandbox starts sooner. On failure the
+ * errno is written to the status pipe as the exec step and pid 1 ends. */
+static pid_t spawn_command(const struct child_args *a, const sigset_t *orig)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t def;
+	pid_t pid = -1;
+	int err;
+
+	/* the plan's variables replace the caller's of the same name, and
+	 * PATH is searched as the command will see it */
 	for (size_t i = 0; a->env && a->env[i]; i++)
 		putenv((char *)a->env[i]);
-	setpgid(0, 0);
-	if (fg) {
-		sigset_t tt;
-		sigemptyset(&tt);
-		sigaddset(&tt, SIGTTOU);
-		sigprocmask(SIG_BLOCK, &tt, NULL);
-		tcsetpgrp(STDIN_FILENO, getpgrp());
+	/* exec resets handled signals; an ignored one stays ignored, as the
+	 * caller left it, except SIGPIPE, which the launcher ignored itself */
+	sigemptyset(&def);
+	if (!a->sigpipe_ignored)
+		sigaddset(&def, SIGPIPE);
+	if (posix_spawnattr_init(&at) != 0 || posix_spawn_file_actions_init(&fa) != 0)
+		die(a->status_fd, "prepare the command", ENOMEM, 0);
+	err = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+						    POSIX_SPAWN_SETSIGDEF);
+	if (err == 0)
+		err = posix_spawnattr_setpgroup(&at, 0);
+	if (err == 0)
+		err = posix_spawnattr_setsigmask(&at, orig);
+	if (err == 0)
+		err = posix_spawnattr_setsigdefault(&at, &def);
+	if (err == 0 && a->foreground)
+		err = posix_spawn_file_actions_addtcsetpgrp_np(&fa, STDIN_FILENO);
+	if (err != 0)
+		die(a->status_fd, "prepare the command", err, 0);
+	err = posix_spawnp(&pid, a->argv[0], &fa, &at, a->argv, environ);
+	if (err == ENOEXEC) {
+		/* a script without an interpreter line runs under sh, as
+		 * execvp would run it */
+		char *file = find_in_path(a->argv[0]);
+		size_t n = 0;
+
+		while (a->argv[n])
+			n++;
+		char **sh = calloc(n + 2, sizeof(*sh));
+		if (!sh || !file)
+			die(a->status_fd, "prepare the command", ENOMEM, 0);
+		sh[0] = (char *)"sh";
+		sh[1] = file;
+		for (size_t i = 1; i < n; i++)
+			sh[i + 1] = a->argv[i];
+		err = posix_spawn(&pid, "/bin/sh", &fa, &at, sh, environ);
+		free(sh);
+		free(file);
 	}
-	sigprocmask(SIG_SETMASK, orig, NULL);
-	execvp(a->argv[0], a->argv);
-	die(a->status_fd, "exec", errno, 1);
+	if (err != 0)
+		die(a->status_fd, "exec", err, 1);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	return pid;
 }
 
 static int exit_code(int status)
@@ -232,15 +296,12 @@ noreturn void native_child(const struct child_args *a)
 {
 	const char *step = NULL;
 	sigset_t forward, orig;
-	char go;
 	int sfd;
 	pid_t cmd;
 
 	/* The launcher's death ends the sandbox; so does the launcher giving up. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		die(a->status_fd, "set the parent-death signal", errno, 0);
-	if (read(a->sync_fd, &go, 1) != 1)
-		_exit(125);
 	if (loopback_up() < 0)
 		die(a->status_fd, "bring up loopback", errno, 0);
 	if (a->gw_fd >= 0 && hand_listeners(a->gw_fd) < 0)
@@ -265,16 +326,12 @@ noreturn void native_child(const struct child_args *a)
 				   SIGUSR2, SIGWINCH };
 	     s < 8; s++)
 		sigaddset(&forward, sigs[s]);
-	sigprocmask(SIG_BLOCK, &forward, NULL);
+	sigprocmask(SIG_SETMASK, &forward, NULL);
 	orig = a->caller_mask; /* the command gets the mask cordon was given */
 	sfd = signalfd(-1, &forward, SFD_CLOEXEC);
 	if (sfd < 0)
 		die(a->status_fd, "signalfd", errno, 0);
-	cmd = fork();
-	if (cmd < 0)
-		die(a->status_fd, "fork the command", errno, 0);
-	if (cmd == 0)
-		exec_command(a, &orig);
+	cmd = spawn_command(a, &orig);
 	close(a->status_fd);
 	init_loop(cmd, sfd);
 }

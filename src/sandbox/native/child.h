@@ -25,11 +25,11 @@ struct child_args {
 	int landlock_abi;
 	char *const *argv;
 	bool sigpipe_ignored;	/* the caller's disposition, to hand on */
+	bool foreground;	/* cordon held the terminal: the command takes it */
 	sigset_t caller_mask;	/* the caller's blocked signals, to hand on */
 	char *const *env;	/* KEY=value the sandbox sets (the plan's) */
 	int gw_fd;		/* -1, or where to send the gateway's listeners */
-	int sync_fd;	/* read: one byte once the id maps are written,
-			 * then, once the plan is recorded and pinned, the
+	int sync_fd;	/* read: once the plan is recorded and pinned, the
 			 * seccomp filter (length, instructions) */
 	int status_fd;	/* write: a struct child_status on failure */
 };

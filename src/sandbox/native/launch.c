@@ -9,19 +9,21 @@
 #include "sandbox/native/mounts.h"
 #include "sandbox/native/prereq.h"
 #include "sandbox/native/seccomp.h"
+#include "sandbox/native/stub.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/strv.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/sched.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -32,46 +34,66 @@
 
 static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
 
-static int write_file(pid_t pid, const char *name, const char *text, struct err **e)
-{
-	char path[64];
-	_cleanup_close_ int fd = -1;
-	size_t n = strlen(text);
+/* The record made durable on a thread of its own: an fsync waits for the
+ * filesystem's journal, which takes longer than the sandbox's start, so
+ * the launch goes on and the result is collected before cordon reports
+ * anything (a failure kills the sandbox as soon as it is known). */
+struct syncer {
+	pthread_t thread;
+	const char *record_dir;
+	struct err *err;
+	int done_fd;	/* eventfd, readable once the thread is done */
+	bool started, joined;
+};
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, text, n) != (ssize_t)n)
-		return err_set(e, ERR_UNAVAILABLE, errno, "user namespace: write %s", name);
+static void *sync_main(void *arg)
+{
+	struct syncer *s = arg;
+	uint64_t one = 1;
+
+	(void)plan_sync_record(s->record_dir, &s->err);
+	if (write(s->done_fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		abort(); /* an eventfd write of 1 cannot fail */
+	return NULL;
+}
+
+static int sync_start(struct syncer *s, const char *record_dir, struct err **e)
+{
+	int r;
+
+	s->record_dir = record_dir;
+	s->done_fd = eventfd(0, EFD_CLOEXEC);
+	if (s->done_fd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "sync the record");
+	r = pthread_create(&s->thread, NULL, sync_main, s);
+	if (r != 0)
+		return err_set(e, ERR_UNAVAILABLE, r, "sync the record");
+	s->started = true;
 	return 0;
 }
 
-/* The operator's own ids, and nobody else's, inside. */
-static int write_maps(pid_t pid, struct err **e)
+/* Wait for the thread; -1 with *e when the record is not durable. */
+static int sync_finish(struct syncer *s, struct err **e)
 {
-	char map[64];
-
-	if (write_file(pid, "setgroups", "deny", e) < 0)
+	if (s->started && !s->joined) {
+		pthread_join(s->thread, NULL);
+		s->joined = true;
+	}
+	if (s->done_fd >= 0)
+		close(s->done_fd);
+	s->done_fd = -1;
+	if (s->err) {
+		err_free(*e);
+		*e = steal_pointer(&s->err);
 		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
-	if (write_file(pid, "uid_map", map, e) < 0)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
-	return write_file(pid, "gid_map", map, e);
-}
-
-static pid_t clone_child(int *pidfd)
-{
-	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
-			      CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD |
-			      SIGCHLD;
-
-	/* Like fork, with the new namespaces; the pidfd lands in *pidfd. */
-	return (pid_t)syscall(SYS_clone, flags, NULL, pidfd, NULL, NULL);
+	}
+	return 0;
 }
 
 struct loop {
 	int pidfd, sfd, status_fd;
 	struct gateway *gw;		/* NULL without hosts */
+	struct syncer *syncer;
 	struct child_status st;
 	bool have_status;
 	int code;
@@ -81,16 +103,18 @@ static int wait_child(struct loop *l)
 {
 	/* One loop: the child's exit, signals to forward, the status pipe,
 	 * and the gateway serving the sandbox's connections. */
-	struct pollfd p[4] = {
+	struct pollfd p[5] = {
 		{ .fd = l->pidfd, .events = POLLIN },
 		{ .fd = l->sfd, .events = POLLIN },
 		{ .fd = l->gw ? gateway_fd(l->gw) : -1, .events = POLLIN },
 		{ .fd = l->status_fd, .events = POLLIN },
+		{ .fd = l->syncer->done_fd, .events = POLLIN },
 	};
 
 	for (;;) {
 		p[3].fd = l->status_fd;
-		if (poll(p, 4, l->gw ? gateway_timeout_ms(l->gw) : -1) < 0) {
+		p[4].fd = l->syncer->joined ? -1 : l->syncer->done_fd;
+		if (poll(p, 5, l->gw ? gateway_timeout_ms(l->gw) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;
@@ -103,6 +127,13 @@ static int wait_child(struct loop *l)
 				l->have_status = true;
 			close(l->status_fd);
 			l->status_fd = -1;
+		}
+		if (p[4].revents && !l->syncer->joined) {
+			pthread_join(l->syncer->thread, NULL);
+			l->syncer->joined = true;
+			/* a record that cannot be made durable ends the sandbox */
+			if (l->syncer->err)
+				syscall(SYS_pidfd_send_signal, l->pidfd, SIGKILL, NULL, 0);
 		}
 		if (p[1].revents) {
 			struct signalfd_siginfo si;
@@ -147,21 +178,21 @@ static int send_filter(int fd, const struct native_filter *f)
 }
 
 /* Work done while the child builds its filesystem: the host records and
- * pins the plan, the seccomp filter is compiled and sent (the child runs
- * nothing before it has it), then the record is made durable. */
+ * pins the plan and starts making it durable, then compiles the seccomp
+ * filter and sends it (the child runs nothing before it has it). */
 static int alongside(int sync_fd, bool unix_all, const struct provider_record *rec,
-		     const char *record_dir, struct err **e)
+		     const char *record_dir, struct syncer *syncer, struct err **e)
 {
 	struct native_filter filter = { 0 };
 	int r = rec->fn(rec->ctx, e);
 
 	if (r == 0)
+		r = sync_start(syncer, record_dir, e);
+	if (r == 0)
 		r = native_seccomp_compile(unix_all, &filter, e);
 	if (r == 0 && send_filter(sync_fd, &filter) < 0)
 		r = err_set(e, ERR_UNAVAILABLE, errno, "hand the filter to the sandbox");
 	native_filter_free(&filter);
-	if (r == 0)
-		r = plan_sync_record(record_dir, e);
 	return r;
 }
 
@@ -232,74 +263,74 @@ static void note_refused(const struct gateway *gw)
 static int launch(struct child_args *a, const struct grant *g,
 		  const struct provider_record *rec, const char *record_dir, struct err **e)
 {
-	int sync[2], status[2], gwpair[2] = { -1, -1 }, pidfd = -1;
 	bool unix_all = g->unix_sockets_all;
-	struct loop l = { .code = 125 };
+	struct syncer syncer = { .done_fd = -1 };
+	struct loop l = { .code = 125, .syncer = &syncer };
 	sigset_t set, old;
+	int pidfd = -1;
 	pid_t pid;
 
 	/* A child that died early must not take the root with it: writes to
 	 * its pipe fail with EPIPE instead. */
 	a->sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
+	/* Seen from here, where the terminal's group has a pid; inside the
+	 * sandbox a group of the host reads as 0. */
+	a->foreground = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
 		sigaddset(&set, forwarded[i]);
-	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
-	    (g->n_hosts > 0 &&
-	     socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, gwpair) < 0))
-		return err_set(e, ERR_UNAVAILABLE, errno, "pipe");
-	a->gw_fd = gwpair[1];
 	sigprocmask(SIG_BLOCK, &set, &old);
 	a->caller_mask = old;
-	pid = clone_child(&pidfd);
-	if (pid == 0) {
-		close(sync[1]);
-		close(status[0]);
-		a->sync_fd = sync[0];
-		a->status_fd = status[1];
-		native_child(a);
-	}
-	close(sync[0]);
-	close(status[1]);
-	if (gwpair[1] >= 0)
-		close(gwpair[1]);
-	if (pid < 0) {
+	/* The namespaces were made by the stub while the host decided; pid 1
+	 * now starts in them, as this process's child. */
+	if (native_stub_launch(a, g->n_hosts > 0, &pid, &pidfd, e) < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		return err_set(e, ERR_UNAVAILABLE, errno,
-			       "create the namespaces (user namespaces usable? see `cordon doctor`)");
+		return -1;
 	}
 	/* Anything short of a whole start kills the child before it runs the
 	 * command: it waits for the filter, and a closed pipe ends it. */
-	if (write_maps(pid, e) < 0 || write(sync[1], "1", 1) != 1 ||
-	    alongside(sync[1], unix_all, rec, record_dir, e) < 0 ||
-	    (gwpair[0] >= 0 && start_gateway(g, gwpair[0], record_dir, &l.gw, e) < 0)) {
+	if (alongside(a->sync_fd, unix_all, rec, record_dir, &syncer, e) < 0 ||
+	    (a->gw_fd >= 0 && start_gateway(g, a->gw_fd, record_dir, &l.gw, e) < 0)) {
 		struct child_status st;
 		int saved = errno;
+		struct err *ignored = NULL;
 
-		close(sync[1]);
+		close(a->sync_fd);
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		waitpid(pid, NULL, 0);
 		gateway_free(l.gw);
+		sync_finish(&syncer, &ignored); /* the first failure is the cause */
+		err_free(ignored);
 		/* A step the child failed first is the cause: name it. */
-		if (read(status[0], &st, sizeof(st)) == (ssize_t)sizeof(st) && !st.exec) {
+		if (read(a->status_fd, &st, sizeof(st)) == (ssize_t)sizeof(st) && !st.exec) {
 			err_free(*e);
 			*e = NULL;
 			return err_set(e, ERR_UNAVAILABLE, st.err, "%.*s", CHILD_STEP_MAX, st.step);
 		}
 		return err_set(e, ERR_UNAVAILABLE, saved, "start the sandbox");
 	}
-	close(sync[1]);
+	close(a->sync_fd);
 	l.pidfd = pidfd;
-	l.status_fd = status[0];
-	if (gwpair[0] >= 0)
-		close(gwpair[0]);
+	l.status_fd = a->status_fd;
+	if (a->gw_fd >= 0)
+		close(a->gw_fd);
 	l.sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (l.sfd < 0 || wait_child(&l) < 0) {
+		int saved = errno;
+		struct err *ignored = NULL;
+
 		gateway_free(l.gw);
-		return err_set(e, ERR_UNAVAILABLE, errno, "wait for the sandbox");
+		sync_finish(&syncer, &ignored);
+		err_free(ignored);
+		return err_set(e, ERR_UNAVAILABLE, saved, "wait for the sandbox");
 	}
 	reclaim_terminal();
+	/* Nothing is reported before the record is durable. */
+	if (sync_finish(&syncer, e) < 0) {
+		gateway_free(l.gw);
+		return -1;
+	}
 	if (l.gw && !rec->quiet)
 		note_refused(l.gw);
 	gateway_free(l.gw);

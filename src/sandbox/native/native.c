@@ -2,6 +2,7 @@
  * `cordon sandbox-exec`), adopt, doctor. */
 #include "sandbox/native/native.h"
 #include "sandbox/native/prereq.h"
+#include "sandbox/native/stub.h"
 #include "lib/cleanup.h"
 #include "lib/strv.h"
 
@@ -66,6 +67,7 @@ static json_t *native_doctor(void)
 
 const struct provider native_provider = {
 	.name = "native",
+	.prestart = native_stub_start,
 	.plan = native_plan,
 	.run = native_run,
 	.adopt = native_adopt,
