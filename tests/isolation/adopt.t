@@ -83,13 +83,14 @@ kill $extra 2>/dev/null
 
 # A changed record.
 chmod u+w "$rec/plan.json"
-cp "$rec/plan.json" "$lab/plan.good"
+cp -p "$rec/plan.json" "$lab/plan.good"
 sed -i 's/"sleep"/"sleeq"/' "$rec/plan.json"
 "$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
 ok $([ $? = 125 ] && grep -q 'does not match its digest' "$lab/err"; echo $?) "a changed record is refused"
-cp "$lab/plan.good" "$rec/plan.json"
-"$CORDON" adopt "$rec" "$parent" "$root" 2>/dev/null
+cp -p "$lab/plan.good" "$rec/plan.json"
+"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
 ok $? "control: the record restored is adopted again"
+[ -s "$lab/err" ] && echo "# $(cat "$lab/err")"
 
 # The sandbox stopped: an exited root leaves nothing to prove.
 kill -TERM "$root"

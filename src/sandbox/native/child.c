@@ -271,7 +271,25 @@ static int exit_code(int status)
 	return 125;
 }
 
-static noreturn void init_loop(pid_t cmd, int sfd)
+/* The command is gone: end every other process of the sandbox and reap
+ * it, then tell the root the status. The root reports as soon as it has
+ * it, without waiting for the kernel to take the namespaces down after
+ * pid 1; by then nothing of the sandbox but this exiting pid 1 is left. */
+static noreturn void finish(int status_fd, int code)
+{
+	struct child_status st = { .done = 1, .code = code };
+	ssize_t w;
+
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	do {
+		w = write(status_fd, &st, sizeof(st));
+	} while (w < 0 && errno == EINTR);
+	_exit(code);
+}
+
+static noreturn void init_loop(pid_t cmd, int sfd, int status_fd)
 {
 	struct signalfd_siginfo si;
 
@@ -288,7 +306,7 @@ static noreturn void init_loop(pid_t cmd, int sfd)
 		}
 		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
 			if (p == cmd)
-				_exit(exit_code(status));
+				finish(status_fd, exit_code(status));
 	}
 }
 
@@ -332,6 +350,5 @@ noreturn void native_child(const struct child_args *a)
 	if (sfd < 0)
 		die(a->status_fd, "signalfd", errno, 0);
 	cmd = spawn_command(a, &orig);
-	close(a->status_fd);
-	init_loop(cmd, sfd);
+	init_loop(cmd, sfd, a->status_fd);
 }

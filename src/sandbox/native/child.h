@@ -13,11 +13,14 @@
 
 #define CHILD_STEP_MAX 96
 
-/* What the status pipe carries when something failed. */
+/* What the status pipe carries: a step that failed, or, once the command
+ * and every other process of the sandbox are gone, the exit status. */
 struct child_status {
 	char step[CHILD_STEP_MAX];
 	int err;
 	int exec;	/* 1: the command itself could not be executed */
+	int done;	/* 1: the command ended with code (no failure) */
+	int code;
 };
 
 struct child_args {
@@ -31,7 +34,7 @@ struct child_args {
 	int gw_fd;		/* -1, or where to send the gateway's listeners */
 	int sync_fd;	/* read: once the plan is recorded and pinned, the
 			 * seccomp filter (length, instructions) */
-	int status_fd;	/* write: a struct child_status on failure */
+	int status_fd;	/* write: a struct child_status (close-on-exec) */
 };
 
 noreturn void native_child(const struct child_args *a);

@@ -123,10 +123,16 @@ static int wait_child(struct loop *l)
 			gateway_run(l->gw);
 		if (p[3].revents && l->status_fd >= 0) {
 			ssize_t n = read(l->status_fd, &l->st, sizeof(l->st));
-			if (n == (ssize_t)sizeof(l->st))
-				l->have_status = true;
 			close(l->status_fd);
 			l->status_fd = -1;
+			/* pid 1 ended the sandbox and reaped it: the status is
+			 * final; pid 1's own exit is the kernel's to finish */
+			if (n == (ssize_t)sizeof(l->st) && l->st.done) {
+				l->code = l->st.code;
+				return 0;
+			}
+			if (n == (ssize_t)sizeof(l->st))
+				l->have_status = true;
 		}
 		if (p[4].revents && !l->syncer->joined) {
 			pthread_join(l->syncer->thread, NULL);
@@ -146,8 +152,12 @@ static int wait_child(struct loop *l)
 				return -1;
 			l->code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
 			if (l->status_fd >= 0 &&
-			    read(l->status_fd, &l->st, sizeof(l->st)) == (ssize_t)sizeof(l->st))
-				l->have_status = true;
+			    read(l->status_fd, &l->st, sizeof(l->st)) == (ssize_t)sizeof(l->st)) {
+				if (l->st.done)
+					l->code = l->st.code;
+				else
+					l->have_status = true;
+			}
 			return 0;
 		}
 	}
