@@ -515,6 +515,7 @@ static bool pipe_acquire(struct gateway *gw, struct pipebuf *p)
 		gw->n_pool--;
 		p->r = gw->pool[gw->n_pool][0];
 		p->w = gw->pool[gw->n_pool][1];
+		gw->pipes_held++;
 		return true;
 	}
 	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0)
@@ -524,6 +525,7 @@ static bool pipe_acquire(struct gateway *gw, struct pipebuf *p)
 	fcntl(fds[1], F_SETPIPE_SZ, (int)RELAY_CHUNK);
 	p->r = fds[0];
 	p->w = fds[1];
+	gw->pipes_held++;
 	return true;
 }
 
@@ -532,6 +534,7 @@ void gw_pipe_release(struct gateway *gw, struct pipebuf *p)
 {
 	if (p->r < 0)
 		return;
+	gw->pipes_held--;
 	if (p->n == 0 && gw->n_pool < GW_PIPE_POOL) {
 		gw->pool[gw->n_pool][0] = p->r;
 		gw->pool[gw->n_pool][1] = p->w;
@@ -619,8 +622,13 @@ int gw_relay(struct conn *c, int dir)
 			}
 			if (w < 0 && errno == EINTR)
 				continue;
-			if (w < 0 && errno == EAGAIN) /* the other side is full */
-				return spill(c->gw, p) < 0 ? -1 : 0;
+			/* The other side is full: a few stalled relays keep
+			 * their pipe (bulk transfers stall all the time, and
+			 * the heap would cost two copies); past that the
+			 * bytes move to the heap, so stalled readers cost
+			 * no fds. Its EPOLLOUT resumes either way. */
+			if (w < 0 && errno == EAGAIN)
+				return c->gw->pipes_held <= GW_PIPES_KEPT ? 0 : spill(c->gw, p) < 0 ? -1 : 0;
 			return -1;
 		}
 		if (c->eof[dir]) {
@@ -636,8 +644,11 @@ int gw_relay(struct conn *c, int dir)
 			return 2;
 		if (!pipe_acquire(c->gw, p))
 			return -1;
-		ssize_t r = splice(in, NULL, p->w, NULL, chunk_for(out),
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		/* A relay that may keep its pipe reads what the pipe holds;
+		 * one that would spill reads only what the other side can
+		 * take, so that a stall leaves little to copy. */
+		size_t chunk = c->gw->pipes_held <= GW_PIPES_KEPT ? RELAY_CHUNK : chunk_for(out);
+		ssize_t r = splice(in, NULL, p->w, NULL, chunk, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (r > 0) {
 			p->n += (size_t)r;
 			moved += (size_t)r;

@@ -13,6 +13,10 @@
 #define GW_MAX_ADDRS 16
 #define GW_REFUSED_MAX 64
 #define GW_PIPE_POOL 64
+/* Pipes a stalled relay may keep (instead of moving its bytes to the
+ * heap): with the pool, at most (64 + 32) * 2 fds, inside the 256 fds the
+ * connection cap leaves. */
+#define GW_PIPES_KEPT 32
 
 enum conn_state {
 	CS_HEAD,	/* reading the request */
@@ -96,6 +100,7 @@ struct gateway {
 	struct endpoint resolver_eps[16];
 	int pool[GW_PIPE_POOL][2];
 	int n_pool;
+	int pipes_held;			/* pipes connections hold now */
 	int64_t last_sweep_ms;
 	char refused[GW_REFUSED_MAX][320];
 	size_t n_refused;
