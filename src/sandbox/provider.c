@@ -1,14 +1,15 @@
 /* provider.c: the process providers cordon knows, by name. */
 #include "sandbox/provider.h"
 #include "sandbox/native/native.h"
+#include "sandbox/srt/srt.h"
 
 #include <string.h>
 
-const char provider_names[] = "native";
+const char provider_names[] = "native, srt";
 
 const struct provider *provider_find(const char *name)
 {
-	static const struct provider *const all[] = { &native_provider };
+	static const struct provider *const all[] = { &native_provider, &srt_provider };
 
 	if (!name)
 		return &native_provider;
