@@ -160,8 +160,10 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 	_cleanup_free_ char *file = fs_path_join(paths->record_dir, SRT_SETTINGS_FILE);
 	int r = file ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "srt");
 
+	/* The plan asked srt its version moments ago, in this process; the
+	 * helpers and srt are looked up again and must be the plan's. */
 	if (r == 0)
-		r = srt_locate(&t, true, e);
+		r = srt_locate(&t, false, e);
 	if (r == 0)
 		r = same_srt(p, &t, e);
 	h = (struct srt_helpers){ t.bwrap, t.socat, t.rg };
