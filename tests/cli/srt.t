@@ -247,15 +247,17 @@ ok $(grep -q 'cordon: network: refused refused.invalid:443' "$LAB/err"; echo $?)
 # FAKE_SRT_NS=NS) under a parent of its own; sets root, parent, adrec.
 adopt_launch() {
 	: > "$LAB/log/calls.jsonl"
-	rm -f "$LAB/log/ready"
-	FAKE_SRT_NS=$1 PATH=$LAB/bin:/usr/bin:/bin /bin/bash -c '"$@" & wait' sh "$CORDON" run -q \
-		--provider srt --state-dir "$STATE" -w "$WS" -- true </dev/null >/dev/null 2>"$LAB/adopt.err" &
+	rm -f "$LAB/log/ready" "$LAB/rootpid"
+	FAKE_SRT_NS=$1 PATH=$LAB/bin:/usr/bin:/bin /bin/bash -c '"$@" & echo $! > "$ROOTPID"; wait' sh \
+		"$CORDON" run -q --provider srt --state-dir "$STATE" -w "$WS" -- true \
+		</dev/null >/dev/null 2>"$LAB/adopt.err" &
+	parent=$!
 	for i in $(seq 100); do [ -s "$LAB/log/ready" ] && break; sleep 0.1; done
 	sleep 0.3
-	root=$(pgrep -f -n -- "--state-dir $STATE -w $WS -- true")
-	parent=$(awk '{print $4}' "/proc/$root/stat" 2>/dev/null)
+	root=$(cat "$LAB/rootpid")
 	adrec=$(ls -td "$STATE"/runs/*/sandbox/1 | head -n 1)
 }
+export ROOTPID=$LAB/rootpid
 if unshare --user --map-root-user true 2>/dev/null; then
 	adopt_launch 1
 	"$CORDON" adopt "$adrec" "$parent" "$root" 2>"$LAB/err"; rc=$?
@@ -263,11 +265,14 @@ if unshare --user --map-root-user true 2>/dev/null; then
 	[ "$rc" = 0 ] || sed 's/^/# /' "$LAB/err"
 	"$CORDON" adopt "$adrec" "$parent" "$parent" 2>"$LAB/err"; rc=$?
 	refused $rc sandbox_denied "pid $parent is not the recorded root" "adopt refuses another pid as the root"
-	kill "$root" 2>/dev/null; wait
+	inner=$(cat "$LAB/log/ready")
+	kill -KILL "$root" 2>/dev/null; wait
+	for i in $(seq 50); do kill -0 "$inner" 2>/dev/null || break; sleep 0.1; done
+	ok $(! kill -0 "$inner" 2>/dev/null; echo $?) "a SIGKILL of the root (the plan's stop) leaves nothing of srt's tree running"
 	"$CORDON" adopt "$adrec" "$parent" "$root" 2>"$LAB/err"; rc=$?
 	ok $rc "an exited root whose parent runs nothing is adopted"
 else
-	for i in 1 2 3; do n=$((n + 1)); echo "ok $n # skip no user namespaces for the stand-in's sandbox"; done
+	for i in 1 2 3 4; do n=$((n + 1)); echo "ok $n # skip no user namespaces for the stand-in's sandbox"; done
 fi
 adopt_launch plain
 "$CORDON" adopt "$adrec" "$parent" "$root" 2>"$LAB/err"; rc=$?

@@ -2,10 +2,12 @@
  * the gateway's loopback listeners (srt's external proxy, so cordon's
  * allow and deny lists, address guard and audit log decide every
  * connection), records and pins the plan, writes srt's settings with
- * the listeners' ports, runs the preflight, then starts srt and serves
- * one loop: the gateway, signals to forward, srt's exit. */
+ * the listeners' ports, runs the preflight, then starts srt (beneath a
+ * keeper, below) and serves one loop: the gateway, signals to forward,
+ * the keeper's exit. */
 #include "sandbox/srt/srt.h"
 #include "gateway/gateway.h"
+#include "sandbox/adopt.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -194,9 +196,100 @@ static char **child_environ(const struct plan *p)
 	return env;
 }
 
+/* The keeper's signal that the root is gone: not one the root forwards. */
+#define KEEPER_ORPHANED (SIGRTMIN + 1)
+
+/* Kill every process beneath the keeper, orphans reparented to it
+ * included, until none is left. */
+static void keeper_kill_all(void)
+{
+	for (int round = 0; round < 64; round++) {
+		pid_t kids[64];
+		int n = adopt_children(getpid(), kids, 64);
+
+		if (n <= 0)
+			return;
+		for (int i = 0; i < n; i++) {
+			pid_t sub[64];
+			int m = adopt_children(kids[i], sub, 64);
+
+			kill(kids[i], SIGSTOP); /* no new children while its own die */
+			for (int k = 0; k < m; k++)
+				kill(sub[k], SIGKILL);
+			kill(kids[i], SIGKILL);
+		}
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		usleep(10000);
+	}
+}
+
+/* The keeper sits between the root and srt. srt's tree outlives srt
+ * itself (its shell, bwrap, the bridges), and the plan's stop is a
+ * SIGKILL of the root, which nothing in srt would notice: the keeper is a
+ * subreaper, so the tree stays beneath it, and it kills all of it when
+ * the root dies or when srt exits. It passes on the signals the root
+ * forwards and exits with srt's status. */
+static _Noreturn void keeper(const struct plan *p, char **env, const sigset_t *mask,
+			     int status_fd, pid_t root)
+{
+	sigset_t set;
+	pid_t srt;
+	int sfd, code = 125;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	prctl(PR_SET_PDEATHSIG, KEEPER_ORPHANED);
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, KEEPER_ORPHANED);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0 || getppid() != root)
+		_exit(125);
+	srt = fork();
+	if (srt == 0) {
+		int err;
+
+		/* srt dies with the keeper, whatever else happens. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		sigprocmask(SIG_SETMASK, mask, NULL);
+		execve(p->argv[0], p->argv, env);
+		err = errno;
+		(void)!write(status_fd, &err, sizeof(err));
+		_exit(127);
+	}
+	close(status_fd);
+	for (;;) {
+		struct signalfd_siginfo si;
+		int ws;
+		pid_t w;
+
+		if (srt < 0 || read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+			break;
+		if ((int)si.ssi_signo == KEEPER_ORPHANED)
+			break;
+		if (si.ssi_signo != SIGCHLD) {
+			kill(srt, (int)si.ssi_signo);
+			continue;
+		}
+		while ((w = waitpid(-1, &ws, WNOHANG)) > 0)
+			if (w == srt) {
+				code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+				srt = 0;
+			}
+		if (srt == 0)
+			break;
+	}
+	keeper_kill_all();
+	_exit(code);
+}
+
 static pid_t spawn(const struct plan *p, const sigset_t *mask, int *pidfd, int *errnum)
 {
 	_cleanup_strv_ char **env = child_environ(p);
+	pid_t root = getpid();
 	int status[2];
 	pid_t pid;
 	ssize_t n;
@@ -207,16 +300,8 @@ static pid_t spawn(const struct plan *p, const sigset_t *mask, int *pidfd, int *
 	}
 	pid = fork();
 	if (pid == 0) {
-		int err;
-
 		close(status[0]);
-		/* srt, and with it the sandbox, ends when the root does. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		sigprocmask(SIG_SETMASK, mask, NULL);
-		execve(p->argv[0], p->argv, env);
-		err = errno;
-		(void)!write(status[1], &err, sizeof(err));
-		_exit(127);
+		keeper(p, env, mask, status[1], root);
 	}
 	close(status[1]);
 	if (pid < 0) {

@@ -249,14 +249,15 @@ static bool sandboxed_beneath(pid_t pid)
 	return false;
 }
 
-/* The root (cordon, serving the gateway) has one child, srt, running
- * with this record's settings, and beneath it a process in mount,
- * network, pid and user namespaces all its own. */
+/* The root (cordon, serving the gateway) has one child, the keeper (a
+ * fork of the root, run.c), whose one child runs srt with this record's
+ * settings, and beneath srt is a process in mount, network, pid and user
+ * namespaces all its own. */
 static int srt_adopt(const struct plan *p, const char *record_dir, pid_t parent, pid_t root,
 		     struct err **e)
 {
 	_cleanup_free_ char *file = settings_path(record_dir);
-	pid_t kids[4];
+	pid_t kids[4], srt[4];
 	int n, r;
 
 	if (!file)
@@ -267,14 +268,14 @@ static int srt_adopt(const struct plan *p, const char *record_dir, pid_t parent,
 	if (r != 0)
 		return r < 0 ? -1 : 0;
 	n = adopt_children(root, kids, 4);
-	if (n < 1)
+	if (n < 1 || adopt_children(kids[0], srt, 4) < 1)
 		return err_set(e, ERR_DENIED, 0, "pid %d has no srt beneath it yet", (int)root);
-	if (n != 1 || !runs_srt_with(kids[0], file))
+	if (n != 1 || adopt_children(kids[0], srt, 4) != 1 || !runs_srt_with(srt[0], file))
 		return err_set(e, ERR_DENIED, 0, "pid %d runs something besides srt with `%s`",
 			       (int)root, file);
-	if (!sandboxed_beneath(kids[0]))
+	if (!sandboxed_beneath(srt[0]))
 		return err_set(e, ERR_DENIED, 0, "nothing beneath srt (pid %d) is sandboxed",
-			       (int)kids[0]);
+			       (int)srt[0]);
 	return 0;
 }
 
