@@ -1,23 +1,28 @@
-/* doctor.c: `cordon doctor [--json]`: whether the native provider can
- * enforce a policy on this machine, check by check, with a fix for each
- * problem. The exit status says ready (0) or not (1), so scripts need not
- * parse the output. */
+/* doctor.c: `cordon doctor [--provider NAME] [--json]`: whether a
+ * provider (native by default, or srt) can enforce a policy on this
+ * machine, check by check, with a fix for each problem. The exit status
+ * says ready (0) or not (1), so scripts need not parse the output. */
 #include "cli/cli.h"
 #include "lib/cleanup.h"
 #include "lib/json.h"
 #include "sandbox/native/prereq.h"
+#include "sandbox/srt/srt.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char doctor_usage[] =
-	"usage: cordon doctor [--json]\n\n"
+	"usage: cordon doctor [--provider NAME] [--json]\n\n"
 	"Check what the native sandbox needs of this kernel and this user: kernel\n"
 	"version, user namespaces, Landlock, seccomp, the new mount API. Each check\n"
 	"runs for real, as the calling user. Prints PASS, WARN or FAIL per check and\n"
 	"a fix for each problem; with --json, one JSON object instead.\n"
-	"Exits 0 when the native provider is ready, 1 when it is not.\n";
+	"With --provider srt, srt's checks instead: srt and its helpers (bwrap,\n"
+	"socat, rg) and its version (srt_unavailable, untested_version), user\n"
+	"namespaces, seccomp, and /usr/bin/true under an empty policy\n"
+	"(preflight_failed).\n"
+	"Exits 0 when the provider is ready, 1 when it is not.\n";
 
 static const char *status_name(enum prereq_status s)
 {
@@ -113,10 +118,53 @@ static int print_json(const struct prereq_report *r, bool ready)
 	return 0;
 }
 
+/* srt's report, from the provider's own JSON. */
+static int doctor_srt(bool json)
+{
+	_cleanup_json_ json_t *j = srt_provider.doctor();
+	_cleanup_free_ char *text = NULL;
+	const json_t *c;
+	bool ready;
+	size_t i;
+
+	if (!j) {
+		fprintf(stderr, "cordon: error: cannot build srt's report\n");
+		return EXIT_CORDON;
+	}
+	ready = json_is_true(json_object_get(j, "ready"));
+	if (json) {
+		text = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
+		if (!text) {
+			fprintf(stderr, "cordon: error: cannot encode the report as JSON\n");
+			return EXIT_CORDON;
+		}
+		printf("%s\n", text);
+		return ready ? 0 : 1;
+	}
+	json_array_foreach(json_object_get(j, "checks"), i, c) {
+		const char *st = json_string_value(json_object_get(c, "status"));
+		const char *code = json_string_value(json_object_get(c, "code"));
+		const char *fix = json_string_value(json_object_get(c, "fix"));
+
+		printf("%s  %-9s  %s%s%s\n",
+		       st && strcmp(st, "pass") == 0 ? "PASS" : st && strcmp(st, "warn") == 0 ? "WARN" : "FAIL",
+		       json_string_value(json_object_get(c, "id")), code && code[0] ? code : "",
+		       code && code[0] ? ": " : "", json_string_value(json_object_get(c, "detail")));
+		if (st && strcmp(st, "pass") != 0 && fix && fix[0])
+			printf("      fix: %s\n", fix);
+	}
+	if (ready)
+		printf("srt: ready\n");
+	else
+		printf("srt: unavailable: sandboxed launches run nothing until this is fixed\n");
+	return ready ? 0 : 1;
+}
+
 int cli_doctor(int argc, char **argv)
 {
 	_cleanup_err_ struct err *e = NULL;
 	struct prereq_report r;
+	const char *provider = "native";
 	bool json = false;
 	bool ready;
 
@@ -129,10 +177,17 @@ int cli_doctor(int argc, char **argv)
 			json = true;
 			continue;
 		}
+		if (strcmp(argv[i], "--provider") == 0 && i + 1 < argc &&
+		    (strcmp(argv[i + 1], "native") == 0 || strcmp(argv[i + 1], "srt") == 0)) {
+			provider = argv[++i];
+			continue;
+		}
 		fprintf(stderr, "cordon: usage: doctor: unknown argument '%s'\n%s",
 			argv[i], doctor_usage);
 		return EXIT_CORDON;
 	}
+	if (strcmp(provider, "srt") == 0)
+		return doctor_srt(json);
 	native_prereq_run(&r);
 	ready = native_prereq_require(&r, &e) == 0;
 	if (json) {

@@ -181,7 +181,13 @@ static int record(struct launch *l, bool launching, struct err **e)
 
 	if (launching && procfs_start_ticks(0, &root.start_ticks, e) < 0)
 		return -1;
-	return plan_record(l->plan, &l->paths, launching ? &root : NULL, !launching, e);
+	if (plan_record(l->plan, &l->paths, launching ? &root : NULL, !launching, e) < 0)
+		return -1;
+	/* A plan nobody launches here still gets the provider's own files. */
+	if (!launching && l->prov->record &&
+	    l->prov->record(l->grant, l->plan, l->paths.record_dir, e) < 0)
+		return -1;
+	return 0;
 }
 
 int launch_prepare(const struct launch_opts *o, struct launch *l,
@@ -199,8 +205,9 @@ int launch_prepare(const struct launch_opts *o, struct launch *l,
 
 	memset(l, 0, sizeof(*l));
 	if (!prov)
-		return err_set(e, ERR_USAGE, 0, "unknown provider `%s` (known: native)",
-			       o->provider);
+		return err_set(e, ERR_USAGE, 0, "unknown provider `%s` (known: %s)",
+			       o->provider, provider_names);
+	l->prov = prov;
 	if (home_dir(&home, e) < 0 || load_policy(o, &pol, e) < 0)
 		return -1;
 	state = o->state_dir ? strdup(o->state_dir) : xdg_dir("XDG_STATE_HOME", home, ".local/state");

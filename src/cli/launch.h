@@ -7,6 +7,7 @@
 #include "guard/guard.h"
 #include "lib/err.h"
 #include "plan/plan.h"
+#include "sandbox/provider.h"
 
 struct launch_opts {
 	const char *policy_file;	/* NULL: the embedded default */
@@ -16,12 +17,13 @@ struct launch_opts {
 	char **deny_read;		/* --deny-read */
 	char **allow_host;		/* --allow-host */
 	char **argv;			/* the command */
-	const char *provider;		/* --provider; NULL: native */
+	const char *provider;		/* --provider (native, srt); NULL: native */
 	int quiet;			/* -q */
 	int defer_record;		/* the launch records (launch_record) */
 };
 
 struct launch {
+	const struct provider *prov;
 	struct grant *grant;
 	struct plan *plan;
 	struct plan_paths paths;

@@ -14,7 +14,7 @@ static const struct subcommand subcommands[] = {
 	{ "run", cli_run, "run a command in a sandbox under a policy" },
 	{ "policy", cli_policy, "check a policy file and print it normalised" },
 	{ "plan", cli_plan, "merge, check and record a launch plan; run nothing" },
-	{ "doctor", cli_doctor, "check that this machine can run the native sandbox" },
+	{ "doctor", cli_doctor, "check that this machine can run a sandbox provider" },
 	{ "gateway", cli_gateway, "serve cordon's egress proxy on its own" },
 	{ "adopt", cli_adopt, "prove a running process is a recorded sandbox" },
 };

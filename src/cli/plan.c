@@ -9,7 +9,8 @@
 #include <stdio.h>
 
 static const char plan_usage[] =
-	"usage: cordon plan [-p FILE] [-w DIR] [--state-dir DIR] [--write PATH]...\n"
+	"usage: cordon plan [-p FILE] [-w DIR] [--state-dir DIR] [--provider NAME]\n"
+	"                   [--write PATH]...\n"
 	"                   [--deny-read PATH]... [--allow-host HOST]... -- CMD...\n\n"
 	"Merge the policy (FILE, or the embedded default) with what the command\n"
 	"needs and the host's protected set, check it, record the plan under the\n"
@@ -20,7 +21,8 @@ static const char plan_usage[] =
 	"      --write PATH     add a write grant\n"
 	"      --deny-read PATH add a read deny\n"
 	"      --allow-host HOST add a host to network.allow\n"
-	"      --provider NAME  the process provider (default and only: native)\n\n"
+	"      --provider NAME  the process provider: native (default) or srt; srt's\n"
+	"                       settings are written beside the plan\n\n"
 	"Exit 0 with the plan on stdout; 125 and `cordon: <reason>: <message>` on a\n"
 	"refusal.\n";
 

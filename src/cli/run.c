@@ -8,6 +8,7 @@
 #include "lib/num.h"
 #include "sandbox/native/native.h"
 #include "sandbox/provider.h"
+#include "sandbox/srt/srt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,7 +18,7 @@
 #include <unistd.h>
 
 static const char run_usage[] =
-	"usage: cordon run [-p FILE] [-w DIR] [--provider native] [--write PATH]...\n"
+	"usage: cordon run [-p FILE] [-w DIR] [--provider NAME] [--write PATH]...\n"
 	"                  [--deny-read PATH]... [--allow-host HOST]... [--state-dir DIR]\n"
 	"                  [-q] -- CMD...\n\n"
 	"Run CMD in a sandbox under the policy (FILE, or the embedded default: write\n"
@@ -30,7 +31,7 @@ static const char run_usage[] =
 	"      --deny-read PATH  add a read deny\n"
 	"      --allow-host HOST add a host to network.allow\n"
 	"      --state-dir DIR   cordon's state (default: $XDG_STATE_HOME/cordon)\n"
-	"      --provider NAME   the process provider (default: native)\n"
+	"      --provider NAME   the process provider: native (default) or srt\n"
 	"  -q, --quiet           no notes at exit\n\n"
 	"Exit status: the command's (128+N when signal N ended it); 125 when cordon\n"
 	"refused or failed (`cordon: <reason>: <message>`); 126 not executable;\n"
@@ -64,7 +65,7 @@ int cli_run(int argc, char **argv)
 		return EXIT_CORDON;
 	}
 	struct provider_record rec = { launch_record, &l, o.quiet };
-	code = prov->run(l.grant, l.plan, &l.paths, &rec, &e);
+	code = l.prov->run(l.grant, l.plan, &l.paths, &rec, &e);
 	if (code < 0) {
 		err_print(stderr, e);
 		plan_paths_remove(&l.paths);
@@ -108,7 +109,10 @@ int cli_adopt(int argc, char **argv)
 		*slash = '\0';
 	if (exec_dir && plan_read_pin(exec_dir, (unsigned int)segment, &pin, &e) == 0 &&
 	    plan_read_record(argv[1], pin, &p, &e) == 0 &&
-	    native_provider.adopt(p, argv[1], (pid_t)parent, (pid_t)root, &e) == 0)
+	    /* The record says which provider made it: srt's plans name
+	     * their settings file in it. */
+	    (srt_plan_is_srt(p, argv[1]) ? &srt_provider : &native_provider)
+			    ->adopt(p, argv[1], (pid_t)parent, (pid_t)root, &e) == 0)
 		rc = 0;
 	else if (!e)
 		err_set(&e, ERR_INTERNAL, ENOMEM, "adopt");

@@ -46,8 +46,15 @@ struct provider {
 		     pid_t root, struct err **e);
 	/* The provider's checks as JSON: {"ready": bool, "checks": [...]}. */
 	json_t *(*doctor)(void);
+	/* Optional: write the provider's own files beside a plan recorded
+	 * without a launch (`cordon plan`); a launch writes its own in run. */
+	int (*record)(const struct grant *g, const struct plan *p, const char *record_dir,
+		      struct err **e);
 };
 
+/* A provider by name; NULL names the default (native). NULL when unknown. */
 const struct provider *provider_find(const char *name);
+/* The known providers' names, for messages: "native, srt". */
+extern const char provider_names[];
 
 #endif

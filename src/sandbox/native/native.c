@@ -1,6 +1,7 @@
-/* native.c: the native provider's table: plan (wrap the command in
- * `cordon sandbox-exec`), adopt, doctor. */
+/* native.c: the native provider's table: plan (the command itself; the
+ * sandbox is built in process by run), adopt, doctor. */
 #include "sandbox/native/native.h"
+#include "sandbox/adopt.h"
 #include "sandbox/native/prereq.h"
 #include "sandbox/native/stub.h"
 #include "lib/cleanup.h"
@@ -65,6 +66,24 @@ static json_t *native_doctor(void)
 			 "landlock_abi", r.landlock_abi, "checks", checks);
 }
 
+/* Native: the root's child is the sandbox's pid 1, made in its own
+ * namespaces before anything of the command ran. */
+int native_adopt(const struct plan *p, const char *record_dir, pid_t parent,
+		 pid_t root, struct err **e)
+{
+	pid_t kids[16];
+	int r = adopt_check_root(p, record_dir, parent, root, e);
+
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	if (adopt_children(root, kids, 16) < 1)
+		return err_set(e, ERR_DENIED, 0, "pid %d has no sandbox beneath it yet", (int)root);
+	if (!adopt_namespaces_differ(kids[0]))
+		return err_set(e, ERR_DENIED, 0, "the process beneath pid %d is not sandboxed",
+			       (int)root);
+	return 0;
+}
+
 const struct provider native_provider = {
 	.name = "native",
 	.prestart = native_stub_start,
@@ -73,10 +92,3 @@ const struct provider native_provider = {
 	.adopt = native_adopt,
 	.doctor = native_doctor,
 };
-
-const struct provider *provider_find(const char *name)
-{
-	if (!name || strcmp(name, "native") == 0)
-		return &native_provider;
-	return NULL;
-}

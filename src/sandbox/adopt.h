@@ -1,0 +1,27 @@
+/* adopt.h: the proof every process provider's adopt starts from, and the
+ * /proc readings it is built of. A provider adds what its own sandbox
+ * looks like beneath the root. */
+#ifndef CORDON_SANDBOX_ADOPT_H
+#define CORDON_SANDBOX_ADOPT_H
+
+#include "lib/err.h"
+#include "plan/plan.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* The record is the pinned one; root is the pid pinned with it, with the
+ * same start time, started no earlier than the record; it is parent's only
+ * child. Returns 0 when root runs, 1 when it has exited and parent runs
+ * nothing (adoptable, nothing left to prove), -1 when refused. */
+int adopt_check_root(const struct plan *p, const char *record_dir, pid_t parent,
+		     pid_t root, struct err **e);
+
+/* The children of pid (every thread's), at most max; -1 when pid is gone. */
+int adopt_children(pid_t pid, pid_t *out, int max);
+
+/* Is pid in mount, network, pid and user namespaces that all differ from
+ * the caller's? */
+bool adopt_namespaces_differ(pid_t pid);
+
+#endif

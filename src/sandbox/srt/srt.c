@@ -1,0 +1,396 @@
+/* srt.c: the srt provider's table: plan (the wrapper argv, srt.h),
+ * record (the settings beside a plan nobody launches), adopt, doctor. */
+#include "sandbox/srt/srt.h"
+#include "sandbox/adopt.h"
+#include "sandbox/native/prereq.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/json.h"
+#include "lib/strv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* From this Landlock ABI on, cordon's layer inside srt scopes abstract
+ * unix sockets and signals to the sandbox. */
+#define SRT_LANDLOCK_ABI_SCOPES 6
+
+static char *settings_path(const char *record_dir)
+{
+	return fs_path_join(record_dir, SRT_SETTINGS_FILE);
+}
+
+/* cordon's own binary, which srt runs as the layer inside its sandbox:
+ * it must be readable there. */
+static int self_exe(const struct grant *g, char **out, struct err **e)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	const struct grant_rule *r;
+
+	if (n <= 0 || buf[0] != '/')
+		return err_set(e, ERR_UNAVAILABLE, errno, "srt: cannot name cordon's own binary");
+	buf[n] = '\0';
+	if (strstr(buf, " (deleted)"))
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "srt: cordon's own binary `%s` was replaced since it started", buf);
+	r = grant_holder(g, buf, ~0u);
+	if (r && r->kind == GRANT_DENY)
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "srt: cordon's own binary `%s` lies in denied `%s`; srt runs it "
+			       "inside the sandbox", buf, r->path);
+	*out = strdup(buf);
+	return *out ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "srt plan");
+}
+
+/* env(1) takes a word with '=' before the command for an assignment. */
+static int check_env_word(const char *w, const char *what, struct err **e)
+{
+	if (strchr(w, '='))
+		return err_set(e, ERR_CONFIG, 0,
+			       "srt: %s `%s` holds '='; env(1), which srt's wrapper runs it "
+			       "through, would read it as an assignment", what, w);
+	return 0;
+}
+
+/* "/usr/bin/env [-u K]... -- [K=V]...": the command's own values of the
+ * keys the wrapper set for srt, or their absence. */
+static int push_child_env(char ***argv)
+{
+	int r = strv_push(argv, "/usr/bin/env");
+
+	for (size_t i = 0; r == 0 && srt_wrapper_keys[i]; i++)
+		if (!getenv(srt_wrapper_keys[i]))
+			r = strv_push(argv, "-u") < 0 ? -1 : strv_push(argv, srt_wrapper_keys[i]);
+	if (r == 0)
+		r = strv_push(argv, "--");
+	for (size_t i = 0; r == 0 && srt_wrapper_keys[i]; i++) {
+		const char *v = getenv(srt_wrapper_keys[i]);
+		char *kv = NULL;
+
+		if (v && (asprintf(&kv, "%s=%s", srt_wrapper_keys[i], v) < 0 ||
+			  strv_push_take(argv, kv) < 0))
+			r = -1;
+	}
+	return r;
+}
+
+static int wrapper_argv(const struct grant *g, const struct srt_env *t, const char *self,
+			const char *settings, char *const *cmd, char ***out, struct err **e)
+{
+	_cleanup_strv_ char **argv = NULL;
+	_cleanup_free_ char *path_kv = NULL;
+	int r;
+
+	if (!cmd || !cmd[0])
+		return err_set(e, ERR_USAGE, 0, "srt: no command");
+	if (check_env_word(t->srt, "srt's path", e) < 0 ||
+	    check_env_word(cmd[0], "the command", e) < 0)
+		return -1;
+	if (asprintf(&path_kv, "PATH=%s", t->path) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "srt plan");
+	r = strv_push(&argv, "/usr/bin/env");
+	/* srt prints its debug log on stderr when SRT_DEBUG is set. */
+	static const char *const head[] = { "-u", "SRT_DEBUG" };
+	for (size_t i = 0; r == 0 && i < 2; i++)
+		r = strv_push(&argv, head[i]);
+	if (r == 0)
+		r = strv_push(&argv, path_kv) < 0 || strv_push(&argv, "TMPDIR=" SRT_TMPDIR) < 0 ||
+		    strv_push(&argv, t->srt) < 0 || strv_push(&argv, "--settings") < 0 ||
+		    strv_push(&argv, settings) < 0 || strv_push(&argv, "--") < 0 ||
+		    strv_push(&argv, self) < 0 || strv_push(&argv, "confine") < 0 ? -1 : 0;
+	for (size_t i = 0; r == 0 && i < g->n_rules; i++)
+		if (g->rules[i].kind == GRANT_WRITE)
+			r = strv_push(&argv, "--write") < 0 ? -1
+							    : strv_push(&argv, g->rules[i].path);
+	if (r == 0 && g->unix_sockets_all)
+		r = strv_push(&argv, "--unix-all");
+	if (r == 0 && native_landlock_abi() >= SRT_LANDLOCK_ABI_SCOPES)
+		r = strv_push(&argv, "--scope");
+	if (r == 0)
+		r = strv_push(&argv, "--");
+	if (r == 0)
+		r = push_child_env(&argv);
+	for (size_t i = 0; r == 0 && cmd[i]; i++)
+		r = strv_push(&argv, cmd[i]);
+	if (r < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "srt plan");
+	*out = steal_pointer(&argv);
+	return 0;
+}
+
+static int srt_plan(const struct grant *g, const struct plan_paths *paths, struct plan *p,
+		    struct err **e)
+{
+	struct srt_env t = { 0 };
+	struct srt_helpers h;
+	_cleanup_json_ json_t *settings = NULL;
+	_cleanup_free_ char *self = NULL, *file = NULL, *summary = NULL;
+	char **argv = NULL;
+	int r = -1;
+
+	if (srt_locate(&t, true, e) < 0)
+		goto out;
+	h = (struct srt_helpers){ t.bwrap, t.socat, t.rg };
+	/* What srt cannot hold is refused here, before anything is recorded. */
+	if (srt_settings_build(g, &h, NULL, &settings, e) < 0 || self_exe(g, &self, e) < 0)
+		goto out;
+	file = settings_path(paths->record_dir);
+	if (!file || asprintf(&summary, "srt %s: %s", t.version, p->summary) < 0) {
+		err_set(e, ERR_INTERNAL, ENOMEM, "srt plan");
+		goto out;
+	}
+	if (wrapper_argv(g, &t, self, file, p->argv, &argv, e) < 0)
+		goto out;
+	strv_free(p->argv);
+	p->argv = argv;
+	free(p->summary);
+	p->summary = steal_pointer(&summary);
+	/* srt starts the command in a session of its own and passes on only
+	 * INT and TERM, and not to the command itself: stopping is a kill. */
+	p->signals = PLAN_SIGNALS_KILL;
+	r = 0;
+out:
+	srt_env_clear(&t);
+	return r;
+}
+
+/* `cordon plan`: the settings a launch would use, but for the gateway's
+ * ports, which only a launch binds. */
+static int srt_record(const struct grant *g, const struct plan *p, const char *record_dir,
+		      struct err **e)
+{
+	struct srt_env t = { 0 };
+	struct srt_helpers h;
+	_cleanup_json_ json_t *settings = NULL;
+	int r;
+
+	(void)p;
+	r = srt_locate(&t, false, e);
+	h = (struct srt_helpers){ t.bwrap, t.socat, t.rg };
+	if (r == 0)
+		r = srt_settings_build(g, &h, NULL, &settings, e);
+	if (r == 0)
+		r = srt_settings_write(record_dir, settings, true, e);
+	srt_env_clear(&t);
+	return r;
+}
+
+bool srt_plan_is_srt(const struct plan *p, const char *record_dir)
+{
+	_cleanup_free_ char *file = settings_path(record_dir);
+	size_t n = strv_len(p->argv);
+
+	if (!file || n < 6 || strcmp(p->argv[0], "/usr/bin/env") != 0)
+		return false;
+	for (size_t i = 1; i + 1 < n; i++) {
+		if (strcmp(p->argv[i], "--") == 0)
+			return false;
+		if (strcmp(p->argv[i], "--settings") == 0)
+			return strcmp(p->argv[i + 1], file) == 0;
+	}
+	return false;
+}
+
+/* Does pid run srt with this settings file? Its command line holds
+ * "--settings <file>" before the first "--". */
+static bool runs_srt_with(pid_t pid, const char *file)
+{
+	char path[64], *text = NULL;
+	size_t len = 0;
+	_cleanup_close_ int fd = -1;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fs_read_fd(fd, path, 1 << 20, &text, &len, NULL) < 0)
+		return false;
+	for (size_t off = 0; off < len;) {
+		const char *w = text + off;
+		size_t wl = strnlen(w, len - off);
+		size_t next = off + wl + 1;
+
+		if (strcmp(w, "--") == 0)
+			break;
+		if (strcmp(w, "--settings") == 0) {
+			found = next < len && strcmp(text + next, file) == 0;
+			break;
+		}
+		off = next;
+	}
+	free(text);
+	return found;
+}
+
+/* Some process beneath pid, breadth first and bounded, in namespaces of
+ * its own: srt's helpers (socat, bwrap's monitor) stay in the host's. */
+static bool sandboxed_beneath(pid_t pid)
+{
+	pid_t queue[128];
+	int head = 0, tail = 0;
+
+	queue[tail++] = pid;
+	while (head < tail) {
+		pid_t kids[32];
+		int n = adopt_children(queue[head++], kids, 32);
+
+		for (int i = 0; i < n; i++) {
+			if (adopt_namespaces_differ(kids[i]))
+				return true;
+			if (tail < 128)
+				queue[tail++] = kids[i];
+		}
+	}
+	return false;
+}
+
+/* The root (cordon, serving the gateway) has one child, the keeper (a
+ * fork of the root, run.c), whose one child runs srt with this record's
+ * settings, and beneath srt is a process in mount, network, pid and user
+ * namespaces all its own. */
+static int srt_adopt(const struct plan *p, const char *record_dir, pid_t parent, pid_t root,
+		     struct err **e)
+{
+	_cleanup_free_ char *file = settings_path(record_dir);
+	pid_t kids[4], srt[4];
+	int n, r;
+
+	if (!file)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "adopt");
+	if (!srt_plan_is_srt(p, record_dir))
+		return err_set(e, ERR_DENIED, 0, "the plan is not an srt plan for `%s`", record_dir);
+	r = adopt_check_root(p, record_dir, parent, root, e);
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	n = adopt_children(root, kids, 4);
+	if (n < 1 || adopt_children(kids[0], srt, 4) < 1)
+		return err_set(e, ERR_DENIED, 0, "pid %d has no srt beneath it yet", (int)root);
+	if (n != 1 || adopt_children(kids[0], srt, 4) != 1 || !runs_srt_with(srt[0], file))
+		return err_set(e, ERR_DENIED, 0, "pid %d runs something besides srt with `%s`",
+			       (int)root, file);
+	if (!sandboxed_beneath(srt[0]))
+		return err_set(e, ERR_DENIED, 0, "nothing beneath srt (pid %d) is sandboxed",
+			       (int)srt[0]);
+	return 0;
+}
+
+/* ---- doctor ------------------------------------------------------------ */
+
+static json_t *check(const char *id, const char *status, const char *code,
+		     const char *detail, const char *fix)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:s}", "id", id, "status", status, "code",
+			 code, "detail", detail, "fix", fix);
+}
+
+/* /usr/bin/true under a grant of nothing: srt's machinery, not a policy. */
+static json_t *doctor_preflight(const struct srt_env *t)
+{
+	struct grant empty = { 0 };
+	struct srt_helpers h = { t->bwrap, t->socat, t->rg };
+	_cleanup_json_ json_t *s = NULL;
+	_cleanup_free_ char *text = NULL;
+	char file[] = SRT_TMPDIR "/cordon-srt-doctor.XXXXXX";
+	struct err *e = NULL;
+	json_t *c;
+	int fd;
+
+	if (srt_settings_build(&empty, &h, NULL, &s, &e) < 0 || !(text = srt_settings_text(s)) ||
+	    (fd = mkstemp(file)) < 0) {
+		err_free(e);
+		return check("preflight", "fail", "preflight_failed",
+			     "cannot write an empty policy's settings", "see that /tmp is writable");
+	}
+	bool written = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	if (!written || srt_preflight(t, file, NULL, &e) < 0) {
+		c = check("preflight", "fail", "preflight_failed",
+			  e ? e->msg : "cannot write an empty policy's settings",
+			  "run `srt --settings <file> -- /usr/bin/true` with an empty policy "
+			  "to see what srt says");
+	} else {
+		c = check("preflight", "pass", "", "/usr/bin/true runs under an empty policy", "");
+	}
+	err_free(e);
+	unlink(file);
+	return c;
+}
+
+static json_t *doctor_kernel(const char *id, const char *code)
+{
+	struct prereq_report r;
+
+	native_prereq_run(&r);
+	for (int i = 0; i < r.n; i++) {
+		const struct prereq_check *c = &r.checks[i];
+		if (strcmp(c->id, id) != 0)
+			continue;
+		return check(id, c->status == PREREQ_FAIL ? "fail" : "pass",
+			     c->status == PREREQ_FAIL ? code : "", c->detail,
+			     c->status == PREREQ_FAIL ? c->fix : "");
+	}
+	return check(id, "fail", code, "not checked", "");
+}
+
+static json_t *srt_doctor(void)
+{
+	struct srt_env t = { 0 };
+	struct err *e = NULL;
+	json_t *checks = json_array(), *out;
+	char detail[512];
+	bool found, ready = true;
+
+	found = srt_locate(&t, true, &e) == 0;
+	if (found) {
+		snprintf(detail, sizeof(detail), "srt %s at %s; bwrap, socat and rg at %s, %s, %s",
+			 t.version, t.srt, t.bwrap, t.socat, t.rg);
+		json_array_append_new(checks, check("srt", "pass", "", detail, ""));
+		if (t.vs_tested > 0) {
+			snprintf(detail, sizeof(detail),
+				 "srt %s is newer than " SRT_VERSION_TESTED ", the version cordon "
+				 "was tested with", t.version);
+			json_array_append_new(checks, check("version", "warn", "untested_version",
+							    detail,
+							    "install @anthropic-ai/sandbox-runtime@"
+							    SRT_VERSION_TESTED ", or run cordon's "
+							    "isolation suite against this one"));
+		} else {
+			json_array_append_new(checks, check("version", "pass", "",
+							    "tested with " SRT_VERSION_TESTED, ""));
+		}
+	} else {
+		json_array_append_new(checks, check("srt", "fail", "srt_unavailable", e->msg,
+						    "run scripts/deps (npm install -g "
+						    "@anthropic-ai/sandbox-runtime@" SRT_VERSION_TESTED
+						    "; apt-get install bubblewrap socat ripgrep), or "
+						    "set CORDON_SRT"));
+	}
+	err_free(e);
+	json_array_append_new(checks, doctor_kernel("userns", "userns_unavailable"));
+	json_array_append_new(checks, doctor_kernel("seccomp", "seccomp_unavailable"));
+	if (found)
+		json_array_append_new(checks, doctor_preflight(&t));
+	for (size_t i = 0; i < json_array_size(checks); i++) {
+		const char *st = json_string_value(json_object_get(json_array_get(checks, i),
+								   "status"));
+		ready = ready && st && strcmp(st, "fail") != 0;
+	}
+	out = json_pack("{s:s, s:b, s:s?, s:s?, s:o}", "provider", "srt", "ready", ready,
+			"version", t.version, "path", t.srt, "checks", checks);
+	srt_env_clear(&t);
+	return out;
+}
+
+const struct provider srt_provider = {
+	.name = "srt",
+	.plan = srt_plan,
+	.run = srt_run,
+	.adopt = srt_adopt,
+	.doctor = srt_doctor,
+	.record = srt_record,
+};
