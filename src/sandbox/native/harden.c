@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -37,6 +38,29 @@ int harden_drop_caps(const char **step)
 	return 0;
 }
 
+int harden_drop_caps_any(const char **step)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return *step = "read capabilities", -1;
+	if (d[CAP_TO_INDEX(CAP_SETPCAP)].permitted & CAP_TO_MASK(CAP_SETPCAP)) {
+		/* securebits and the bounding set need it effective */
+		d[0].effective = d[0].permitted;
+		d[1].effective = d[1].permitted;
+		if (syscall(SYS_capset, &h, d) < 0)
+			return *step = "raise CAP_SETPCAP", -1;
+		return harden_drop_caps(step);
+	}
+	memset(d, 0, sizeof(d));
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+		return *step = "clear ambient capabilities", -1;
+	if (syscall(SYS_capset, &h, d) < 0)
+		return *step = "drop capabilities", -1;
+	return 0;
+}
+
 /* Close every fd from 3 up but the two kept. */
 int harden_close_others(int a, int b)
 {
@@ -47,6 +71,11 @@ int harden_close_others(int a, int b)
 	if (hi > lo + 1 && syscall(SYS_close_range, lo + 1, hi - 1, 0) < 0)
 		return -1;
 	return (int)syscall(SYS_close_range, hi + 1, ~0U, 0);
+}
+
+int harden_close_all(void)
+{
+	return (int)syscall(SYS_close_range, 3, ~0U, 0);
 }
 
 int harden_exec_status(int err)

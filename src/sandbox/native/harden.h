@@ -12,9 +12,20 @@
  * failed. */
 int harden_drop_caps(const char **step);
 
+/* The same for a process that may not hold CAP_SETPCAP (an unprivileged
+ * layer inside another sandbox): with it, harden_drop_caps; without it
+ * the bounding set and securebits cannot be changed, so every capability
+ * set is emptied and the caller's no_new_privs is what keeps an exec from
+ * granting any back (the kernel then caps what an exec permits at what
+ * the process already had: nothing). */
+int harden_drop_caps_any(const char **step);
+
 /* Close every fd from 3 up except a and b (pass the same fd twice to keep
  * one; both must be 3 or more). Returns 0 or -1 with errno set. */
 int harden_close_others(int a, int b);
+
+/* Close every fd from 3 up. Returns 0 or -1 with errno set. */
+int harden_close_all(void);
 
 /* The exit status for a command that could not be executed: 127 when it
  * was not found, 126 otherwise (as env(1) and the shells give). */
