@@ -42,6 +42,20 @@ static int apply_landlock(const struct srt_confine *c, struct err **e)
 	return step_failed(e, step ? step : "landlock", errno);
 }
 
+/* The command leads a process group of its own, as under native: srt
+ * ends everything with SIGKILL when it is told to stop, so the host
+ * reaches the command's own handlers by signalling this group (the one
+ * group beneath srt whose leader does not lead a session). Left as it is
+ * when the command is in a terminal's foreground, which would otherwise
+ * stop it at its first read; srt starts commands in a new session,
+ * without one. */
+static void own_group(void)
+{
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
+		return;
+	(void)setpgid(0, 0); /* fails only for a session leader, which leads its group */
+}
+
 int srt_confine_exec(const struct srt_confine *c, struct err **e)
 {
 	struct native_filter f = { 0 };
@@ -78,6 +92,7 @@ int srt_confine_exec(const struct srt_confine *c, struct err **e)
 		return step_failed(e, "load the seccomp filter", err);
 	}
 	native_filter_free(&f);
+	own_group();
 	execvp(c->argv[0], c->argv);
 	err = errno;
 	err_set(e, ERR_UNAVAILABLE, err, "exec `%s`", c->argv[0]);
