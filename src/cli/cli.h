@@ -16,5 +16,6 @@ int cli_run(int argc, char **argv);
 int cli_adopt(int argc, char **argv);
 int cli_gateway(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
+int cli_confine(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const struct subcommand subcommands[] = {
 	{ "doctor", cli_doctor, "check that this machine can run a sandbox provider" },
 	{ "gateway", cli_gateway, "serve cordon's egress proxy on its own" },
 	{ "adopt", cli_adopt, "prove a running process is a recorded sandbox" },
+	{ "confine", cli_confine, NULL },	/* internal: the srt provider's inner layer */
 };
 
 static void usage(FILE *f)

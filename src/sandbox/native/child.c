@@ -3,13 +3,12 @@
  * init: it reaps, forwards TERM, INT, HUP (and QUIT, USR1, USR2, WINCH) to
  * the command and exits with the command's status. */
 #include "sandbox/native/child.h"
+#include "sandbox/native/harden.h"
 #include "sandbox/native/landlock.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <linux/seccomp.h>
-#include <linux/securebits.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -22,7 +21,6 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -37,7 +35,7 @@ static noreturn void die(int fd, const char *step, int err, int exec)
 	do {
 		w = write(fd, &st, sizeof(st));
 	} while (w < 0 && errno == EINTR);
-	_exit(exec ? (err == ENOENT ? 127 : 126) : 125);
+	_exit(exec ? harden_exec_status(err) : 125);
 }
 
 /* The new network namespace has only lo, and it starts down. */
@@ -56,35 +54,6 @@ static int loopback_up(void)
 	}
 	close(s);
 	return r;
-}
-
-/* Capabilities every kernel cordon runs on has (CAP_CHECKPOINT_RESTORE, 5.9). */
-#define CAP_LAST_CAP_FLOOR 40
-
-/* No capability survives, none can come back through exec or setuid. */
-static int drop_caps(const char **step)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = { { 0 } };
-	unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-			     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
-			     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
-
-	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
-		return *step = "set securebits", -1;
-	/* every capability the kernel knows: the first EINVAL is past the last */
-	for (int cap = 0; cap <= 63; cap++) {
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
-			continue;
-		if (errno == EINVAL && cap > CAP_LAST_CAP_FLOOR)
-			break;
-		return *step = "drop the bounding set", -1;
-	}
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
-		return *step = "clear ambient capabilities", -1;
-	if (syscall(SYS_capset, &h, d) < 0)
-		return *step = "drop capabilities", -1;
-	return 0;
 }
 
 static int read_all(int fd, void *buf, size_t n)
@@ -160,18 +129,6 @@ static int hand_listeners(int sock)
 	close(sock);
 	errno = saved;
 	return r;
-}
-
-/* Close every fd from 3 up but the two kept. */
-static int close_others(int a, int b)
-{
-	int lo = a < b ? a : b, hi = a < b ? b : a;
-
-	if (lo > 3 && syscall(SYS_close_range, 3, lo - 1, 0) < 0)
-		return -1;
-	if (hi > lo + 1 && syscall(SYS_close_range, lo + 1, hi - 1, 0) < 0)
-		return -1;
-	return (int)syscall(SYS_close_range, hi + 1, ~0U, 0);
 }
 
 /* Where execvp would find NAME: itself when it holds a slash, else the
@@ -326,13 +283,13 @@ noreturn void native_child(const struct child_args *a)
 		die(a->status_fd, "hand the gateway its listeners", errno, 0);
 	if (mounts_apply(a->mp, &step) < 0)
 		die(a->status_fd, step, errno, 0);
-	if (drop_caps(&step) < 0)
+	if (harden_drop_caps(&step) < 0)
 		die(a->status_fd, step, errno, 0);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die(a->status_fd, "set no_new_privs", errno, 0);
 	if (native_landlock_apply(a->mp, a->landlock_abi, &step) < 0)
 		die(a->status_fd, step, errno, 0);
-	if (close_others(a->status_fd, a->sync_fd) < 0)
+	if (harden_close_others(a->status_fd, a->sync_fd) < 0)
 		die(a->status_fd, "close inherited descriptors", errno, 0);
 	if (load_filter(a->sync_fd) < 0)
 		die(a->status_fd, "load the seccomp filter", errno, 0);

@@ -2,6 +2,7 @@
  * the ABI: each row of the table is what that ABI added. Handling a right
  * and granting it nowhere is what denies it. */
 #include "sandbox/native/landlock.h"
+#include "lib/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,16 +54,23 @@ static uint64_t fs_rights(int abi)
 	return r;
 }
 
+static int add_rule(int ruleset, int fd, uint64_t access)
+{
+	struct landlock_path_beneath_attr pb = { .allowed_access = access, .parent_fd = fd };
+
+	return (int)syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+}
+
+/* A rule on a path that does not exist adds nothing (the native sandbox's
+ * own mount points, /dev/shm where there is none). */
 static int allow(int ruleset, const char *path, uint64_t access)
 {
-	struct landlock_path_beneath_attr pb = { .allowed_access = access };
-	int r;
+	int fd = open(path, O_PATH | O_CLOEXEC), r;
 
-	pb.parent_fd = open(path, O_PATH | O_CLOEXEC);
-	if (pb.parent_fd < 0)
+	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
-	r = (int)syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
-	close(pb.parent_fd);
+	r = add_rule(ruleset, fd, access);
+	close(fd);
 	return r;
 }
 
@@ -88,51 +96,125 @@ static int allow_std_streams(int ruleset, uint64_t file_rights)
 	return 0;
 }
 
-int native_landlock_apply(const struct mount_plan *mp, int abi, const char **step)
+/* The rights for a ruleset of this ABI, and the ruleset. */
+struct ruleset {
+	int fd;
+	uint64_t all;	/* every right handled */
+	uint64_t file;	/* the rights a rule on a file may carry */
+	uint64_t dev;	/* device nodes: the file rights and listing */
+};
+
+static int ruleset_open(struct ruleset *rs, int abi, bool scope, const char **step)
 {
 	struct ruleset_attr_v6 attr = { .handled_access_fs = fs_rights(abi) };
-	uint64_t all = attr.handled_access_fs;
-	/* file rights only: a rule on a file may not carry directory rights */
-	uint64_t file = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
-			LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? (1ULL << 14) : 0) |
-			(abi >= 5 ? (1ULL << 15) : 0);
-	uint64_t dev = file | LANDLOCK_ACCESS_FS_READ_DIR;
 	size_t size = abi >= 6 ? sizeof(attr) : 2 * sizeof(uint64_t);
-	int rs, r = 0;
 
-	if (abi >= 6)
+	rs->all = attr.handled_access_fs;
+	/* file rights only: a rule on a file may not carry directory rights */
+	rs->file = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
+		   LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? (1ULL << 14) : 0) |
+		   (abi >= 5 ? (1ULL << 15) : 0);
+	rs->dev = rs->file | LANDLOCK_ACCESS_FS_READ_DIR;
+	if (abi >= 6 && scope)
 		attr.scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL;
 	if (abi < 4)
 		size = sizeof(uint64_t);
-	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
-	if (rs < 0) {
+	rs->fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+	if (rs->fd < 0) {
 		*step = "landlock: create the ruleset";
 		return -1;
 	}
-	r = allow(rs, "/", FS_READ);
+	return 0;
+}
+
+/* What every layout has: read and execute everywhere, the device nodes,
+ * the shared-memory directory, the standard streams. */
+static int common_rules(const struct ruleset *rs)
+{
+	int r = allow(rs->fd, "/", FS_READ);
+
+	if (r == 0)
+		r = allow(rs->fd, "/dev", rs->dev);
+	if (r == 0)
+		r = allow(rs->fd, "/dev/pts", rs->dev);
+	if (r == 0)
+		r = allow(rs->fd, "/dev/shm", rs->all);
+	if (r == 0)
+		r = allow_std_streams(rs->fd, rs->file);
+	return r;
+}
+
+/* Apply the ruleset to this process (and what it runs) and close it. */
+static int ruleset_restrict(struct ruleset *rs, int r, const char **step)
+{
+	int saved;
+
+	if (r < 0) {
+		if (!*step)
+			*step = "landlock: add a rule";
+	} else if (syscall(SYS_landlock_restrict_self, rs->fd, 0) < 0) {
+		*step = "landlock: restrict";
+		r = -1;
+	}
+	saved = errno;
+	close(rs->fd);
+	errno = saved;
+	return r;
+}
+
+int native_landlock_apply(const struct mount_plan *mp, int abi, const char **step)
+{
+	struct ruleset rs;
+	int r = 0;
+
+	*step = NULL;
+	if (ruleset_open(&rs, abi, true, step) < 0)
+		return -1;
 	for (size_t i = 0; r == 0 && i < mp->n; i++)
 		if (mp->ops[i].kind == MOP_WRITE || mp->ops[i].kind == MOP_PIN)
-			r = allow(rs, mp->ops[i].path, mp->ops[i].source_dir ? all : file);
+			r = allow(rs.fd, mp->ops[i].path, mp->ops[i].source_dir ? rs.all : rs.file);
 	if (r == 0 && mp->tmp_private)
-		r = allow(rs, "/tmp", all);
+		r = allow(rs.fd, "/tmp", rs.all);
 	if (r == 0)
-		r = allow(rs, "/dev", dev);
-	if (r == 0)
-		r = allow(rs, "/dev/pts", dev);
-	if (r == 0)
-		r = allow(rs, "/dev/shm", all);
-	if (r == 0)
-		r = allow_std_streams(rs, file);
-	if (r < 0) {
-		*step = "landlock: add a rule";
-		close(rs);
+		r = common_rules(&rs);
+	return ruleset_restrict(&rs, r, step);
+}
+
+int native_landlock_apply_paths(char *const *write, size_t n, int abi, bool scope,
+				size_t *failed, const char **step)
+{
+	struct ruleset rs;
+	int r = 0;
+
+	*step = NULL;
+	if (ruleset_open(&rs, abi, scope, step) < 0)
 		return -1;
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		/* A grant must exist and be reached without a symbolic link:
+		 * a grant that names nothing is refused, never skipped. */
+		int fd = fs_open_nofollow(AT_FDCWD, write[i], O_PATH, 0);
+		struct stat st;
+
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			r = -1;
+		} else if (S_ISLNK(st.st_mode)) {
+			/* O_PATH|O_NOFOLLOW opens a final link itself */
+			errno = ELOOP;
+			r = -1;
+		} else {
+			r = add_rule(rs.fd, fd, S_ISDIR(st.st_mode) ? rs.all : rs.file);
+		}
+		if (fd >= 0) {
+			int saved = errno;
+			close(fd);
+			errno = saved;
+		}
+		if (r < 0) {
+			*failed = i;
+			*step = "landlock: write grant";
+		}
 	}
-	if (syscall(SYS_landlock_restrict_self, rs, 0) < 0) {
-		*step = "landlock: restrict";
-		close(rs);
-		return -1;
-	}
-	close(rs);
-	return 0;
+	if (r == 0)
+		r = common_rules(&rs);
+	return ruleset_restrict(&rs, r, step);
 }

@@ -1,0 +1,92 @@
+/* confine.c: `cordon confine`, internal: cordon's layer inside an srt
+ * sandbox (see sandbox/srt/confine.h). The srt provider's wrapper runs
+ * it as srt's command; an operator has no reason to. */
+#include "cli/cli.h"
+#include "lib/cleanup.h"
+#include "sandbox/srt/confine.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char confine_usage[] =
+	"usage: cordon confine [--write PATH]... [--unix-all] [--scope] -- CMD [ARGS...]\n\n"
+	"Internal: run by the srt provider inside srt's sandbox. Close every fd\n"
+	"above 2, drop every capability, set no_new_privs, apply Landlock (write\n"
+	"only beneath the --write paths, each of which must exist and be an\n"
+	"absolute path without symbolic links), load cordon's seccomp filter, then\n"
+	"execute CMD in place.\n\n"
+	"  --write PATH   writable beneath PATH (repeatable)\n"
+	"  --unix-all     leave socket(AF_UNIX) open (\"unix_sockets\": \"all\")\n"
+	"  --scope        require Landlock's scoping of abstract unix sockets and\n"
+	"                 signals (ABI 6); without it they are scoped where the\n"
+	"                 kernel can\n\n"
+	"Exit status: CMD's; 125 when a step failed (nothing was executed);\n"
+	"126 not executable; 127 not found.\n";
+
+int cli_confine(int argc, char **argv)
+{
+	enum { OPT_WRITE = 256, OPT_UNIX_ALL, OPT_SCOPE };
+	static const struct option opts[] = {
+		{ "write", required_argument, NULL, OPT_WRITE },
+		{ "unix-all", no_argument, NULL, OPT_UNIX_ALL },
+		{ "scope", no_argument, NULL, OPT_SCOPE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	_cleanup_err_ struct err *e = NULL;
+	_cleanup_free_ char **write = calloc((size_t)argc + 1, sizeof(*write));
+	struct srt_confine c = { 0 };
+	size_t n = 0;
+	int o, code;
+
+	if (!write) {
+		fprintf(stderr, "cordon: error: out of memory\n");
+		return EXIT_CORDON;
+	}
+	optind = 1;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (o) {
+		case OPT_WRITE:
+			if (optarg[0] != '/') {
+				fprintf(stderr, "cordon: usage: --write `%s`: not an absolute path\n",
+					optarg);
+				return EXIT_CORDON;
+			}
+			write[n++] = optarg;
+			break;
+		case OPT_UNIX_ALL:
+			c.unix_all = true;
+			break;
+		case OPT_SCOPE:
+			c.scope = true;
+			break;
+		case 'h':
+			fputs(confine_usage, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "cordon: usage: unknown or incomplete option\n%s", confine_usage);
+			return EXIT_CORDON;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "cordon: usage: no command given\n%s", confine_usage);
+		return EXIT_CORDON;
+	}
+	c.write = write;
+	c.n_write = n;
+	c.argv = argv + optind;
+	code = srt_confine_exec(&c, &e);
+	if (code < 0) {
+		err_print(stderr, e);
+		return EXIT_CORDON;
+	}
+	fprintf(stderr, "cordon: %s\n", e ? e->msg : "exec failed");
+	/* The filter is loaded: leave without exit handlers, which may make
+	 * calls it refuses (a sanitizer's leak check stops the world with
+	 * ptrace). Nothing is left to release that the kernel does not. */
+	fflush(stderr);
+	_exit(code);
+}

@@ -1,0 +1,32 @@
+/* confine.h: cordon's own layer inside an srt sandbox. srt (bubblewrap
+ * and a seccomp filter of its own) gives the mounts and namespaces; on
+ * their own they leave gaps cordon does not accept (capabilities for a
+ * root operator, /proc/sys writable, a denied directory writable, calls
+ * such as ptrace, bpf and keyctl open, datagram socketpairs). So the srt
+ * provider runs `cordon confine` as srt's command: in srt's sandbox it
+ * takes the same steps the native child takes last (capabilities, the
+ * bounding set, no_new_privs, Landlock, the seccomp filter) and then
+ * executes the real command in its own place. */
+#ifndef CORDON_SANDBOX_SRT_CONFINE_H
+#define CORDON_SANDBOX_SRT_CONFINE_H
+
+#include "lib/err.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct srt_confine {
+	char *const *write;	/* paths writable beneath (must exist) */
+	size_t n_write;
+	bool unix_all;		/* socket(AF_UNIX) left open ("unix_sockets": "all") */
+	bool scope;		/* scoping abstract sockets and signals is required */
+	char *const *argv;	/* the command; argv[0] is looked up in PATH */
+};
+
+/* Confine this process and execute c->argv. Returns only when that
+ * failed: -1 with *e (ERR_UNAVAILABLE, the step that failed; nothing was
+ * executed), or 127 (not found) / 126 (not executable) with *e saying so.
+ * Every fd above 2 is closed first, whatever happens. */
+int srt_confine_exec(const struct srt_confine *c, struct err **e);
+
+#endif
