@@ -136,9 +136,19 @@ q 'L(os.environ["LAB"] + "/extra") in fs["allowWrite"] and L(os.environ["LAB"] +
 ok $? "a write grant outside any deny is in allowWrite only"
 
 plan --write '~' -- true; rc=$?
-ok $rc "a write grant over the home plans"
-q 'all(L(os.environ["HOME"] + x) in fs["denyWrite"] and L(os.environ["HOME"] + x) in fs["denyRead"] for x in ("/.ssh", "/.aws", "/.config/cordon"))'
+refused $rc sandbox_config "srt: denied directory \`$HOME/[^\`]*\` lies inside write grant \`$HOME\`; srt would mount a writable tmpfs there" \
+	"a write grant holding an existing denied directory (~ holding ~/.ssh) is refused"
+mkdir -p "$HOME/.config"
+plan --write '~/.config' -- true; rc=$?
+ok $rc "control: a write grant holding only missing denies (~/.config) plans"
+q 'all(L(os.environ["HOME"] + x) in fs["denyWrite"] and L(os.environ["HOME"] + x) in fs["denyRead"] for x in ("/.config/gh", "/.config/gcloud", "/.config/cordon"))'
 ok $? "default denies and protected paths inside a write grant are in denyWrite as well as denyRead"
+q 'L("/tmp") in fs["denyRead"] and L("/tmp") not in fs["allowWrite"]'
+ok $? "the host's /tmp is denied: the sandbox's /tmp is its own"
+rmdir "$HOME/.config"
+plan --write /tmp -- true
+q 'L("/tmp") not in fs["denyRead"] and L("/tmp") in fs["allowWrite"] and p["argv"].count("/tmp") == 1'
+ok $? "control: with /tmp a write grant, the host's /tmp is the sandbox's"
 
 git init -q "$WS" && mkdir -p "$WS/.git/info"
 plan -- true
@@ -188,16 +198,21 @@ rm -f "$HOME/.ssh/cordon"
 
 # ---- the wrapper argv
 plan -- echo hi
-q 'p["argv"][:5] == ["/usr/bin/env", "-u", "SRT_DEBUG", "PATH=" + os.environ["LAB"] + "/bin", "TMPDIR=/tmp"]'
-ok $? "argv: env -u SRT_DEBUG PATH=<cordon's> TMPDIR=/tmp ..."
-q 'p["argv"][5:9] == [os.environ["LAB"] + "/bin/srt", "--settings", r + "/srt-settings.json", "--"]'
-ok $? "... srt --settings <record>/srt-settings.json -- ..."
-q 'p["argv"][9] == os.path.realpath(os.environ["CORDON"]) and p["argv"][10] == "confine"'
+SOCKDIR=/var/tmp/cordon-srt-$(id -u)
+export SOCKDIR
+CLEARED='"SRT_DEBUG", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"'
+q '(lambda a: a[0] == "/usr/bin/env" and all(a[a.index(k) - 1] == "-u" for k in ('"$CLEARED"')))(p["argv"][:p["argv"].index("--settings")])'
+ok $? "argv: env -u SRT_DEBUG and every proxy variable (srt would take it for its parent proxy) ..."
+q 'p["argv"][19:24] == ["-C", r, "PATH=" + os.environ["LAB"] + "/bin", "TMPDIR=" + os.environ["SOCKDIR"], os.environ["LAB"] + "/bin/srt"]'
+ok $? "... -C <record dir> (srt starts outside every grant) PATH=<cordon's> TMPDIR=<srt's socket dir> srt ..."
+q 'p["argv"][24:27] == ["--settings", r + "/srt-settings.json", "--"]'
+ok $? "... --settings <record>/srt-settings.json -- ..."
+q 'p["argv"][27] == os.path.realpath(os.environ["CORDON"]) and p["argv"][28] == "confine"'
 ok $? "... <cordon, absolute> confine ..."
-q 'p["argv"][11:15] == ["--write", r.replace("/sandbox/1", "/run"), "--write", os.environ["LAB"] + "/ws"]'
-ok $? "... --write for each write grant, the run dir among them ..."
-q 'p["argv"][p["argv"].index("--", 11):] == ["--", "/usr/bin/env", "-u", "TMPDIR", "-u", "SRT_DEBUG", "--", "PATH=" + os.environ["LAB"] + "/bin", "echo", "hi"]'
-ok $? "... -- env <the command's own PATH, TMPDIR and SRT_DEBUG> CMD"
+q 'p["argv"][29:35] == ["--write", r.replace("/sandbox/1", "/run"), "--write", os.environ["LAB"] + "/ws", "--write", "/tmp"]'
+ok $? "... --write for each write grant, the run dir among them, and the sandbox's own /tmp ..."
+q 'p["argv"][p["argv"].index("--", 29):] == ["--", "/usr/bin/env", "-C", os.environ["LAB"] + "/ws", "-u", "TMPDIR", "-u", "SRT_DEBUG", "--", "PATH=" + os.environ["LAB"] + "/bin", "echo", "hi"]'
+ok $? "... -- env -C <workspace> <the command's own PATH, TMPDIR and SRT_DEBUG> CMD"
 
 # ---- launches: preflight, the environment, secrets, the gateway
 : > "$LAB/log/calls.jsonl"
@@ -213,7 +228,7 @@ refused $rc sandbox_unavailable "preflight_failed: srt printed [0-9]* bytes" "a 
 ok $([ "$(calls)" = "version preflight " ]; echo $?) "... and nothing was launched"
 
 : > "$LAB/log/calls.jsonl"
-SECRET_TOKEN=s3cr3t-value-xyz FAKE_SRT_EXIT=7 run -- true; rc=$?
+SECRET_TOKEN=s3cr3t-value-xyz HTTP_PROXY=http://example.invalid:1 FAKE_SRT_EXIT=7 run -- true; rc=$?
 ok $([ "$rc" = 7 ]; echo $?) "a launch exits with srt's status (got $rc)"
 ok $([ "$(calls)" = "version preflight launch " ]; echo $?) "version, preflight, launch, in that order"
 launch_call 'env.get("SECRET_TOKEN") == "s3cr3t-value-xyz"'
@@ -222,8 +237,10 @@ launch_call '"s3cr3t" not in json.dumps(a) and "s3cr3t" not in c["settings"]'
 ok $? "... and is in no argv and not in the settings"
 rec_dir=$(ls -d "$STATE"/runs/*/sandbox/1 -t | head -n 1)
 ok $(! grep -rq s3cr3t "$STATE"; echo $?) "... nor in any file under the state dir"
-launch_call 'env["TMPDIR"] == "/tmp" and env["PATH"] == os.environ["LAB"] + "/bin" and "SRT_DEBUG" not in env'
-ok $? "srt runs with TMPDIR=/tmp, cordon's PATH, no SRT_DEBUG"
+launch_call 'env["TMPDIR"] == os.environ["SOCKDIR"] and env["PATH"] == os.environ["LAB"] + "/bin" and "SRT_DEBUG" not in env and "HTTP_PROXY" not in env'
+ok $? "srt runs with TMPDIR=<its socket dir>, cordon's PATH, no SRT_DEBUG, no proxy variable"
+ok $([ -d "$SOCKDIR" ] && [ ! -L "$SOCKDIR" ] && [ "$(stat -c %a:%u "$SOCKDIR")" = "700:$(id -u)" ]; echo $?) \
+	"... the socket dir is the operator's own, 0700"
 launch_call 'isinstance(s["network"]["httpProxyPort"], int) and isinstance(s["network"]["socksProxyPort"], int) and 0 < s["network"]["httpProxyPort"] != s["network"]["socksProxyPort"] > 0'
 ok $? "a launch's settings name the gateway's HTTP and SOCKS ports"
 launch_call 'json.loads(open(a[a.index("--settings") + 1]).read()) == s'

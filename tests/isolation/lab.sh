@@ -191,9 +191,11 @@ lab_split() {
 	LAB_REST=("$@")
 }
 
+# CORDON_PROVIDER names the provider under test (default: native).
 run_in_cmd() {
 	lab_split "$@"
 	timeout -k 5 "$LAB_TIMEOUT" "$CORDON" run -q --state-dir "$STATE" -w "$WS" \
+		${CORDON_PROVIDER:+--provider "$CORDON_PROVIDER"} \
 		"${LAB_OPTS[@]}" -- "${LAB_REST[@]}" </dev/null 2>"$LAB/in.err"
 }
 

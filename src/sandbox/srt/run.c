@@ -180,7 +180,9 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 	if (r == 0)
 		r = plan_sync_record(paths->record_dir, e);
 	if (r == 0)
-		r = srt_preflight(&t, file, paths->record_dir, e);
+		r = srt_sockdir_make(e);
+	if (r == 0)
+		r = srt_preflight(&t, file, paths->record_dir, paths->record_dir, e);
 	srt_env_clear(&t);
 	return r;
 }

@@ -94,6 +94,18 @@ int srt_settings_check(const struct grant *g, struct err **e)
 				       "srt: write grant `%s` must exist (srt ignores a grant on a "
 				       "missing path)", r->path);
 	}
+	/* srt's deny of a directory is an empty tmpfs, writable; inside a
+	 * write grant neither denyWrite nor cordon's Landlock (which grants
+	 * the whole grant) takes that back. */
+	for (size_t i = 0; i < g->n_rules; i++) {
+		const struct grant_rule *r = &g->rules[i], *w;
+
+		if (r->kind == GRANT_DENY && (w = grant_holder(g, r->path, MASK_WRITE)) &&
+		    stat(r->path, &st) == 0 && S_ISDIR(st.st_mode))
+			return err_set(e, ERR_CONFIG, 0,
+				       "srt: denied directory `%s` lies inside write grant `%s`; "
+				       "srt would mount a writable tmpfs there", r->path, w->path);
+	}
 	return 0;
 }
 
@@ -108,6 +120,17 @@ static int push_literal(json_t *arr, const char *path, struct err **e)
 	if (json_array_append_new(arr, json_pack("{s:o, s:b}", "path", s, "literal", 1)) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
 	return 0;
+}
+
+bool srt_settings_tmp_private(const struct grant *g)
+{
+	for (size_t i = 0; i < g->n_rules; i++) {
+		const struct grant_rule *r = &g->rules[i];
+		if ((r->kind == GRANT_WRITE && fs_path_within("/tmp", r->path)) ||
+		    (r->kind == GRANT_DENY && strcmp(r->path, "/tmp") == 0))
+			return false;
+	}
+	return true;
 }
 
 static json_t *filesystem(const struct grant *g, struct err **e)
@@ -131,6 +154,11 @@ static json_t *filesystem(const struct grant *g, struct err **e)
 		    (needs_deny_write(g, r) && push_literal(deny_write, r->path, e) < 0))
 			return NULL;
 	}
+	/* The host's /tmp is not the sandbox's: srt's empty tmpfs there,
+	 * which confine lets the command write (write grants beneath /tmp
+	 * are bound back over it by srt). */
+	if (srt_settings_tmp_private(g) && push_literal(deny_read, "/tmp", e) < 0)
+		return NULL;
 	return steal_pointer(&fs);
 }
 

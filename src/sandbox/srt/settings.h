@@ -15,7 +15,9 @@
  * Refused (sandbox_config, naming the paths): an exception holding a
  * deeper deny; a read-only path holding a write grant; a write grant
  * beneath a read exception that is not itself writable (srt binds the
- * exception over it). Refused as sandbox_unavailable: a write grant on a
+ * exception over it); an existing denied directory inside a write grant
+ * (srt's deny of a directory is a writable tmpfs, which nothing takes
+ * back there). Refused as sandbox_unavailable: a write grant on a
  * path that does not exist (srt ignores it), and unix sockets by path. */
 #ifndef CORDON_SANDBOX_SRT_SETTINGS_H
 #define CORDON_SANDBOX_SRT_SETTINGS_H
@@ -39,6 +41,11 @@ struct srt_ports {
 	int http;
 	int socks;
 };
+
+/* Whether the sandbox's /tmp is its own (no write grant holds /tmp, and
+ * the policy does not deny it outright): the host's /tmp is then denied
+ * to srt (an empty tmpfs) and confine lets the command write there. */
+bool srt_settings_tmp_private(const struct grant *g);
 
 /* Refuse what srt cannot hold (see above); 0 when it holds g exactly. */
 int srt_settings_check(const struct grant *g, struct err **e);

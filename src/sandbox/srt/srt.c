@@ -58,11 +58,13 @@ static int check_env_word(const char *w, const char *what, struct err **e)
 	return 0;
 }
 
-/* "/usr/bin/env [-u K]... -- [K=V]...": the command's own values of the
- * keys the wrapper set for srt, or their absence. */
-static int push_child_env(char ***argv)
+/* "/usr/bin/env -C <workspace> [-u K]... -- [K=V]...": the command in
+ * its workspace (srt itself starts outside every grant), with its own
+ * values of the keys the wrapper set for srt, or their absence. */
+static int push_child_env(char ***argv, const char *workspace)
 {
-	int r = strv_push(argv, "/usr/bin/env");
+	int r = strv_push(argv, "/usr/bin/env") < 0 || strv_push(argv, "-C") < 0 ||
+			strv_push(argv, workspace) < 0 ? -1 : 0;
 
 	for (size_t i = 0; r == 0 && srt_wrapper_keys[i]; i++)
 		if (!getenv(srt_wrapper_keys[i]))
@@ -81,10 +83,12 @@ static int push_child_env(char ***argv)
 }
 
 static int wrapper_argv(const struct grant *g, const struct srt_env *t, const char *self,
-			const char *settings, char *const *cmd, char ***out, struct err **e)
+			const char *settings, const char *record_dir, char *const *cmd,
+			char ***out, struct err **e)
 {
 	_cleanup_strv_ char **argv = NULL;
-	_cleanup_free_ char *path_kv = NULL;
+	_cleanup_free_ char *path_kv = NULL, *tmp_kv = NULL;
+	char dir[64];
 	int r;
 
 	if (!cmd || !cmd[0])
@@ -92,15 +96,21 @@ static int wrapper_argv(const struct grant *g, const struct srt_env *t, const ch
 	if (check_env_word(t->srt, "srt's path", e) < 0 ||
 	    check_env_word(cmd[0], "the command", e) < 0)
 		return -1;
-	if (asprintf(&path_kv, "PATH=%s", t->path) < 0)
+	srt_sockdir(dir);
+	if (asprintf(&path_kv, "PATH=%s", t->path) < 0 || asprintf(&tmp_kv, "TMPDIR=%s", dir) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "srt plan");
 	r = strv_push(&argv, "/usr/bin/env");
-	/* srt prints its debug log on stderr when SRT_DEBUG is set. */
-	static const char *const head[] = { "-u", "SRT_DEBUG" };
-	for (size_t i = 0; r == 0 && i < 2; i++)
-		r = strv_push(&argv, head[i]);
+	/* srt prints its debug log on stderr when SRT_DEBUG is set, and takes
+	 * a proxy variable for its parent proxy. */
+	for (size_t i = 0; r == 0 && srt_cleared_keys[i]; i++)
+		r = strv_push(&argv, "-u") < 0 ? -1 : strv_push(&argv, srt_cleared_keys[i]);
+	/* srt works out denies of its own from its working directory and
+	 * makes mount points there: it starts in the record dir, outside
+	 * every grant. */
 	if (r == 0)
-		r = strv_push(&argv, path_kv) < 0 || strv_push(&argv, "TMPDIR=" SRT_TMPDIR) < 0 ||
+		r = strv_push(&argv, "-C") < 0 ? -1 : strv_push(&argv, record_dir);
+	if (r == 0)
+		r = strv_push(&argv, path_kv) < 0 || strv_push(&argv, tmp_kv) < 0 ||
 		    strv_push(&argv, t->srt) < 0 || strv_push(&argv, "--settings") < 0 ||
 		    strv_push(&argv, settings) < 0 || strv_push(&argv, "--") < 0 ||
 		    strv_push(&argv, self) < 0 || strv_push(&argv, "confine") < 0 ? -1 : 0;
@@ -108,6 +118,9 @@ static int wrapper_argv(const struct grant *g, const struct srt_env *t, const ch
 		if (g->rules[i].kind == GRANT_WRITE)
 			r = strv_push(&argv, "--write") < 0 ? -1
 							    : strv_push(&argv, g->rules[i].path);
+	/* /tmp is the sandbox's own (srt_settings_tmp_private), writable */
+	if (r == 0 && srt_settings_tmp_private(g))
+		r = strv_push(&argv, "--write") < 0 ? -1 : strv_push(&argv, "/tmp");
 	if (r == 0 && g->unix_sockets_all)
 		r = strv_push(&argv, "--unix-all");
 	if (r == 0 && native_landlock_abi() >= SRT_LANDLOCK_ABI_SCOPES)
@@ -115,7 +128,7 @@ static int wrapper_argv(const struct grant *g, const struct srt_env *t, const ch
 	if (r == 0)
 		r = strv_push(&argv, "--");
 	if (r == 0)
-		r = push_child_env(&argv);
+		r = push_child_env(&argv, g->workspace);
 	for (size_t i = 0; r == 0 && cmd[i]; i++)
 		r = strv_push(&argv, cmd[i]);
 	if (r < 0)
@@ -145,7 +158,7 @@ static int srt_plan(const struct grant *g, const struct plan_paths *paths, struc
 		err_set(e, ERR_INTERNAL, ENOMEM, "srt plan");
 		goto out;
 	}
-	if (wrapper_argv(g, &t, self, file, p->argv, &argv, e) < 0)
+	if (wrapper_argv(g, &t, self, file, paths->record_dir, p->argv, &argv, e) < 0)
 		goto out;
 	strv_free(p->argv);
 	p->argv = argv;
@@ -294,21 +307,25 @@ static json_t *doctor_preflight(const struct srt_env *t)
 	struct grant empty = { 0 };
 	struct srt_helpers h = { t->bwrap, t->socat, t->rg };
 	_cleanup_json_ json_t *s = NULL;
-	_cleanup_free_ char *text = NULL;
-	char file[] = SRT_TMPDIR "/cordon-srt-doctor.XXXXXX";
+	_cleanup_free_ char *text = NULL, *file = NULL;
+	char dir[] = SRT_SCRATCH "/cordon-srt-doctor.XXXXXX";
 	struct err *e = NULL;
 	json_t *c;
-	int fd;
+	int fd = -1;
 
+	/* srt runs in a directory of its own, as a launch starts it */
 	if (srt_settings_build(&empty, &h, NULL, &s, &e) < 0 || !(text = srt_settings_text(s)) ||
-	    (fd = mkstemp(file)) < 0) {
+	    !mkdtemp(dir) || !(file = fs_path_join(dir, "settings.json")) ||
+	    (fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0) {
 		err_free(e);
+		if (file)
+			rmdir(dir);
 		return check("preflight", "fail", "preflight_failed",
 			     "cannot write an empty policy's settings", "see that /tmp is writable");
 	}
 	bool written = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
 	close(fd);
-	if (!written || srt_preflight(t, file, NULL, &e) < 0) {
+	if (!written || srt_sockdir_make(&e) < 0 || srt_preflight(t, file, dir, NULL, &e) < 0) {
 		c = check("preflight", "fail", "preflight_failed",
 			  e ? e->msg : "cannot write an empty policy's settings",
 			  "run `srt --settings <file> -- /usr/bin/true` with an empty policy "
@@ -318,6 +335,7 @@ static json_t *doctor_preflight(const struct srt_env *t)
 	}
 	err_free(e);
 	unlink(file);
+	rmdir(dir);
 	return c;
 }
 

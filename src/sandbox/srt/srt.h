@@ -3,10 +3,12 @@
  * grant, and nothing else, is what it enforces.
  *
  * A plan's argv is the wrapper:
- *   /usr/bin/env -u SRT_DEBUG PATH=<cordon's> TMPDIR=/tmp <srt>
+ *   /usr/bin/env -u SRT_DEBUG -u <proxy variables> -C <record>
+ *     PATH=<cordon's> TMPDIR=<srt's socket dir> <srt>
  *     --settings <record>/srt-settings.json --
  *     <cordon> confine [--write PATH]... [--unix-all] [--scope] --
- *     /usr/bin/env <the command's own values of those keys> CMD...
+ *     /usr/bin/env -C <workspace> <the command's own values of those keys>
+ *     CMD...
  * The command's environment is the process environment, so a secret is
  * never in an argv or a file. srt is found at $CORDON_SRT (an absolute
  * path) or on PATH; it must be 0.0.81 or later, and bwrap, socat and rg
@@ -20,9 +22,18 @@
 
 #define SRT_VERSION_MIN "0.0.81"
 #define SRT_VERSION_TESTED "0.0.83"
-/* Where srt makes its bridge sockets: a short path, since a unix socket's
- * path must fit in 108 bytes. */
-#define SRT_TMPDIR "/tmp"
+/* Where srt makes its bridge sockets (its TMPDIR): a short path, since a
+ * unix socket's path must fit in 108 bytes; not /tmp, which the sandbox
+ * gets private (a tmpfs over it would hide the sockets srt binds in); the
+ * operator's own (0700, owned, not a link). */
+#define SRT_SOCKDIR_FMT "/var/tmp/cordon-srt-%u"
+/* The socket dir's path for this user into buf. */
+void srt_sockdir(char buf[64]);
+/* Make the socket dir, or check the one there: a directory (not a link)
+ * owned by this user, mode 0700. ERR_UNAVAILABLE otherwise. */
+int srt_sockdir_make(struct err **e);
+/* Scratch files of cordon's own, on the host (doctor's settings). */
+#define SRT_SCRATCH "/tmp"
 #define SRT_PREFLIGHT_LOG "srt-preflight.log"
 
 extern const struct provider srt_provider;
@@ -45,9 +56,13 @@ void srt_env_clear(struct srt_env *t);
  * >0; -2 when a is not a version. */
 int srt_version_cmp(const char *a, const char *b);
 
-/* The keys the wrapper sets for srt, and removes from its environment. */
+/* The keys the wrapper sets for srt, and gives the command back. */
 extern const char *const srt_wrapper_keys[];
-/* srt's environment: the caller's, SRT_DEBUG removed, PATH and TMPDIR set. */
+/* The keys removed from srt's environment and not given back: srt would
+ * take a proxy variable as its parent proxy (inside, srt sets its own). */
+extern const char *const srt_cleared_keys[];
+/* srt's environment: the caller's, without srt_cleared_keys, PATH and
+ * TMPDIR set. */
 char **srt_environ(const struct srt_env *t);
 
 /* Run argv with envp, stdin from /dev/null, stdout and stderr captured
@@ -56,11 +71,12 @@ char **srt_environ(const struct srt_env *t);
 int srt_capture(char *const argv[], char *const envp[], size_t max, int timeout_ms,
 		char **out, size_t *len, int *status, struct err **e);
 
-/* /usr/bin/true under the settings; ERR_UNAVAILABLE "preflight_failed"
+/* /usr/bin/true under the settings, srt started in cwd (as the launch
+ * starts it: outside every grant); ERR_UNAVAILABLE "preflight_failed"
  * when srt fails or prints anything. srt's output is kept in log_dir
  * (when not NULL), never echoed: it may quote what it was given. */
-int srt_preflight(const struct srt_env *t, const char *settings, const char *log_dir,
-		  struct err **e);
+int srt_preflight(const struct srt_env *t, const char *settings, const char *cwd,
+		  const char *log_dir, struct err **e);
 
 /* The provider's run (run.c). */
 int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths *paths,

@@ -28,6 +28,41 @@ extern char **environ;
 #define OUTPUT_MAX 4096
 
 const char *const srt_wrapper_keys[] = { "PATH", "TMPDIR", "SRT_DEBUG", NULL };
+const char *const srt_cleared_keys[] = { "SRT_DEBUG", "HTTP_PROXY", "HTTPS_PROXY",
+					 "ALL_PROXY", "NO_PROXY", "http_proxy",
+					 "https_proxy", "all_proxy", "no_proxy", NULL };
+
+void srt_sockdir(char buf[64])
+{
+	snprintf(buf, 64, SRT_SOCKDIR_FMT, (unsigned)getuid());
+}
+
+int srt_sockdir_make(struct err **e)
+{
+	char dir[64];
+	struct stat st;
+
+	srt_sockdir(dir);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return err_set(e, ERR_UNAVAILABLE, errno, "srt: socket dir `%s`", dir);
+	/* Another user may have made it first in the shared /var/tmp. */
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 07777) != 0700)
+		return err_set(e, ERR_UNAVAILABLE, errno ? errno : EPERM,
+			       "srt: socket dir `%s` must be a directory of this user's, mode 0700",
+			       dir);
+	return 0;
+}
+
+static bool listed(const char *const *keys, const char *kv)
+{
+	for (size_t i = 0; keys[i]; i++) {
+		size_t n = strlen(keys[i]);
+		if (strncmp(kv, keys[i], n) == 0 && kv[n] == '=')
+			return true;
+	}
+	return false;
+}
 
 static bool executable_file(const char *path)
 {
@@ -90,20 +125,15 @@ int srt_version_cmp(const char *a, const char *b)
 char **srt_environ(const struct srt_env *t)
 {
 	char **env = NULL;
-	char *kv = NULL;
+	char *kv = NULL, dir[64];
 
-	for (char **p = environ; p && *p; p++) {
-		bool wrapper = false;
-
-		for (size_t i = 0; srt_wrapper_keys[i]; i++) {
-			size_t n = strlen(srt_wrapper_keys[i]);
-			wrapper |= strncmp(*p, srt_wrapper_keys[i], n) == 0 && (*p)[n] == '=';
-		}
-		if (!wrapper && strv_push(&env, *p) < 0)
+	srt_sockdir(dir);
+	for (char **p = environ; p && *p; p++)
+		if (!listed(srt_wrapper_keys, *p) && !listed(srt_cleared_keys, *p) &&
+		    strv_push(&env, *p) < 0)
 			goto fail;
-	}
 	if (asprintf(&kv, "PATH=%s", t->path) < 0 || strv_push_take(&env, kv) < 0 ||
-	    strv_push(&env, "TMPDIR=" SRT_TMPDIR) < 0)
+	    asprintf(&kv, "TMPDIR=%s", dir) < 0 || strv_push_take(&env, kv) < 0)
 		goto fail;
 	return env;
 fail:
@@ -293,10 +323,11 @@ static void keep_log(const char *dir, const char *text, size_t len)
 		err_free(e);
 }
 
-int srt_preflight(const struct srt_env *t, const char *settings, const char *log_dir,
-		  struct err **e)
+int srt_preflight(const struct srt_env *t, const char *settings, const char *cwd,
+		  const char *log_dir, struct err **e)
 {
-	char *argv[] = { t->srt, (char *)"--settings", (char *)settings, (char *)"--",
+	char *argv[] = { (char *)"/usr/bin/env", (char *)"-C", (char *)cwd, t->srt,
+			 (char *)"--settings", (char *)settings, (char *)"--",
 			 (char *)"/usr/bin/true", NULL };
 	_cleanup_strv_ char **env = srt_environ(t);
 	_cleanup_free_ char *out = NULL;
