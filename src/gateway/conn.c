@@ -303,7 +303,8 @@ static void parse_socks(struct conn *c)
 
 	c->proto_name = "socks5";
 	if (c->socks_phase == 0) {
-		enum socks_result r = socks5_parse_greeting((uint8_t *)c->in, c->in_len, &used, &why);
+		enum socks_result r = socks5_parse_greeting((uint8_t *)c->in, c->in_len,
+							  SOCKS_METHOD_NONE, &used, &why);
 		static const uint8_t yes[2] = { 5, 0 }, no[2] = { 5, 0xff };
 		size_t off = 0;
 
