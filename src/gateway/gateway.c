@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +86,20 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 	if (!gw)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway");
 	gw->cfg = *cfg;
+	gw->cfg.token = NULL; /* not kept: its digest is */
+	if (cfg->token) {
+		size_t n = strlen(cfg->token);
+		unsigned int dl = 0;
+
+		if (n == 0 || n > 255 ||
+		    EVP_Digest(cfg->token, n, gw->token_digest, &dl, EVP_sha256(), NULL) != 1 ||
+		    dl != sizeof(gw->token_digest)) {
+			free(gw);
+			return err_set(e, ERR_CONFIG, 0,
+				       "gateway: the proxy token must be 1 to 255 bytes");
+		}
+		gw->has_token = true;
+	}
 	if (!gw->cfg.max_conns)
 		gw->cfg.max_conns = default_max_conns();
 	if (!gw->cfg.head_timeout_ms)
@@ -320,6 +336,22 @@ size_t gateway_refused(const struct gateway *gw, char lines[][320], size_t max)
 	for (size_t i = 0; i < n; i++)
 		memcpy(lines[i], gw->refused[i], sizeof(gw->refused[i]));
 	return n;
+}
+
+/* The password against the token, in constant time: both are hashed
+ * first, so the comparison is of equal lengths whatever was sent. */
+bool gw_token_ok(const struct gateway *gw, const void *password, size_t len)
+{
+	unsigned char d[32];
+	unsigned int dl = 0;
+	bool good;
+
+	if (!gw->has_token || EVP_Digest(password, len, d, &dl, EVP_sha256(), NULL) != 1 ||
+	    dl != sizeof(d))
+		return false;
+	good = CRYPTO_memcmp(d, gw->token_digest, sizeof(d)) == 0;
+	OPENSSL_cleanse(d, sizeof(d));
+	return good;
 }
 
 void gw_note_refused(struct gateway *gw, const char *host, uint16_t port, const char *reason)

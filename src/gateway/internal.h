@@ -57,7 +57,7 @@ struct conn {
 	enum conn_state st;
 	enum gw_proto proto;		/* decided from the first byte */
 	const char *proto_name;		/* "http", "http-connect", "socks5" */
-	int socks_phase;		/* 0: greeting, 1: request */
+	int socks_phase;		/* greeting, auth (with a token), request */
 	char *in;			/* request head from the client */
 	size_t in_len;
 	char *out;			/* to the client: a reply or a refusal */
@@ -99,6 +99,10 @@ struct gateway {
 	int64_t last_sweep_ms;
 	char refused[GW_REFUSED_MAX][320];
 	size_t n_refused;
+	/* The proxy token: only its SHA-256 is kept, compared in constant
+	 * time, so neither the token nor its length is held or leaked. */
+	bool has_token;
+	unsigned char token_digest[32];
 };
 
 int64_t gw_now_ms(void);
@@ -108,6 +112,7 @@ void gw_conn_timeout(struct conn *c);
 int gw_relay(struct conn *c, int dir);
 void gw_pipe_release(struct gateway *gw, struct pipebuf *p);
 void gw_audit(struct conn *c);
+bool gw_token_ok(const struct gateway *gw, const void *password, size_t len);
 void gw_note_refused(struct gateway *gw, const char *host, uint16_t port,
 		     const char *reason);
 

@@ -9,10 +9,14 @@
         body=<body on one line>, hex=<the first 64 bytes>, len=N,
         text=<all of it on one line>.
     gwclient.py socks PROXY --addr A [--atyp 1|3|4] [--cmd N] --port P
-                [--send BYTES] [--half-close]
-        SOCKS5 greeting (no authentication), then a request; prints
-        method=XX, reply=XX; with --send, sends it after a success, reads
-        to the end and prints data=<what came back>.
+                [--send BYTES] [--half-close] [--methods HEX]
+                [--user U --password P]
+        SOCKS5 greeting (offering --methods, default 00: no
+        authentication), then a request; prints method=XX, reply=XX; with
+        --send, sends it after a success, reads to the end and prints
+        data=<what came back>. When the gateway picks username/password
+        (02), sends --user and --password (RFC 1929) and prints auth=XX
+        (the status), and closed=yes|no when it is not 00.
         --addr-hex gives a name's bytes in hex (a NUL inside, say).
     gwclient.py halfclose PROXY TARGET [--send BYTES]
         CONNECT TARGET, send, shutdown(SHUT_WR), read to the end; prints
@@ -141,10 +145,22 @@ def recv_exact(s, n, wait=10):
 
 def cmd_socks(a):
     s = connect(a.proxy)
-    s.sendall(b"\x05\x01\x00")
+    methods = bytes.fromhex(a.methods)
+    s.sendall(bytes([5, len(methods)]) + methods)
     g = recv_exact(s, 2)
-    print("method=%s" % g.hex())
-    if g != b"\x05\x00":
+    print("method=%s" % (g[1:2].hex() if len(g) == 2 else "none"))
+    if g == b"\x05\x02" and a.user is not None:
+        u, p = a.user.encode(), a.password.encode()
+        s.sendall(bytes([1, len(u)]) + u + bytes([len(p)]) + p)
+        st = recv_exact(s, 2)
+        print("auth=%s" % (st[1:2].hex() if len(st) == 2 else "none"))
+        if st != b"\x01\x00":
+            _, closed = read_all(s, 5)
+            print("closed=%s" % ("yes" if closed else "no"))
+            return
+    elif g != b"\x05\x00":
+        _, closed = read_all(s, 5)
+        print("closed=%s" % ("yes" if closed else "no"))
         return
     if a.atyp == 1:
         addr = socket.inet_pton(socket.AF_INET, a.addr)
@@ -404,6 +420,9 @@ def main():
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--send")
     p.add_argument("--half-close", action="store_true")
+    p.add_argument("--methods", default="00")
+    p.add_argument("--user")
+    p.add_argument("--password")
     p = sub.add_parser("halfclose")
     p.add_argument("proxy")
     p.add_argument("target")
