@@ -27,7 +27,7 @@
 static const char gateway_usage[] =
 	"usage: cordon gateway --listen unix:PATH|tcp:IP:PORT [--listen-any]\n"
 	"                      [--token-file FILE] [--allow HOST]... [--deny HOST]...\n"
-	"                      [--audit FILE] [--dns ADDR]...\n\n"
+	"                      [--audit FILE] [--dns ADDR]... [--max-conns N]\n\n"
 	"Serve cordon's egress proxy: HTTP (CONNECT and absolute-form http://) and\n"
 	"SOCKS5 on one listener, told apart by the first byte, until TERM or INT.\n"
 	"Hosts are policy entries (name, name:port, *.domain, IP literals); the\n"
@@ -44,7 +44,9 @@ static const char gateway_usage[] =
 	"  --allow HOST       add to the allow list\n"
 	"  --deny HOST        add to the deny list\n"
 	"  --audit FILE       append the audit log here (default: none)\n"
-	"  --dns ADDR         a DNS server (ip or ip:port), repeatable (default: the system's)\n";
+	"  --dns ADDR         a DNS server (ip or ip:port), repeatable (default: the system's)\n"
+	"  --max-conns N      the connection cap (default: from the open-file limit);\n"
+	"                     over it HTTP clients get 503\n";
 
 /* A token shorter than this is refused: it stands between the network
  * and the gateway. 255 is what SOCKS5's username/password method can
@@ -184,6 +186,7 @@ static int listen_tcp(const char *spec, bool any, struct err **e)
 struct gw_opts {
 	const char *listen, *audit, *token_file;
 	bool listen_any;
+	unsigned long max_conns;
 	char dns[1024];
 	struct host_pattern *allow, *deny;
 	size_t n_allow, n_deny;
@@ -196,6 +199,7 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 		{ "deny", required_argument, NULL, 'd' },   { "audit", required_argument, NULL, 'A' },
 		{ "dns", required_argument, NULL, 'n' },    { "help", no_argument, NULL, 'h' },
 		{ "listen-any", no_argument, NULL, 'L' },   { "token-file", required_argument, NULL, 't' },
+		{ "max-conns", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -231,6 +235,10 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 			break;
 		case 't':
 			o->token_file = optarg;
+			break;
+		case 'm':
+			if (num_parse_ulong(optarg, 1000000, &o->max_conns) < 0 || o->max_conns == 0)
+				return err_set(e, ERR_USAGE, 0, "--max-conns: 1 to 1000000 expected");
 			break;
 		case 'h':
 			return 1;
@@ -312,7 +320,8 @@ int cli_gateway(int argc, char **argv)
 	}
 	struct gw_config cfg = { .allow = o.allow, .n_allow = o.n_allow, .deny = o.deny,
 				 .n_deny = o.n_deny, .dns_servers = o.dns[0] ? o.dns : NULL,
-				 .audit_fd = audit, .token = o.token_file ? token : NULL };
+				 .audit_fd = audit, .max_conns = (unsigned int)o.max_conns,
+				 .token = o.token_file ? token : NULL };
 	r = gateway_new(&cfg, &gw, &e);
 	OPENSSL_cleanse(token, sizeof(token)); /* the gateway keeps a digest */
 	if (r < 0)

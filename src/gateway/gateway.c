@@ -1,6 +1,7 @@
 /* gateway.c: the gateway's loop: listeners, accepting, the resolver's
  * sockets, deadlines, fairness between relays, and the audit log. What
  * happens on one connection is conn.c's. */
+#include "gateway/http.h"
 #include "gateway/internal.h"
 #include "lib/cleanup.h"
 
@@ -100,6 +101,10 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 		}
 		gw->has_token = true;
 	}
+	gw->cap_reply_len = http_format_refusal(gw->cap_reply, sizeof(gw->cap_reply), 503,
+						"connection cap reached");
+	for (int i = 0; i < GW_WAITING_MAX; i++)
+		gw->waiting[i].ep.fd = -1;
 	if (!gw->cfg.max_conns)
 		gw->cfg.max_conns = default_max_conns();
 	if (!gw->cfg.head_timeout_ms)
@@ -137,6 +142,7 @@ void gateway_free(struct gateway *gw)
 {
 	if (!gw)
 		return;
+	gw_cap_free(gw);
 	while (gw->conns)
 		gw_conn_close(gw->conns);
 	gw->ready = NULL; /* every conn in it is in the graveyard now */
@@ -193,7 +199,7 @@ int gateway_timeout_ms(const struct gateway *gw)
 		return 0;
 	if (gw->accept_starved && (t < 0 || t > 50))
 		t = 50;
-	if (gw->conns && (t < 0 || t > SWEEP_MS))
+	if ((gw->conns || gw->n_waiting || gw->cap_unlogged) && (t < 0 || t > SWEEP_MS))
 		t = SWEEP_MS;
 	return t;
 }
@@ -232,8 +238,15 @@ static void accept_all(struct gateway *gw, struct endpoint *l)
 				gw->accept_starved = true;
 			return;
 		}
-		if (gw->n_conns >= gw->cfg.max_conns || !(c = calloc(1, sizeof(*c)))) {
-			close(fd); /* over the cap: the client sees a reset */
+		if (gw->n_conns >= gw->cfg.max_conns) {
+			char client[64];
+
+			describe_peer(&ss, len, client, sizeof(client));
+			gw_over_cap(gw, fd, l->proto, client);
+			continue;
+		}
+		if (!(c = calloc(1, sizeof(*c)))) {
+			close(fd);
 			continue;
 		}
 		c->gw = gw;
@@ -298,6 +311,8 @@ void gateway_run(struct gateway *gw)
 
 		if (ep->kind == EP_LISTENER)
 			accept_all(gw, ep);
+		else if (ep->kind == EP_WAITING)
+			gw_cap_event(gw, ep);
 		else if (ep->kind == EP_RESOLVER)
 			resolver_process(gw->res, ep->fd, evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP),
 					 evs[i].events & EPOLLOUT);
@@ -325,6 +340,7 @@ void gateway_run(struct gateway *gw)
 		gw->last_sweep_ms = now;
 		resolver_process(gw->res, -1, false, false);
 		sweep(gw, now);
+		gw_cap_sweep(gw, now);
 	}
 	reap(gw, false);
 }

@@ -1,12 +1,13 @@
 #!/bin/bash
-# The proxy token of a standalone `cordon gateway`.
+# The proxy token and the connection cap of a standalone `cordon gateway`.
 # --listen-any (a listen address that is not loopback) only with
 # --token-file; the token file's mode and content checked; with a token,
 # HTTP needs Proxy-Authorization: Basic (407 otherwise) and SOCKS5 the
 # username/password method (0xff to a client without it, status 1 for a
 # wrong password); the token never reaches the audit log, stderr or the
-# origin. Every refusal has its control: the same request with the
-# token.
+# origin. Over --max-conns, HTTP gets 503 and SOCKS5 the general
+# failure, while a client within the cap is served. Every refusal has
+# its control: the same request with the token, or within the cap.
 . "$(dirname "$0")/gwlab.sh"
 gw_lab auth
 
@@ -79,6 +80,8 @@ fi
 run_gw --listen "tcp:127.0.0.1:$(free_port)" --token-file "$LAB/no-such-file"
 ok $([ $rc = 125 ] && err_has 'sandbox_config' && err_has 'no-such-file'; echo $?) \
 	"a token file that does not exist: refused ($rc: $(errline))"
+run_gw --listen "tcp:127.0.0.1:$(free_port)" --max-conns 0
+ok $([ $rc = 125 ] && err_has '--max-conns'; echo $?) "--max-conns 0: refused ($rc: $(errline))"
 
 # --- a token on any address: T listens on 0.0.0.0 and is reached on an
 # address of this machine that is not loopback, where there is one.
@@ -214,4 +217,67 @@ ok $([ "$code" = 200 ]; echo $?) "control: without a token, any Proxy-Authorizat
 stop_gw L
 stop_gw N
 
+# --- the connection cap: two tunnels fill --max-conns 2.
+start_gw C --max-conns 2 --allow "$O1" --allow "127.0.0.2:$E" || exit 1
+CP=127.0.0.1:$C
+code=$(fetch "http://$CP" "http://$O1/index.html")
+ok $([ "$code" = 200 ]; echo $?) "control: within --max-conns 2, a request is served ($code)"
+fds() { ls "/proc/$GWPID_C/fd" | wc -l; }
+base=$(fds)
+exec 7<>"/dev/tcp/127.0.0.1/$C" 8<>"/dev/tcp/127.0.0.1/$C"
+printf 'CONNECT 127.0.0.2:%s HTTP/1.1\r\n\r\n' "$E" >&7
+printf 'CONNECT 127.0.0.2:%s HTTP/1.1\r\n\r\n' "$E" >&8
+read -r -t 10 l7 <&7 && read -r -t 10 _ <&7	# the status line, the empty line
+read -r -t 10 l8 <&8 && read -r -t 10 _ <&8
+ok $(case "$l7$l8" in 'HTTP/1.1 200'*'HTTP/1.1 200'*) true ;; *) false ;; esac; echo $?) \
+	"two CONNECT tunnels fill the cap ($(printf '%s' "$l7" | tr -d '\r'))"
+for _ in $(seq 50); do [ "$(fds)" -ge $((base + 4)) ] && break; sleep 0.1; done
+out=$(gwc raw "$CP" --wait 5 --data "GET http://$O1/index.html HTTP/1.1\\r\\n\\r\\n")
+ok $([ "$(field "$out" status)" = 503 ] && [ "$(field "$out" refused)" = "connection cap reached" ] &&
+	[ "$(field "$out" body)" = 'connection cap reached\n' ] && [ "$(field "$out" closed)" = yes ]; echo $?) \
+	"a third HTTP client: 503, connection cap reached, closed ($(field "$out" status), $(field "$out" refused))"
+out=$(gwc socks "$CP" --atyp 1 --addr 127.0.0.2 --port "$P1")
+ok $([ "$(field "$out" method)" = 00 ] && [ "$(field "$out" reply)" = 01 ]; echo $?) \
+	"a third SOCKS5 client: general failure (01) ($(field "$out" method) then $(field "$out" reply))"
+out=$(GWC_TIMEOUT=120 gwc flood "$CP" --n 300 --data "GET http://$O1/index.html HTTP/1.1\\r\\n\\r\\n")
+ok $([ "$(field "$out" status_503)" = 300 ]; echo $?) \
+	"300 more HTTP clients one after another: each gets 503 ($(printf '%s' "$out" | tr '\n' ' '))"
+ok $(gw_alive C; echo $?) "the gateway is still running"
+printf 'tunnel 7\n' >&7
+read -r -t 10 e7 <&7
+e7=${e7%$'\r'}
+ok $([ "$e7" = "tunnel 7" ]; echo $?) "the tunnels within the cap still carry data ($e7)"
+exec 7>&- 8>&-
+code=000
+for _ in $(seq 50); do
+	code=$(fetch "http://$CP" "http://$O1/index.html")
+	[ "$code" = 200 ] && break
+	sleep 0.1
+done
+ok $([ "$code" = 200 ] && body_is "hello through the token"; echo $?) "once they close, a request is served again ($code)"
+sleep 1.5 # the audit's one-second window ends; the sweep writes the count
+stop_gw C
+"$PY" - "$LAB/C.jsonl" > "$LAB/cap.out" <<'PY'
+import json, re, sys
+one = more = other = 0
+for ln in open(sys.argv[1], encoding="utf-8"):
+    r = json.loads(ln)
+    if r["verdict"] != "refused":
+        other += 1
+    elif r["reason"] == "connection cap reached":
+        one += 1
+    else:
+        m = re.fullmatch(r"connection cap reached: (\d+) more connections refused, not logged one by one", r["reason"])
+        more += int(m.group(1))
+print("one=%d" % one)
+print("more=%d" % more)
+print("other=%d" % other)
+PY
+audit=$(cat "$LAB/cap.out")
+ok $([ $(( $(field "$audit" one) + $(field "$audit" more) )) = 302 ]; echo $?) \
+	"audit: all 302 refusals are counted ($(field "$audit" one) lines of their own, $(field "$audit" more) in counts)"
+ok $([ "$(field "$audit" one)" -lt 302 ]; echo $?) "audit: a flood is not one line a connection"
+ok $(grep -q '"protocol":"http",.*"verdict":"refused","reason":"connection cap reached"' "$LAB/C.jsonl" &&
+	grep -q '"protocol":"socks5",.*"verdict":"refused","reason":"connection cap reached"' "$LAB/C.jsonl"; echo $?) \
+	"audit: the first refusals are lines of their own, HTTP and SOCKS5"
 gw_done
