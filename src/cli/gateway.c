@@ -1,5 +1,6 @@
 /* gateway.c: `cordon gateway`: the egress proxy on its own, serving HTTP
- * and SOCKS5 on one listener until TERM or INT. */
+ * and SOCKS5 on one listener until TERM or INT; on loopback or a unix
+ * socket, or on any address when every client must show a proxy token. */
 #include "cli/cli.h"
 #include "gateway/gateway.h"
 #include "lib/cleanup.h"
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <netinet/in.h>
+#include <openssl/crypto.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,19 +25,93 @@
 #include <unistd.h>
 
 static const char gateway_usage[] =
-	"usage: cordon gateway --listen unix:PATH|tcp:127.0.0.1:PORT [--allow HOST]...\n"
-	"                      [--deny HOST]... [--audit FILE] [--dns ADDR]...\n\n"
+	"usage: cordon gateway --listen unix:PATH|tcp:IP:PORT [--listen-any]\n"
+	"                      [--token-file FILE] [--allow HOST]... [--deny HOST]...\n"
+	"                      [--audit FILE] [--dns ADDR]... [--max-conns N]\n\n"
 	"Serve cordon's egress proxy: HTTP (CONNECT and absolute-form http://) and\n"
 	"SOCKS5 on one listener, told apart by the first byte, until TERM or INT.\n"
 	"Hosts are policy entries (name, name:port, *.domain, IP literals); the\n"
 	"deny list wins. A name is resolved by the gateway and refused when any of\n"
 	"its addresses is loopback, private, link-local, shared, multicast, ... or\n"
 	"this host's own. Every decision is one JSON line in the audit file.\n\n"
-	"  --listen ADDR  unix:PATH, or tcp:IP:PORT on a loopback address\n"
-	"  --allow HOST   add to the allow list\n"
-	"  --deny HOST    add to the deny list\n"
-	"  --audit FILE   append the audit log here (default: none)\n"
-	"  --dns ADDR     a DNS server (ip or ip:port), repeatable (default: the system's)\n";
+	"  --listen ADDR      unix:PATH, or tcp:IP:PORT on a loopback address\n"
+	"  --listen-any       let tcp:IP:PORT be any address (needs --token-file)\n"
+	"  --token-file FILE  every client must show the proxy token held in FILE:\n"
+	"                     HTTP as the password of Proxy-Authorization: Basic,\n"
+	"                     SOCKS5 by username/password (any user name). FILE holds\n"
+	"                     the token alone (16 to 255 visible ASCII characters), is\n"
+	"                     yours and no one else may read it (mode 0600 or 0400)\n"
+	"  --allow HOST       add to the allow list\n"
+	"  --deny HOST        add to the deny list\n"
+	"  --audit FILE       append the audit log here (default: none)\n"
+	"  --dns ADDR         a DNS server (ip or ip:port), repeatable (default: the system's)\n"
+	"  --max-conns N      the connection cap (default: from the open-file limit);\n"
+	"                     over it HTTP clients get 503\n";
+
+/* A token shorter than this is refused: it stands between the network
+ * and the gateway. 255 is what SOCKS5's username/password method can
+ * carry. */
+#define TOKEN_MIN 16
+#define TOKEN_MAX 255
+
+/* The proxy token from a file no one else can read or change. Never
+ * printed: every message names the file, none its content. out holds
+ * TOKEN_MAX + 1 bytes. */
+static int read_token(const char *path, char *out, struct err **e)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	char buf[TOKEN_MAX + 3]; /* the token, CR LF, and one byte too many */
+	size_t len = 0;
+	struct stat st;
+	int r = 0;
+
+	if (fd < 0)
+		return err_set(e, ERR_CONFIG, errno, "--token-file `%s`", path);
+	if (fstat(fd, &st) < 0)
+		return err_set(e, ERR_CONFIG, errno, "--token-file `%s`", path);
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return err_set(e, ERR_CONFIG, 0, "--token-file `%s`: not a regular file or a pipe",
+			       path);
+	if (st.st_mode & 077)
+		return err_set(e, ERR_CONFIG, 0,
+			       "--token-file `%s`: group or others may access it (mode %04o); "
+			       "make it 0600 or 0400", path, (unsigned)(st.st_mode & 07777));
+	if (st.st_uid != geteuid())
+		return err_set(e, ERR_CONFIG, 0,
+			       "--token-file `%s`: owned by uid %u, not by the user running cordon "
+			       "(uid %u)", path, (unsigned)st.st_uid, (unsigned)geteuid());
+	while (len < sizeof(buf)) {
+		ssize_t n = read(fd, buf + len, sizeof(buf) - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = err_set(e, ERR_CONFIG, errno, "--token-file `%s`", path);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	/* one line end, if any, is not part of the token */
+	if (len > 0 && buf[len - 1] == '\n')
+		len--;
+	if (len > 0 && buf[len - 1] == '\r')
+		len--;
+	bool visible = len >= TOKEN_MIN && len <= TOKEN_MAX;
+	for (size_t i = 0; visible && i < len; i++)
+		visible = buf[i] > 0x20 && buf[i] < 0x7f;
+	if (!visible) {
+		r = err_set(e, ERR_CONFIG, 0,
+			    "--token-file `%s`: the token must be %d to %d visible ASCII characters "
+			    "(no spaces), alone on one line", path, TOKEN_MIN, TOKEN_MAX);
+		goto out;
+	}
+	memcpy(out, buf, len);
+	out[len] = '\0';
+out:
+	OPENSSL_cleanse(buf, sizeof(buf));
+	return r;
+}
 
 static int listen_unix(const char *path, struct err **e)
 {
@@ -54,8 +130,13 @@ static int listen_unix(const char *path, struct err **e)
 	return fd;
 }
 
-/* Only a loopback address: the gateway is the sandbox's, not the LAN's. */
-static int listen_tcp(const char *spec, struct err **e)
+/* A loopback address, unless any is allowed (then the caller has made
+ * sure there is a token): the gateway is this machine's, not the LAN's. */
+#define NOT_LOOPBACK                                                                    \
+	"--listen: `%s` is not a loopback address; the gateway serves this machine only, " \
+	"unless --listen-any is given with --token-file"
+
+static int listen_tcp(const char *spec, bool any, struct err **e)
 {
 	char host[128];
 	struct sockaddr_storage ss = { 0 };
@@ -81,18 +162,14 @@ static int listen_tcp(const char *spec, struct err **e)
 		s4->sin_family = AF_INET;
 		s4->sin_port = htons((uint16_t)port);
 		len = sizeof(*s4);
-		if ((ntohl(s4->sin_addr.s_addr) >> 24) != 127)
-			return err_set(e, ERR_CONFIG, 0,
-				       "--listen: `%s` is not a loopback address; the gateway "
-				       "serves this machine only", host);
+		if (!any && (ntohl(s4->sin_addr.s_addr) >> 24) != 127)
+			return err_set(e, ERR_CONFIG, 0, NOT_LOOPBACK, host);
 	} else if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((uint16_t)port);
 		len = sizeof(*s6);
-		if (!IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr))
-			return err_set(e, ERR_CONFIG, 0,
-				       "--listen: `%s` is not a loopback address; the gateway "
-				       "serves this machine only", host);
+		if (!any && !IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr))
+			return err_set(e, ERR_CONFIG, 0, NOT_LOOPBACK, host);
 	} else {
 		return err_set(e, ERR_CONFIG, 0, "--listen: `%s` is not an IP address", host);
 	}
@@ -107,7 +184,9 @@ static int listen_tcp(const char *spec, struct err **e)
 }
 
 struct gw_opts {
-	const char *listen, *audit;
+	const char *listen, *audit, *token_file;
+	bool listen_any;
+	unsigned long max_conns;
 	char dns[1024];
 	struct host_pattern *allow, *deny;
 	size_t n_allow, n_deny;
@@ -119,6 +198,8 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 		{ "listen", required_argument, NULL, 'l' }, { "allow", required_argument, NULL, 'a' },
 		{ "deny", required_argument, NULL, 'd' },   { "audit", required_argument, NULL, 'A' },
 		{ "dns", required_argument, NULL, 'n' },    { "help", no_argument, NULL, 'h' },
+		{ "listen-any", no_argument, NULL, 'L' },   { "token-file", required_argument, NULL, 't' },
+		{ "max-conns", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -149,6 +230,16 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 				 optarg);
 			break;
 		}
+		case 'L':
+			o->listen_any = true;
+			break;
+		case 't':
+			o->token_file = optarg;
+			break;
+		case 'm':
+			if (num_parse_ulong(optarg, 1000000, &o->max_conns) < 0 || o->max_conns == 0)
+				return err_set(e, ERR_USAGE, 0, "--max-conns: 1 to 1000000 expected");
+			break;
 		case 'h':
 			return 1;
 		default:
@@ -157,6 +248,12 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 	}
 	if (optind != argc || !o->listen)
 		return err_set(e, ERR_USAGE, 0, "--listen is required\n%s", gateway_usage);
+	if (o->listen_any && strncmp(o->listen, "tcp:", 4) != 0)
+		return err_set(e, ERR_USAGE, 0, "--listen-any applies to a tcp: listen address only");
+	if (o->listen_any && !o->token_file)
+		return err_set(e, ERR_CONFIG, 0,
+			       "--listen-any needs --token-file: a gateway other machines can reach "
+			       "serves only clients that show a proxy token");
 	return 0;
 }
 
@@ -192,6 +289,7 @@ int cli_gateway(int argc, char **argv)
 	_cleanup_err_ struct err *e = NULL;
 	struct gw_opts o = { 0 };
 	struct gateway *gw = NULL;
+	char token[TOKEN_MAX + 1] = "";
 	int r, fd = -1, audit = -1, rc = EXIT_CORDON;
 
 	r = parse(argc, argv, &o, &e);
@@ -202,10 +300,13 @@ int cli_gateway(int argc, char **argv)
 	}
 	if (r < 0 || !o.listen)
 		goto fail;
+	/* the token is read before anything listens */
+	if (o.token_file && read_token(o.token_file, token, &e) < 0)
+		goto fail;
 	if (strncmp(o.listen, "unix:", 5) == 0)
 		fd = listen_unix(o.listen + 5, &e);
 	else if (strncmp(o.listen, "tcp:", 4) == 0)
-		fd = listen_tcp(o.listen + 4, &e);
+		fd = listen_tcp(o.listen + 4, o.listen_any, &e);
 	else
 		err_set(&e, ERR_CONFIG, 0, "--listen: unix:PATH or tcp:IP:PORT expected");
 	if (fd < 0)
@@ -219,8 +320,11 @@ int cli_gateway(int argc, char **argv)
 	}
 	struct gw_config cfg = { .allow = o.allow, .n_allow = o.n_allow, .deny = o.deny,
 				 .n_deny = o.n_deny, .dns_servers = o.dns[0] ? o.dns : NULL,
-				 .audit_fd = audit };
-	if (gateway_new(&cfg, &gw, &e) < 0)
+				 .audit_fd = audit, .max_conns = (unsigned int)o.max_conns,
+				 .token = o.token_file ? token : NULL };
+	r = gateway_new(&cfg, &gw, &e);
+	OPENSSL_cleanse(token, sizeof(token)); /* the gateway keeps a digest */
+	if (r < 0)
 		goto fail;
 	audit = -1; /* the gateway's now */
 	if (gateway_add_listener(gw, fd, GW_PROTO_ANY, &e) < 0)
@@ -231,6 +335,7 @@ int cli_gateway(int argc, char **argv)
 fail:
 	err_print(stderr, e);
 out:
+	OPENSSL_cleanse(token, sizeof(token));
 	gateway_free(gw);
 	if (fd >= 0)
 		close(fd);

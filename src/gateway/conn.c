@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/sockios.h>
+#include <openssl/crypto.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -38,6 +39,17 @@ static void conn_unlink(struct conn *c)
 	gw->n_conns--;
 }
 
+/* The request head goes; with a token it held credentials, so it is
+ * wiped first. */
+static void free_in(struct conn *c)
+{
+	if (c->in && c->gw->has_token)
+		OPENSSL_cleanse(c->in, c->in_len);
+	free(c->in);
+	c->in = NULL;
+	c->in_len = 0;
+}
+
 void gw_conn_close(struct conn *c)
 {
 	if (c->dead)
@@ -53,10 +65,10 @@ void gw_conn_close(struct conn *c)
 		free(c->p[d].spill);
 		c->p[d].spill = NULL;
 	}
-	free(c->in);
+	free_in(c);
 	free(c->out);
 	free(c->upout);
-	c->in = c->out = c->upout = NULL;
+	c->out = c->upout = NULL;
 	conn_unlink(c);
 	c->dead = true;
 	/* Freed after this turn of the loop: an event for its other side may
@@ -80,6 +92,22 @@ static int flush(int fd, char *buf, size_t len, size_t *off)
 	return 1;
 }
 
+/* Answer the client with bytes (a refusal), then close. */
+static void answer_and_close(struct conn *c, const void *bytes, size_t n)
+{
+	free(c->out);
+	c->out_off = 0;
+	c->out = malloc(n);
+	if (c->out) {
+		memcpy(c->out, bytes, n);
+		c->out_len = n;
+	}
+	c->st = CS_REFUSING;
+	c->deadline_ms = gw_now_ms() + 5000;
+	if (!c->out || flush(c->cli.fd, c->out, c->out_len, &c->out_off) != 0)
+		gw_conn_close(c);
+}
+
 static void refuse(struct conn *c, int http_status, enum socks_reply code,
 		   const char *verdict, const char *reason)
 {
@@ -90,9 +118,6 @@ static void refuse(struct conn *c, int http_status, enum socks_reply code,
 	c->reason = reason;
 	if (strcmp(verdict, "deny") == 0)
 		gw_note_refused(c->gw, c->host, c->port, reason);
-	free(c->out);
-	c->out = NULL;
-	c->out_off = 0;
 	if (c->proto == GW_PROTO_SOCKS5) {
 		uint8_t r[10];
 		n = socks5_format_reply(r, code);
@@ -100,15 +125,7 @@ static void refuse(struct conn *c, int http_status, enum socks_reply code,
 	} else {
 		n = http_format_refusal(buf, sizeof(buf), http_status, reason);
 	}
-	c->out = malloc(n);
-	if (c->out) {
-		memcpy(c->out, buf, n);
-		c->out_len = n;
-	}
-	c->st = CS_REFUSING;
-	c->deadline_ms = gw_now_ms() + 5000;
-	if (!c->out || flush(c->cli.fd, c->out, c->out_len, &c->out_off) != 0)
-		gw_conn_close(c);
+	answer_and_close(c, buf, n);
 }
 
 static void dial_next(struct conn *c);
@@ -260,6 +277,26 @@ static int keep_early(struct conn *c, size_t used, const char *prefix, size_t pl
 	return 0;
 }
 
+/* NULL when the request carries the proxy token as a Basic password,
+ * else the reason it does not. The decoded credentials are wiped. */
+static const char *http_auth_refusal(const struct gateway *gw, const struct http_request *req)
+{
+	unsigned char scratch[HTTP_AUTH_DECODED_MAX];
+	const unsigned char *pw;
+	size_t pw_len;
+	bool good;
+
+	if (req->proxy_auth_count == 0)
+		return "proxy authentication required";
+	if (req->proxy_auth_count > 1)
+		return "proxy authentication failed";
+	good = http_basic_password(req->proxy_auth, req->proxy_auth_len, scratch, &pw,
+				   &pw_len) == 0 &&
+	       gw_token_ok(gw, pw, pw_len);
+	OPENSSL_cleanse(scratch, sizeof(scratch));
+	return good ? NULL : "proxy authentication failed";
+}
+
 static void parse_http(struct conn *c)
 {
 	struct http_request req = { 0 };
@@ -275,6 +312,16 @@ static void parse_http(struct conn *c)
 	}
 	snprintf(c->host, sizeof(c->host), "%s", req.host);
 	c->port = req.port;
+	/* With a token, nothing of the request is judged before the client
+	 * has shown it: an unauthenticated client learns no policy. */
+	if (c->gw->has_token) {
+		const char *why = http_auth_refusal(c->gw, &req);
+		if (why) {
+			http_request_clear(&req);
+			refuse(c, 407, SOCKS_GENERAL_FAILURE, "refused", why);
+			return;
+		}
+	}
 	if (keep_early(c, req.head_len, req.forward ? req.forward : "",
 		       req.forward ? req.forward_len : 0) < 0) {
 		http_request_clear(&req);
@@ -296,35 +343,91 @@ static void parse_http(struct conn *c)
 	decide(c);
 }
 
-static void parse_socks(struct conn *c)
+/* SOCKS5's phases: the greeting, the username/password sub-negotiation
+ * (only with a token), then the request. */
+enum { SOCKS_PHASE_GREETING, SOCKS_PHASE_AUTH, SOCKS_PHASE_REQUEST };
+
+static void consume(struct conn *c, size_t used)
+{
+	memmove(c->in, c->in + used, c->in_len - used);
+	c->in_len -= used;
+}
+
+/* 1: the greeting is answered and consumed; 0: wait; -1: c is closed. */
+static int socks_greeting(struct conn *c)
 {
 	const char *why = NULL;
-	size_t used = 0;
+	size_t used = 0, off = 0;
+	uint8_t method = c->gw->has_token ? SOCKS_METHOD_USERPASS : SOCKS_METHOD_NONE;
+	enum socks_result r = socks5_parse_greeting((uint8_t *)c->in, c->in_len, method, &used,
+						    &why);
+	const uint8_t yes[2] = { 5, method }, no[2] = { 5, SOCKS_METHOD_REFUSED };
 
-	c->proto_name = "socks5";
-	if (c->socks_phase == 0) {
-		enum socks_result r = socks5_parse_greeting((uint8_t *)c->in, c->in_len, &used, &why);
-		static const uint8_t yes[2] = { 5, 0 }, no[2] = { 5, 0xff };
-		size_t off = 0;
+	if (r == SOCKS_NEED_MORE)
+		return 0;
+	if (r == SOCKS_BAD) {
+		bool v5 = c->in_len > 0 && c->in[0] == 5;
+		/* Offering methods, just not the token's: turned away as
+		 * unauthenticated. Anything else is malformed. */
+		bool unauthenticated = c->gw->has_token && v5 && c->in_len > 1 && c->in[1] > 0;
 
-		if (r == SOCKS_NEED_MORE)
-			return;
-		if (r == SOCKS_BAD) {
-			c->verdict = "fail";
-			c->reason = why ? why : "not a SOCKS5 greeting";
-			if (c->in_len > 0 && c->in[0] == 5)
-				flush(c->cli.fd, (char *)no, 2, &off);
+		c->verdict = unauthenticated ? "refused" : "fail";
+		c->reason = unauthenticated ? "proxy authentication required"
+					    : why ? why : "not a SOCKS5 greeting";
+		if (v5)
+			answer_and_close(c, no, sizeof(no));
+		else
 			gw_conn_close(c);
-			return;
-		}
-		if (flush(c->cli.fd, (char *)yes, 2, &off) != 1) {
-			gw_conn_close(c);
-			return;
-		}
-		memmove(c->in, c->in + used, c->in_len - used);
-		c->in_len -= used;
-		c->socks_phase = 1;
+		return -1;
 	}
+	if (flush(c->cli.fd, (char *)yes, 2, &off) != 1) {
+		gw_conn_close(c);
+		return -1;
+	}
+	consume(c, used);
+	c->socks_phase = c->gw->has_token ? SOCKS_PHASE_AUTH : SOCKS_PHASE_REQUEST;
+	return 1;
+}
+
+/* RFC 1929: any user name, the token as the password. */
+static int socks_auth(struct conn *c)
+{
+	struct socks_auth a;
+	enum socks_result r = socks5_parse_auth((uint8_t *)c->in, c->in_len, &a);
+	uint8_t reply[2];
+	size_t off = 0;
+	bool good;
+
+	if (r == SOCKS_NEED_MORE)
+		return 0;
+	good = r == SOCKS_OK && gw_token_ok(c->gw, a.password, a.password_len);
+	socks5_format_auth_reply(reply, good);
+	if (!good) {
+		c->verdict = "refused";
+		c->reason = r == SOCKS_OK ? "proxy authentication failed"
+					  : "malformed SOCKS5 username/password message";
+		OPENSSL_cleanse(c->in, c->in_len);
+		answer_and_close(c, reply, sizeof(reply));
+		return -1;
+	}
+	/* the credentials leave the buffer as they are consumed */
+	OPENSSL_cleanse(c->in, a.used);
+	consume(c, a.used);
+	if (flush(c->cli.fd, (char *)reply, 2, &off) != 1) {
+		gw_conn_close(c);
+		return -1;
+	}
+	c->socks_phase = SOCKS_PHASE_REQUEST;
+	return 1;
+}
+
+static void parse_socks(struct conn *c)
+{
+	c->proto_name = "socks5";
+	if (c->socks_phase == SOCKS_PHASE_GREETING && socks_greeting(c) <= 0)
+		return;
+	if (c->socks_phase == SOCKS_PHASE_AUTH && socks_auth(c) <= 0)
+		return;
 	struct socks_request req = { 0 };
 	enum socks_result r = socks5_parse_request((uint8_t *)c->in, c->in_len, &req);
 	if (r == SOCKS_NEED_MORE)
@@ -389,8 +492,7 @@ static void start_relay(struct conn *c)
 {
 	int r;
 
-	free(c->in);
-	c->in = NULL;
+	free_in(c);
 	c->st = CS_RELAY;
 	c->deadline_ms = gw_now_ms() + c->gw->cfg.idle_timeout_ms;
 	r = c->out ? flush(c->cli.fd, c->out, c->out_len, &c->out_off) : 1;

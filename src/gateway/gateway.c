@@ -1,6 +1,7 @@
 /* gateway.c: the gateway's loop: listeners, accepting, the resolver's
  * sockets, deadlines, fairness between relays, and the audit log. What
  * happens on one connection is conn.c's. */
+#include "gateway/http.h"
 #include "gateway/internal.h"
 #include "lib/cleanup.h"
 
@@ -9,6 +10,8 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +87,24 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 	if (!gw)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway");
 	gw->cfg = *cfg;
+	gw->cfg.token = NULL; /* not kept: its digest is */
+	if (cfg->token) {
+		size_t n = strlen(cfg->token);
+		unsigned int dl = 0;
+
+		if (n == 0 || n > 255 ||
+		    EVP_Digest(cfg->token, n, gw->token_digest, &dl, EVP_sha256(), NULL) != 1 ||
+		    dl != sizeof(gw->token_digest)) {
+			free(gw);
+			return err_set(e, ERR_CONFIG, 0,
+				       "gateway: the proxy token must be 1 to 255 bytes");
+		}
+		gw->has_token = true;
+	}
+	gw->cap_reply_len = http_format_refusal(gw->cap_reply, sizeof(gw->cap_reply), 503,
+						"connection cap reached");
+	for (int i = 0; i < GW_WAITING_MAX; i++)
+		gw->waiting[i].ep.fd = -1;
 	if (!gw->cfg.max_conns)
 		gw->cfg.max_conns = default_max_conns();
 	if (!gw->cfg.head_timeout_ms)
@@ -121,6 +142,7 @@ void gateway_free(struct gateway *gw)
 {
 	if (!gw)
 		return;
+	gw_cap_free(gw);
 	while (gw->conns)
 		gw_conn_close(gw->conns);
 	gw->ready = NULL; /* every conn in it is in the graveyard now */
@@ -177,7 +199,7 @@ int gateway_timeout_ms(const struct gateway *gw)
 		return 0;
 	if (gw->accept_starved && (t < 0 || t > 50))
 		t = 50;
-	if (gw->conns && (t < 0 || t > SWEEP_MS))
+	if ((gw->conns || gw->n_waiting || gw->cap_unlogged) && (t < 0 || t > SWEEP_MS))
 		t = SWEEP_MS;
 	return t;
 }
@@ -216,8 +238,15 @@ static void accept_all(struct gateway *gw, struct endpoint *l)
 				gw->accept_starved = true;
 			return;
 		}
-		if (gw->n_conns >= gw->cfg.max_conns || !(c = calloc(1, sizeof(*c)))) {
-			close(fd); /* over the cap: the client sees a reset */
+		if (gw->n_conns >= gw->cfg.max_conns) {
+			char client[64];
+
+			describe_peer(&ss, len, client, sizeof(client));
+			gw_over_cap(gw, fd, l->proto, client);
+			continue;
+		}
+		if (!(c = calloc(1, sizeof(*c)))) {
+			close(fd);
 			continue;
 		}
 		c->gw = gw;
@@ -282,6 +311,8 @@ void gateway_run(struct gateway *gw)
 
 		if (ep->kind == EP_LISTENER)
 			accept_all(gw, ep);
+		else if (ep->kind == EP_WAITING)
+			gw_cap_event(gw, ep);
 		else if (ep->kind == EP_RESOLVER)
 			resolver_process(gw->res, ep->fd, evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP),
 					 evs[i].events & EPOLLOUT);
@@ -309,6 +340,7 @@ void gateway_run(struct gateway *gw)
 		gw->last_sweep_ms = now;
 		resolver_process(gw->res, -1, false, false);
 		sweep(gw, now);
+		gw_cap_sweep(gw, now);
 	}
 	reap(gw, false);
 }
@@ -320,6 +352,22 @@ size_t gateway_refused(const struct gateway *gw, char lines[][320], size_t max)
 	for (size_t i = 0; i < n; i++)
 		memcpy(lines[i], gw->refused[i], sizeof(gw->refused[i]));
 	return n;
+}
+
+/* The password against the token, in constant time: both are hashed
+ * first, so the comparison is of equal lengths whatever was sent. */
+bool gw_token_ok(const struct gateway *gw, const void *password, size_t len)
+{
+	unsigned char d[32];
+	unsigned int dl = 0;
+	bool good;
+
+	if (!gw->has_token || EVP_Digest(password, len, d, &dl, EVP_sha256(), NULL) != 1 ||
+	    dl != sizeof(d))
+		return false;
+	good = CRYPTO_memcmp(d, gw->token_digest, sizeof(d)) == 0;
+	OPENSSL_cleanse(d, sizeof(d));
+	return good;
 }
 
 void gw_note_refused(struct gateway *gw, const char *host, uint16_t port, const char *reason)

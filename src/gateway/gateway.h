@@ -32,7 +32,8 @@ struct gw_config {
 	int head_timeout_ms;		/* 0: 10 s for a request head */
 	int connect_timeout_ms;		/* 0: 10 s */
 	int idle_timeout_ms;		/* 0: 10 min without a byte either way */
-	const char *token;		/* NULL, or a proxy token every request must carry */
+	const char *token;		/* NULL, or the proxy token every client must show
+					 * (1 to 255 bytes; only its SHA-256 is kept) */
 };
 
 struct gateway;

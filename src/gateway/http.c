@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ struct head {
 	bool te_other;		/* a transfer coding other than "chunked" */
 	size_t nconn;
 	struct span conn[CONN_OPTIONS_MAX];
+	struct span proxy_auth;	/* the first Proxy-Authorization value */
+	unsigned proxy_auth_count;
 };
 
 /* Headers never forwarded to the origin (RFC 9110 section 7.6.1), Host
@@ -393,6 +396,11 @@ static const char *parse_header(struct span line, struct head *h)
 	}
 	if (span_ieq(name, "connection"))
 		return parse_connection(value, h);
+	if (span_ieq(name, "proxy-authorization")) {
+		if (h->proxy_auth_count++ == 0)
+			h->proxy_auth = value;
+		return NULL;
+	}
 	return NULL;
 }
 
@@ -601,6 +609,11 @@ enum http_result http_parse_request(const char *buf, size_t len,
 	if (r != HTTP_OK)
 		return r;
 	req->head_len = off;
+	req->proxy_auth_count = h.proxy_auth_count;
+	if (h.proxy_auth_count > 0) {
+		req->proxy_auth = h.proxy_auth.p;
+		req->proxy_auth_len = h.proxy_auth.n;
+	}
 	if (req->connect)
 		return HTTP_OK;
 	return build_forward(buf, off, &h, req);
@@ -610,6 +623,49 @@ void http_request_clear(struct http_request *req)
 {
 	free(req->forward);
 	memset(req, 0, sizeof(*req));
+}
+
+static bool is_base64_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	       (c >= '0' && c <= '9') || c == '+' || c == '/';
+}
+
+int http_basic_password(const char *value, size_t len,
+			unsigned char scratch[HTTP_AUTH_DECODED_MAX],
+			const unsigned char **password, size_t *password_len)
+{
+	struct span v = { value, len }, b64;
+	size_t pad = 0, n;
+	int got;
+	const unsigned char *colon;
+
+	*password = NULL;
+	*password_len = 0;
+	if (!value || len > HTTP_AUTH_VALUE_MAX || !span_iprefix(v, "basic") ||
+	    len < 6 || value[5] != ' ')
+		return -1;
+	b64 = span_trim((struct span){ value + 6, len - 6 });
+	/* Strict: a multiple of 4, the alphabet only, '=' only as 1 or 2
+	 * bytes of padding at the end. EVP_DecodeBlock would pass some
+	 * whitespace and never tells how much padding it decoded. */
+	if (b64.n == 0 || b64.n % 4 != 0)
+		return -1;
+	while (pad < 2 && b64.p[b64.n - 1 - pad] == '=')
+		pad++;
+	for (size_t i = 0; i < b64.n - pad; i++)
+		if (!is_base64_char(b64.p[i]))
+			return -1;
+	got = EVP_DecodeBlock(scratch, (const unsigned char *)b64.p, (int)b64.n);
+	if (got < 0 || (size_t)got < pad)
+		return -1;
+	n = (size_t)got - pad;
+	colon = memchr(scratch, ':', n);
+	if (!colon)
+		return -1;
+	*password = colon + 1;
+	*password_len = n - (size_t)(colon + 1 - scratch);
+	return 0;
 }
 
 static const char *status_text(int status)
@@ -655,12 +711,15 @@ size_t http_format_refusal(char *out, size_t size, int status, const char *reaso
 	w = snprintf(out, size,
 		     "HTTP/1.1 %d %s\r\n"
 		     "Content-Type: text/plain\r\n"
+		     "%s"
 		     "X-Cordon-Refused: %s\r\n"
 		     "Content-Length: %zu\r\n"
 		     "Connection: close\r\n"
 		     "\r\n"
 		     "%s\n",
-		     status, text, clean, n + 1, clean);
+		     status, text,
+		     status == 407 ? "Proxy-Authenticate: Basic realm=\"cordon\"\r\n" : "",
+		     clean, n + 1, clean);
 	if (w < 0) {
 		out[0] = '\0';
 		return 0;

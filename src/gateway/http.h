@@ -34,6 +34,12 @@ struct http_request {
 	 * "Connection: close" set. */
 	char *forward;
 	size_t forward_len;
+	/* The value of the Proxy-Authorization header, trimmed, pointing
+	 * into the parsed buffer (NULL when there is none), and how many
+	 * such headers there were: the gateway takes exactly one. */
+	const char *proxy_auth;
+	size_t proxy_auth_len;
+	unsigned proxy_auth_count;
 	int status;			/* HTTP_BAD: 400, 414, 431, 500, 501, 505 */
 	const char *reason;		/* HTTP_BAD: fixed text, never the input */
 };
@@ -56,9 +62,27 @@ enum http_result http_parse_request(const char *buf, size_t len,
 				    struct http_request *req);
 void http_request_clear(struct http_request *req);
 
+/* The longest Proxy-Authorization value http_basic_password() decodes:
+ * room for a user name and a password of 255 bytes each, with margin. */
+#define HTTP_AUTH_VALUE_MAX 1024
+#define HTTP_AUTH_DECODED_MAX (HTTP_AUTH_VALUE_MAX / 4 * 3)
+
+/* The password of a Proxy-Authorization value "Basic <base64 of
+ * user:password>" (RFC 7617): the scheme case-insensitive, then spaces,
+ * then strict base64 (padded, no whitespace inside, at most
+ * HTTP_AUTH_VALUE_MAX bytes in all). The decoded credentials go into
+ * scratch (HTTP_AUTH_DECODED_MAX bytes; the caller wipes it after use);
+ * *password points at what follows the first colon there, *password_len
+ * its length (0 to HTTP_AUTH_DECODED_MAX - 1). 0 on success; -1 for any
+ * other scheme, bad base64, a value too long, or no colon. */
+int http_basic_password(const char *value, size_t len,
+			unsigned char scratch[HTTP_AUTH_DECODED_MAX],
+			const unsigned char **password, size_t *password_len);
+
 /* A complete response for a refusal: status line, Content-Type,
  * X-Cordon-Refused: <reason>, Content-Length, Connection: close, and the
- * reason as the body. Bytes of reason outside printable ASCII are
+ * reason as the body; a 407 also carries
+ * `Proxy-Authenticate: Basic realm="cordon"`. Bytes of reason outside printable ASCII are
  * dropped; a status without a known text becomes 500. Returns bytes
  * written into out, NUL-terminated and truncated to size (size - 1 when
  * it did not fit). The reason is cut at 400 bytes, so 1 KiB always

@@ -37,13 +37,23 @@ union gw_addr {
 
 /* What epoll's data points at: one side of a connection, or a listener. */
 struct endpoint {
-	int kind;	/* EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER */
+	int kind;	/* EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER, EP_WAITING */
 	int fd;
 	struct conn *c;
 	enum gw_proto proto;	/* listeners */
 };
 
-enum { EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER };
+enum { EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER, EP_WAITING };
+
+/* A client over the connection cap, waiting (briefly) for its first
+ * bytes so that its refusal can be in its own protocol: a fixed slot,
+ * nothing allocated. */
+#define GW_WAITING_MAX 32
+struct waiting {
+	struct endpoint ep;	/* first: epoll's pointer is the slot's; fd -1: free */
+	int64_t deadline_ms;
+	char client[64];
+};
 
 struct pipebuf {
 	int r, w;	/* -1 while the direction holds no pipe */
@@ -61,7 +71,7 @@ struct conn {
 	enum conn_state st;
 	enum gw_proto proto;		/* decided from the first byte */
 	const char *proto_name;		/* "http", "http-connect", "socks5" */
-	int socks_phase;		/* 0: greeting, 1: request */
+	int socks_phase;		/* greeting, auth (with a token), request */
 	char *in;			/* request head from the client */
 	size_t in_len;
 	char *out;			/* to the client: a reply or a refusal */
@@ -104,6 +114,19 @@ struct gateway {
 	int64_t last_sweep_ms;
 	char refused[GW_REFUSED_MAX][320];
 	size_t n_refused;
+	/* The proxy token: only its SHA-256 is kept, compared in constant
+	 * time, so neither the token nor its length is held or leaked. */
+	bool has_token;
+	unsigned char token_digest[32];
+	/* Over the connection cap: the fixed HTTP answer, and the audit's
+	 * rate limit (a line each for the first few a second, then one line
+	 * that counts the rest). */
+	char cap_reply[256];
+	size_t cap_reply_len;
+	int64_t cap_window_ms;
+	unsigned int cap_logged, cap_unlogged;
+	struct waiting waiting[GW_WAITING_MAX];
+	unsigned int n_waiting;
 };
 
 int64_t gw_now_ms(void);
@@ -113,6 +136,13 @@ void gw_conn_timeout(struct conn *c);
 int gw_relay(struct conn *c, int dir);
 void gw_pipe_release(struct gateway *gw, struct pipebuf *p);
 void gw_audit(struct conn *c);
+/* cap.c: clients over the connection cap. */
+void gw_over_cap(struct gateway *gw, int fd, enum gw_proto proto, const char *client);
+void gw_cap_event(struct gateway *gw, struct endpoint *ep);
+void gw_cap_sweep(struct gateway *gw, int64_t now);
+void gw_cap_free(struct gateway *gw);
+
+bool gw_token_ok(const struct gateway *gw, const void *password, size_t len);
 void gw_note_refused(struct gateway *gw, const char *host, uint16_t port,
 		     const char *reason);
 

@@ -11,14 +11,15 @@
 #include <string.h>
 
 #define SOCKS_VERSION 5
-#define SOCKS_METHOD_NONE 0x00
+#define SOCKS_AUTH_VERSION 1
 #define SOCKS_CMD_CONNECT 1
 #define SOCKS_ATYP_IPV4 1
 #define SOCKS_ATYP_NAME 3
 #define SOCKS_ATYP_IPV6 4
 
 enum socks_result socks5_parse_greeting(const uint8_t *buf, size_t len,
-					size_t *used, const char **reason)
+					uint8_t method, size_t *used,
+					const char **reason)
 {
 	size_t n;
 
@@ -39,12 +40,49 @@ enum socks_result socks5_parse_greeting(const uint8_t *buf, size_t len,
 	}
 	if (len < 2 + n)
 		return SOCKS_NEED_MORE;
-	if (!memchr(buf + 2, SOCKS_METHOD_NONE, n)) {
-		*reason = "SOCKS5 client does not offer no-authentication";
+	if (!memchr(buf + 2, method, n)) {
+		*reason = method == SOCKS_METHOD_USERPASS
+				  ? "SOCKS5 client does not offer username/password"
+				  : "SOCKS5 client does not offer no-authentication";
 		return SOCKS_BAD;
 	}
 	*used = 2 + n;
 	return SOCKS_OK;
+}
+
+enum socks_result socks5_parse_auth(const uint8_t *buf, size_t len,
+				    struct socks_auth *auth)
+{
+	size_t ulen, plen;
+
+	memset(auth, 0, sizeof(*auth));
+	if (len < 1)
+		return SOCKS_NEED_MORE;
+	if (buf[0] != SOCKS_AUTH_VERSION) {
+		auth->reason = "not a SOCKS5 username/password message";
+		return SOCKS_BAD;
+	}
+	if (len < 2)
+		return SOCKS_NEED_MORE;
+	ulen = buf[1];
+	if (len < 2 + ulen + 1)
+		return SOCKS_NEED_MORE;
+	plen = buf[2 + ulen];
+	if (len < 3 + ulen + plen)
+		return SOCKS_NEED_MORE;
+	auth->user = buf + 2;
+	auth->user_len = ulen;
+	auth->password = buf + 3 + ulen;
+	auth->password_len = plen;
+	auth->used = 3 + ulen + plen;
+	return SOCKS_OK;
+}
+
+size_t socks5_format_auth_reply(uint8_t out[2], int granted)
+{
+	out[0] = SOCKS_AUTH_VERSION;
+	out[1] = granted ? 0 : 1;
+	return 2;
 }
 
 static enum socks_result refuse(struct socks_request *req,

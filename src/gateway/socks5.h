@@ -1,7 +1,8 @@
 /* socks5.h: the gateway's SOCKS5 parser (RFC 1928): the no-authentication
- * method, CONNECT to a name, IPv4 or IPv6 address. BIND and UDP ASSOCIATE
- * are refused with "command not supported"; anything that is not SOCKS5
- * (SOCKS4 included) is refused. Pure functions over a buffer. */
+ * method, or the username/password method (RFC 1929) when the gateway has
+ * a proxy token; CONNECT to a name, IPv4 or IPv6 address. BIND and UDP
+ * ASSOCIATE are refused with "command not supported"; anything that is
+ * not SOCKS5 (SOCKS4 included) is refused. Pure functions over a buffer. */
 #ifndef CORDON_GATEWAY_SOCKS5_H
 #define CORDON_GATEWAY_SOCKS5_H
 
@@ -23,11 +24,38 @@ enum socks_reply {
 	SOCKS_ATYP_UNSUPPORTED = 0x08,
 };
 
-/* Greeting: VER=5, NMETHODS, METHODS. On SOCKS_OK *used is its length and
- * the answer is {5, 0} (no authentication); on SOCKS_BAD answer {5, 0xff}
- * when the version was 5 (no acceptable method), else just close. */
+/* Authentication methods (RFC 1928 section 3). */
+#define SOCKS_METHOD_NONE 0x00
+#define SOCKS_METHOD_USERPASS 0x02	/* RFC 1929 */
+#define SOCKS_METHOD_REFUSED 0xff	/* no acceptable method */
+
+/* Greeting: VER=5, NMETHODS, METHODS; the client must offer method (the
+ * one method the gateway takes: SOCKS_METHOD_NONE, or
+ * SOCKS_METHOD_USERPASS when it has a token). On SOCKS_OK *used is its
+ * length and the answer is {5, method}; on SOCKS_BAD answer
+ * {5, SOCKS_METHOD_REFUSED} when the version was 5, else just close. */
 enum socks_result socks5_parse_greeting(const uint8_t *buf, size_t len,
-					size_t *used, const char **reason);
+					uint8_t method, size_t *used,
+					const char **reason);
+
+/* The username/password sub-negotiation (RFC 1929): VER=1, ULEN, UNAME,
+ * PLEN, PASSWD. On SOCKS_OK the spans point into buf (lengths 0 to 255;
+ * RFC 1929 asks for at least 1, but an empty user name is taken: the
+ * gateway judges the password alone) and used is the message's length.
+ * On SOCKS_BAD (a version other than 1) answer {1, 1} and close. Nothing
+ * past len is read; SOCKS_NEED_MORE while bytes are missing. */
+struct socks_auth {
+	const uint8_t *user, *password;
+	size_t user_len, password_len;
+	size_t used;
+	const char *reason;		/* SOCKS_BAD: fixed text */
+};
+
+enum socks_result socks5_parse_auth(const uint8_t *buf, size_t len,
+				    struct socks_auth *auth);
+
+/* The sub-negotiation's 2-byte answer: {1, 0} granted, {1, 1} refused. */
+size_t socks5_format_auth_reply(uint8_t out[2], int granted);
 
 #define SOCKS_HOST_MAX 255
 

@@ -92,6 +92,10 @@ cat >"$dir/http.dict" <<'EOF'
 "Content-Length: "
 "Transfer-Encoding: chunked"
 "Proxy-Connection: "
+"Proxy-Authorization: "
+"Basic "
+"YWdlbnQ6"
+"="
 "Keep-Alive: "
 "TE: "
 ", "
@@ -100,10 +104,14 @@ cat >"$dir/http.dict" <<'EOF'
 "\x09"
 EOF
 
-# SOCKS5 greetings, request prefixes per address type, ports, literals.
+# SOCKS5 greetings, username/password messages, request prefixes per
+# address type, ports, literals.
 cat >"$dir/socks5.dict" <<'EOF'
 "\x05\x01\x00"
 "\x05\x02\x00\x02"
+"\x05\x01\x02"
+"\x01\x05agent\x05token"
+"\x01\x00\x00"
 "\x05\x01\x00\x01"
 "\x05\x01\x00\x03"
 "\x05\x01\x00\x04"

@@ -10,7 +10,10 @@
  * hop-by-hop header. An accepted head parses the same on its own, and
  * one byte short of it needs more. The input is also a reason for
  * http_format_refusal(), whose response must keep its shape and fit
- * in 1 KiB. Any breach aborts, so libFuzzer records the input. */
+ * in 1 KiB. A Proxy-Authorization value lies inside the head; Basic
+ * credentials (in it, and the whole input as one) decode to a password
+ * inside the scratch buffer, after the first colon, or to nothing. Any
+ * breach aborts, so libFuzzer records the input. */
 #include "gateway/http.h"
 
 #include <stdbool.h>
@@ -106,12 +109,36 @@ static void check_same(const struct http_request *a, const struct http_request *
 	CHECK(!a->forward || memcmp(a->forward, b->forward, a->forward_len) == 0);
 }
 
+/* Basic credentials: a password inside the scratch buffer, or nothing. */
+static void check_basic(const char *value, size_t len)
+{
+	unsigned char scratch[HTTP_AUTH_DECODED_MAX];
+	const unsigned char *pw = (const unsigned char *)"unset";
+	size_t n = 12345;
+
+	if (http_basic_password(value, len, scratch, &pw, &n) < 0) {
+		CHECK(pw == NULL && n == 0);
+		return;
+	}
+	CHECK(len <= HTTP_AUTH_VALUE_MAX && len > 6 && strncasecmp(value, "basic ", 6) == 0);
+	CHECK(pw > scratch && pw[-1] == ':' && pw + n <= scratch + sizeof(scratch));
+	CHECK(memchr(scratch, ':', (size_t)(pw - 1 - scratch)) == NULL);
+}
+
 static void check_ok(const uint8_t *data, size_t size, const struct http_request *r)
 {
 	struct http_request again;
 	char *copy;
 
 	CHECK(r->head_len > 0 && r->head_len <= size && r->head_len <= HTTP_HEAD_MAX);
+	if (r->proxy_auth_count == 0) {
+		CHECK(r->proxy_auth == NULL && r->proxy_auth_len == 0);
+	} else {
+		const char *head = (const char *)data;
+
+		CHECK(r->proxy_auth > head && r->proxy_auth + r->proxy_auth_len < head + r->head_len);
+		check_basic(r->proxy_auth, r->proxy_auth_len);
+	}
 	CHECK(host_ok(r->host));
 	CHECK(r->port != 0);
 	if (r->connect)
@@ -185,5 +212,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	check_refusal(data, size);
+	check_basic((const char *)data, size);
 	return 0;
 }

@@ -9,11 +9,19 @@
         body=<body on one line>, hex=<the first 64 bytes>, len=N,
         text=<all of it on one line>.
     gwclient.py socks PROXY --addr A [--atyp 1|3|4] [--cmd N] --port P
-                [--send BYTES] [--half-close]
-        SOCKS5 greeting (no authentication), then a request; prints
-        method=XX, reply=XX; with --send, sends it after a success, reads
-        to the end and prints data=<what came back>.
+                [--send BYTES] [--half-close] [--methods HEX]
+                [--user U --password P]
+        SOCKS5 greeting (offering --methods, default 00: no
+        authentication), then a request; prints method=XX, reply=XX; with
+        --send, sends it after a success, reads to the end and prints
+        data=<what came back>. When the gateway picks username/password
+        (02), sends --user and --password (RFC 1929) and prints auth=XX
+        (the status), and closed=yes|no when it is not 00.
         --addr-hex gives a name's bytes in hex (a NUL inside, say).
+    gwclient.py flood PROXY --n N [--data BYTES]
+        N connections one after another, each sending --data (default an
+        absolute-form GET) and reading to the end; prints n=, and
+        status_<code>= for the HTTP statuses seen (status_none: no answer).
     gwclient.py halfclose PROXY TARGET [--send BYTES]
         CONNECT TARGET, send, shutdown(SHUT_WR), read to the end; prints
         status=N and reply=<what came back>.
@@ -141,10 +149,22 @@ def recv_exact(s, n, wait=10):
 
 def cmd_socks(a):
     s = connect(a.proxy)
-    s.sendall(b"\x05\x01\x00")
+    methods = bytes.fromhex(a.methods)
+    s.sendall(bytes([5, len(methods)]) + methods)
     g = recv_exact(s, 2)
-    print("method=%s" % g.hex())
-    if g != b"\x05\x00":
+    print("method=%s" % (g[1:2].hex() if len(g) == 2 else "none"))
+    if g == b"\x05\x02" and a.user is not None:
+        u, p = a.user.encode(), a.password.encode()
+        s.sendall(bytes([1, len(u)]) + u + bytes([len(p)]) + p)
+        st = recv_exact(s, 2)
+        print("auth=%s" % (st[1:2].hex() if len(st) == 2 else "none"))
+        if st != b"\x01\x00":
+            _, closed = read_all(s, 5)
+            print("closed=%s" % ("yes" if closed else "no"))
+            return
+    elif g != b"\x05\x00":
+        _, closed = read_all(s, 5)
+        print("closed=%s" % ("yes" if closed else "no"))
         return
     if a.atyp == 1:
         addr = socket.inet_pton(socket.AF_INET, a.addr)
@@ -166,6 +186,28 @@ def cmd_socks(a):
         _, closed = read_all(s, 5)
         print("closed=%s" % ("yes" if closed else "no"))
     s.close()
+
+
+def cmd_flood(a):
+    data = unescape(a.data)
+    seen = {}
+    for _ in range(a.n):
+        try:
+            s = connect(a.proxy)
+            try:
+                s.sendall(data)
+            except OSError:
+                pass
+            got, _ = read_all(s, 5)
+            s.close()
+        except OSError:
+            got = b""
+        parts = got.split(b" ")
+        code = parts[1].decode("ascii", "replace") if got.startswith(b"HTTP/") and len(parts) > 1 else "none"
+        seen[code] = seen.get(code, 0) + 1
+    print("n=%d" % a.n)
+    for k, v in sorted(seen.items()):
+        print("status_%s=%d" % (k, v))
 
 
 def read_head(s, wait=10):
@@ -404,6 +446,13 @@ def main():
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--send")
     p.add_argument("--half-close", action="store_true")
+    p.add_argument("--methods", default="00")
+    p.add_argument("--user")
+    p.add_argument("--password")
+    p = sub.add_parser("flood")
+    p.add_argument("proxy")
+    p.add_argument("--n", type=int, default=100)
+    p.add_argument("--data", default="GET http://127.0.0.2:9/ HTTP/1.1\\r\\n\\r\\n")
     p = sub.add_parser("halfclose")
     p.add_argument("proxy")
     p.add_argument("target")
@@ -431,7 +480,8 @@ def main():
     a = ap.parse_args()
     try:
         {"raw": cmd_raw, "socks": cmd_socks, "halfclose": cmd_halfclose,
-         "slow": cmd_slow, "many": cmd_many, "stall": cmd_stall}[a.sub](a)
+         "slow": cmd_slow, "many": cmd_many, "stall": cmd_stall,
+         "flood": cmd_flood}[a.sub](a)
     except OSError as e:
         print("error=%s" % e)
         sys.exit(3)

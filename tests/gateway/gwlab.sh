@@ -13,7 +13,9 @@
 #                                             "${GW_PREFIX[@]}" if set)
 #   start_dns VAR [ARGS...]                   dnsserver.py on 127.0.0.1
 #   start_gw VAR [GATEWAY ARGS...]            `cordon gateway` on a free
-#                                             127.0.0.1 port, in $VAR; its
+#                                             port of $GW_LISTEN_IP
+#                                             (127.0.0.1 unless set; 0.0.0.0
+#                                             is reached on 127.0.0.1), in $VAR; its
 #                                             audit log $LAB/<VAR>.jsonl,
 #                                             stderr $LAB/<VAR>.err, pid
 #                                             in GWPID_<VAR>
@@ -111,28 +113,32 @@ free_port() {
 	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+# port_open PORT [IP]: something accepts on IP (127.0.0.1) and PORT.
 port_open() {
-	"$PY" -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),1).close()' "$1" 2>/dev/null
+	"$PY" -c 'import socket,sys; socket.create_connection((sys.argv[2],int(sys.argv[1])),1).close()' \
+		"$1" "${2:-127.0.0.1}" 2>/dev/null
 }
 
 # The gateway runs in the foreground of its own `timeout` (a bound on its
 # life); GWPID_<VAR> is the gateway itself, for /proc and for TERM.
 start_gw() {
-	local var=$1 port try i pid tpid
+	local var=$1 port try i pid tpid ip=${GW_LISTEN_IP:-127.0.0.1} reach
 	shift
+	reach=$ip
+	[ "$ip" = 0.0.0.0 ] && reach=127.0.0.1
 	for try in 1 2 3 4 5; do
 		port=$(free_port)
 		: > "$LAB/$var.err"
-		timeout -k 5 "$GW_TIMEOUT" "$CORDON" gateway --listen "tcp:127.0.0.1:$port" \
+		timeout -k 5 "$GW_TIMEOUT" "$CORDON" gateway --listen "tcp:$ip:$port" \
 			--audit "$LAB/$var.jsonl" "$@" </dev/null >"$LAB/$var.out" 2>"$LAB/$var.err" &
 		tpid=$!
 		GW_PIDS+=($tpid)
 		for i in $(seq 100); do
-			port_open "$port" && break
+			port_open "$port" "$reach" && break
 			kill -0 "$tpid" 2>/dev/null || break
 			sleep 0.1
 		done
-		if port_open "$port"; then
+		if port_open "$port" "$reach"; then
 			pid=$(pgrep -P "$tpid" | head -n1)
 			printf -v "$var" '%s' "$port"
 			printf -v "GWPID_$var" '%s' "${pid:-$tpid}"

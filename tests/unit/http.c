@@ -1,10 +1,13 @@
 /* tests/unit/http.c: the gateway's HTTP proxy request parser
  * (src/gateway/http.c): every refusal next to the same request fixed and
  * accepted, the forwarded head byte for byte, the size limits at their
- * boundaries, byte-by-byte feeding, and reasons that never carry input. */
+ * boundaries, byte-by-byte feeding, and reasons that never carry input;
+ * the Proxy-Authorization header found and never forwarded, and Basic
+ * credentials decoded strictly. */
 #include "gateway/http.h"
 #include "tap.h"
 
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -785,6 +788,196 @@ static void test_reasons_quote_nothing(void)
 	refused(with_header(MARKER), 400, "header line without a colon");
 }
 
+/* Basic credentials for user:password, as a Proxy-Authorization value. */
+static const char *basic(const char *scheme, const char *creds, char *out, size_t size)
+{
+	size_t n = strlen(scheme);
+	unsigned char enc[1400];
+
+	if (EVP_EncodeBlock(enc, (const unsigned char *)creds, (int)strlen(creds)) < 0 ||
+	    n + strlen((char *)enc) + 1 > size)
+		abort();
+	memcpy(out, scheme, n);
+	strcpy(out + n, (char *)enc);
+	return out;
+}
+
+/* http_basic_password() on an exactly sized heap copy of value. */
+static int password_of(const char *value, size_t len, char *pw, size_t size)
+{
+	unsigned char scratch[HTTP_AUTH_DECODED_MAX];
+	const unsigned char *p = (const unsigned char *)"unset";
+	size_t n = 99;
+	char *copy = value ? malloc(len ? len : 1) : NULL;
+	int r;
+
+	if (value && !copy)
+		abort();
+	if (value)
+		memcpy(copy, value, len);
+	r = http_basic_password(copy, len, scratch, &p, &n);
+	free(copy);
+	if (r < 0) {
+		if (p != NULL || n != 0)
+			return -2; /* a failure must leave nothing behind */
+		return -1;
+	}
+	if (n >= size || p < scratch || p + n > scratch + sizeof(scratch))
+		return -2;
+	memcpy(pw, p, n);
+	pw[n] = '\0';
+	return 0;
+}
+
+static void basic_is(const char *value, const char *want, const char *label)
+{
+	char pw[HTTP_AUTH_DECODED_MAX + 1];
+	int r = password_of(value, strlen(value), pw, sizeof(pw));
+
+	if (!ok(r == 0 && strcmp(pw, want) == 0, "Basic password: %s", label))
+		diag("result %d, password \"%s\"", r, r == 0 ? pw : "");
+}
+
+static void basic_refused(const char *value, size_t len, const char *label)
+{
+	char pw[HTTP_AUTH_DECODED_MAX + 1];
+
+	is_int(password_of(value, len, pw, sizeof(pw)), -1, "Basic refused: %s", label);
+}
+
+static void test_basic_password(void)
+{
+	char v[1500], big[800];
+
+	/* each refusal next to the accepted spelling above it */
+	basic_is(basic("Basic ", "agent:tok", v, sizeof(v)), "tok", "agent:tok, no padding");
+	basic_is(basic("Basic ", "agent:toke", v, sizeof(v)), "toke", "two bytes of padding");
+	basic_is(basic("Basic ", "agent:token", v, sizeof(v)), "token", "one byte of padding");
+	basic_is(basic("basic ", "a:b", v, sizeof(v)), "b", "scheme in lower case");
+	basic_is(basic("BASIC ", "a:b", v, sizeof(v)), "b", "scheme in upper case");
+	basic_is(basic("Basic    ", "a:b", v, sizeof(v)), "b", "several spaces");
+	basic_is(basic("Basic ", ":tok", v, sizeof(v)), "tok", "empty user name");
+	basic_is(basic("Basic ", "agent:", v, sizeof(v)), "", "empty password");
+	basic_is(basic("Basic ", "agent:a:b", v, sizeof(v)), "a:b", "a colon in the password");
+	basic_is(basic("Basic ", "agent:" MARKER "\x01\xff", v, sizeof(v)),
+		 MARKER "\x01\xff", "any bytes in the password");
+
+	basic(" Basic ", "a:b", v, sizeof(v));
+	basic_refused(v, strlen(v), "a space before the scheme");
+	basic_refused(basic("Bearer ", "a:b", v, sizeof(v)), strlen(v), "scheme Bearer");
+	basic_refused(basic("Basically ", "a:b", v, sizeof(v)), strlen(v), "scheme Basically");
+	basic_refused(basic("Basic", "a:b", v, sizeof(v)), strlen(v), "no space after the scheme");
+	basic_refused(basic("Basic\t", "a:b", v, sizeof(v)), strlen(v), "a tab after the scheme");
+	basic_refused("Basic", 5, "the scheme alone");
+	basic_refused("Basic ", 6, "the scheme and a space");
+	basic_refused("Basic    ", 9, "the scheme and spaces");
+	basic_refused(basic("Basic ", "agent-tok", v, sizeof(v)), strlen(v), "no colon");
+	basic_refused("Basic YTpi", 9, "base64 cut short");
+	basic_refused("Basic YTpiY", 11, "base64 not a multiple of 4");
+	basic_refused("Basic YT*i", 10, "a byte outside base64");
+	basic_refused("Basic YT=i", 10, "padding inside");
+	basic_refused("Basic Y===", 10, "three bytes of padding");
+	basic_refused("Basic ====", 10, "padding alone");
+	basic_refused("Basic YTp YTpi", 14, "a space inside");
+	basic_refused("Basic YTp\tYTpi", 14, "a tab inside");
+	basic_refused("Basic YTpi\0YTp", 14, "a NUL inside");
+	basic_refused("Basic YT-_", 10, "the URL-safe alphabet");
+	basic_refused(NULL, 0, "no value");
+
+	/* the length bound: the longest value taken, one base64 block more */
+	memset(big, 'p', sizeof(big));
+	memcpy(big, "a:", 2);
+	big[762] = '\0';
+	basic("Basic   ", big, v, sizeof(v));
+	is_int(strlen(v), HTTP_AUTH_VALUE_MAX, "  a value of exactly HTTP_AUTH_VALUE_MAX bytes");
+	basic_is(v, big + 2, "a value of HTTP_AUTH_VALUE_MAX bytes (760-byte password)");
+	big[762] = 'p';
+	big[765] = '\0';
+	basic("Basic   ", big, v, sizeof(v));
+	basic_refused(v, strlen(v), "a value of HTTP_AUTH_VALUE_MAX + 4 bytes");
+	basic_refused(basic("Basic ", big, v, sizeof(v)), strlen(v),
+		      "a value of HTTP_AUTH_VALUE_MAX + 2 bytes");
+}
+
+/* The header's value points into the input: parse an exact heap copy
+ * and keep it (*keep, freed by the caller) while r is read. */
+static bool auth_parsed(const char *in, struct http_request *r, char **keep)
+{
+	size_t len = strlen(in);
+	char show[160];
+
+	*keep = malloc(len);
+	if (!*keep)
+		abort();
+	memcpy(*keep, in, len);
+	memset(r, 0x5a, sizeof(*r));
+	if (!ok(http_parse_request(*keep, len, r) == HTTP_OK && r->head_len == len, "accepted: %s",
+		shown(in, len, show, sizeof(show)))) {
+		memset(r, 0, sizeof(*r));
+		return false;
+	}
+	return true;
+}
+
+static bool auth_is(const struct http_request *r, const char *keep, unsigned count,
+		    const char *value)
+{
+	if (!value)
+		return r->proxy_auth_count == count && r->proxy_auth == NULL &&
+		       r->proxy_auth_len == 0;
+	return r->proxy_auth_count == count && r->proxy_auth_len == strlen(value) &&
+	       r->proxy_auth > keep && memcmp(r->proxy_auth, value, strlen(value)) == 0;
+}
+
+static void test_proxy_auth_header(void)
+{
+	struct http_request r;
+	char *keep;
+
+	if (auth_parsed("CONNECT example.com:443 HTTP/1.1\r\n"
+			"Proxy-Authorization:  Basic YTpi \r\n\r\n", &r, &keep))
+		ok(auth_is(&r, keep, 1, "Basic YTpi"), "  CONNECT: its Proxy-Authorization value, trimmed");
+	http_request_clear(&r);
+	free(keep);
+	if (auth_parsed("CONNECT example.com:443 HTTP/1.1\r\n"
+			"proxy-AUTHORIZATION: Basic YTpi\r\n\r\n", &r, &keep))
+		ok(auth_is(&r, keep, 1, "Basic YTpi"), "  the header's name in any case");
+	http_request_clear(&r);
+	free(keep);
+	if (auth_parsed("CONNECT example.com:443 HTTP/1.1\r\n"
+			"Proxy-Authorizations: Basic YTpi\r\n\r\n", &r, &keep))
+		ok(auth_is(&r, keep, 0, NULL), "  another header's name is not it");
+	http_request_clear(&r);
+	free(keep);
+	if (auth_parsed("GET http://example.com/ HTTP/1.1\r\nProxy-Authorization: Basic AAAA\r\n"
+			"X-A: b\r\nProxy-Authorization: Basic YTpi\r\n\r\n", &r, &keep)) {
+		ok(auth_is(&r, keep, 2, "Basic AAAA"), "  two of them: counted, the first kept");
+		is_str(r.forward, "GET / HTTP/1.1\r\nHost: example.com\r\nX-A: b\r\n"
+				  "Connection: close\r\n\r\n",
+		       "  neither is forwarded");
+	}
+	http_request_clear(&r);
+	free(keep);
+	if (auth_parsed("GET http://example.com/ HTTP/1.1\nProxy-Authorization: Basic YTpi\n\n",
+			&r, &keep)) {
+		ok(auth_is(&r, keep, 1, "Basic YTpi"), "  bare LF line ends: the same value");
+		ok(strstr(r.forward, "YTpi") == NULL, "  and it is not forwarded");
+	}
+	http_request_clear(&r);
+	free(keep);
+	if (auth_parsed("GET http://example.com/ HTTP/1.1\r\nProxy-Authorization:\r\n\r\n", &r,
+			&keep))
+		ok(auth_is(&r, keep, 1, ""), "  an empty value: counted, empty");
+	http_request_clear(&r);
+	free(keep);
+	if (auth_parsed("GET http://example.com/ HTTP/1.1\r\nX-A: b\r\n\r\n", &r, &keep))
+		ok(auth_is(&r, keep, 0, NULL), "  control: none sent, none found");
+	http_request_clear(&r);
+	free(keep);
+	refused(with_header("Proxy-Authorization: Basic YTpi\x01"), 400,
+		"control character in a header value");
+}
+
 static void test_refusal(void)
 {
 	char out[2048];
@@ -832,6 +1025,22 @@ static void test_refusal(void)
 		    "Connection: close\r\n\r\n\n",
 	       "unknown status becomes 500; NULL reason is empty");
 
+	n = http_format_refusal(out, sizeof(out), 407, "proxy authentication required");
+	is_str(out, "HTTP/1.1 407 Proxy Authentication Required\r\n"
+		    "Content-Type: text/plain\r\n"
+		    "Proxy-Authenticate: Basic realm=\"cordon\"\r\n"
+		    "X-Cordon-Refused: proxy authentication required\r\n"
+		    "Content-Length: 30\r\n"
+		    "Connection: close\r\n\r\n"
+		    "proxy authentication required\n",
+	       "407 refusal carries the Basic challenge (the 403 above does not)");
+	is_int(n, strlen(out), "  its length");
+	http_format_refusal(out, sizeof(out), 503, "connection cap reached");
+	ok(strncmp(out, "HTTP/1.1 503 Service Unavailable\r\n", 34) == 0 &&
+		   strstr(out, "Proxy-Authenticate") == NULL &&
+		   strstr(out, "\r\nX-Cordon-Refused: connection cap reached\r\n") != NULL,
+	   "503 refusal, no challenge");
+
 	n = http_format_refusal(out, 10, 403, "x");
 	ok(n == 9 && strcmp(out, "HTTP/1.1 ") == 0, "truncated to the buffer");
 	is_int(http_format_refusal(out, 0, 403, "x"), 0, "size 0 writes nothing");
@@ -865,5 +1074,7 @@ int main(void)
 	test_garbage();
 	test_reasons_quote_nothing();
 	test_refusal();
+	test_basic_password();
+	test_proxy_auth_header();
 	return done_testing();
 }

@@ -2,7 +2,8 @@
  * greetings and requests accepted and refused with the reply code each
  * deserves, next to the same bytes fixed; every truncation of a valid
  * message waits for more, read from an exactly sized buffer so ASan
- * sees any read past the end; reasons never carry input. */
+ * sees any read past the end; reasons never carry input. The
+ * username/password method (RFC 1929) the same way. */
 #include "gateway/socks5.h"
 #include "tap.h"
 
@@ -35,12 +36,34 @@ static uint8_t *exact(const uint8_t *buf, size_t len)
 	return p;
 }
 
+static enum socks_result greeting_for(uint8_t method, const uint8_t *buf, size_t len,
+				      size_t *used, const char **reason)
+{
+	uint8_t *p = exact(buf, len);
+	enum socks_result r = socks5_parse_greeting(p, len, method, used, reason);
+
+	free(p);
+	return r;
+}
+
 static enum socks_result greeting(const uint8_t *buf, size_t len, size_t *used,
 				  const char **reason)
 {
-	uint8_t *p = exact(buf, len);
-	enum socks_result r = socks5_parse_greeting(p, len, used, reason);
+	return greeting_for(SOCKS_METHOD_NONE, buf, len, used, reason);
+}
 
+static enum socks_result auth(const uint8_t *buf, size_t len, struct socks_auth *a)
+{
+	uint8_t *p = exact(buf, len);
+	enum socks_result r;
+
+	memset(a, 0x5a, sizeof(*a));
+	r = socks5_parse_auth(p, len, a);
+	/* the spans point into the input: made relative before it goes */
+	if (r == SOCKS_OK) {
+		a->user = buf + (a->user - p);
+		a->password = buf + (a->password - p);
+	}
 	free(p);
 	return r;
 }
@@ -127,6 +150,132 @@ static void test_greeting(void)
 			all = greeting(two, i, &u, &why) == SOCKS_NEED_MORE;
 		ok(all, "every prefix of a 4-byte greeting needs more");
 	}
+}
+
+/* Greetings when the gateway has a token: username/password only. */
+static void test_greeting_userpass(void)
+{
+	static const uint8_t userpass[] = { 5, 1, 2 };
+	static const uint8_t both[] = { 5, 2, 0, 2 };
+	static const uint8_t none[] = { 5, 1, 0 };
+	static const uint8_t gssapi[] = { 5, 1, 1 };
+	size_t u;
+	const char *why;
+
+	u = 99;
+	why = "unset";
+	ok(greeting_for(SOCKS_METHOD_USERPASS, userpass, sizeof(userpass), &u, &why) == SOCKS_OK &&
+		   u == 3 && why == NULL,
+	   "token: a greeting offering username/password is accepted");
+	ok(greeting_for(SOCKS_METHOD_USERPASS, both, sizeof(both), &u, &why) == SOCKS_OK && u == 4,
+	   "token: one offering none and username/password is accepted");
+	ok(greeting_for(SOCKS_METHOD_USERPASS, none, sizeof(none), &u, &why) == SOCKS_BAD &&
+		   reason_clean(why) && strcmp(why, "SOCKS5 client does not offer username/password") == 0,
+	   "token: one offering no-authentication only is refused (%s)", why ? why : "no reason");
+	ok(greeting_for(SOCKS_METHOD_USERPASS, gssapi, sizeof(gssapi), &u, &why) == SOCKS_BAD &&
+		   reason_clean(why),
+	   "token: one offering GSSAPI only is refused");
+	ok(greeting_for(SOCKS_METHOD_NONE, none, sizeof(none), &u, &why) == SOCKS_OK,
+	   "control: without a token the no-authentication greeting is accepted");
+	ok(greeting_for(SOCKS_METHOD_NONE, userpass, sizeof(userpass), &u, &why) == SOCKS_BAD,
+	   "control: without a token username/password alone is refused");
+	{
+		bool all = true;
+
+		for (size_t i = 0; i < sizeof(both) && all; i++)
+			all = greeting_for(SOCKS_METHOD_USERPASS, both, i, &u, &why) ==
+				      SOCKS_NEED_MORE && u == 0;
+		ok(all, "token: every prefix of a greeting needs more");
+	}
+}
+
+/* RFC 1929: 1 ULEN UNAME PLEN PASSWD. Returns its length. */
+static size_t auth_msg(uint8_t *out, const char *user, size_t ulen, const char *pw, size_t plen)
+{
+	out[0] = 1;
+	out[1] = (uint8_t)ulen;
+	memcpy(out + 2, user, ulen);
+	out[2 + ulen] = (uint8_t)plen;
+	memcpy(out + 3 + ulen, pw, plen);
+	return 3 + ulen + plen;
+}
+
+static void auth_parses(const char *label, const uint8_t *buf, size_t len, size_t used,
+			const char *user, size_t ulen, const char *pw, size_t plen)
+{
+	struct socks_auth a;
+
+	if (!ok(auth(buf, len, &a) == SOCKS_OK, "auth accepted: %s", label))
+		return;
+	ok(a.used == used && a.user_len == ulen && a.password_len == plen &&
+		   memcmp(a.user, user, ulen) == 0 && memcmp(a.password, pw, plen) == 0 &&
+		   a.user == buf + 2 && a.password == buf + 3 + ulen && a.reason == NULL,
+	   "  user, password and length");
+}
+
+static void test_auth(void)
+{
+	uint8_t b[600];
+	char u255[255], p255[255];
+	size_t n;
+	struct socks_auth a;
+
+	n = auth_msg(b, "agent", 5, "tok", 3);
+	auth_parses("agent / tok", b, n, n, "agent", 5, "tok", 3);
+	memcpy(b + n, "\x05\x01", 2);
+	auth_parses("followed by the request", b, n + 2, n, "agent", 5, "tok", 3);
+	n = auth_msg(b, "", 0, "tok", 3);
+	auth_parses("empty user name", b, n, n, "", 0, "tok", 3);
+	n = auth_msg(b, "agent", 5, "", 0);
+	auth_parses("empty password", b, n, n, "agent", 5, "", 0);
+	n = auth_msg(b, "", 0, "", 0);
+	auth_parses("both empty", b, n, n, "", 0, "", 0);
+	n = auth_msg(b, "a\0b", 3, MARKER "\x01\xff", strlen(MARKER) + 2);
+	auth_parses("any bytes in both", b, n, n, "a\0b", 3, MARKER "\x01\xff", strlen(MARKER) + 2);
+	memset(u255, 'u', sizeof(u255));
+	memset(p255, 'p', sizeof(p255));
+	n = auth_msg(b, u255, 255, p255, 255);
+	auth_parses("255 and 255 bytes", b, n, n, u255, 255, p255, 255);
+	{
+		bool all = true;
+		size_t at = 0;
+
+		for (size_t i = 0; i < n && all; i++) {
+			all = auth(b, i, &a) == SOCKS_NEED_MORE && a.used == 0 && a.reason == NULL;
+			at = i;
+		}
+		if (!ok(all, "every prefix of a 513-byte message needs more"))
+			diag("%zu bytes did not", at);
+	}
+	n = auth_msg(b, "agent", 5, "tok", 3);
+	{
+		unsigned wrong = 0;
+
+		for (unsigned v = 0; v < 256; v++) {
+			if (v == 1)
+				continue;
+			b[0] = (uint8_t)v;
+			if (auth(b, n, &a) != SOCKS_BAD || !reason_clean(a.reason) || a.used != 0 ||
+			    auth(b, 1, &a) != SOCKS_BAD)
+				wrong++;
+		}
+		is_int(wrong, 0, "every version but 1 is refused, at the first byte too");
+	}
+	b[0] = 5;
+	ok(auth(b, 1, &a) == SOCKS_BAD && reason_clean(a.reason),
+	   "a second SOCKS5 greeting in its place: refused at once");
+	b[0] = 1;
+	ok(auth(b, n, &a) == SOCKS_OK, "control: version 1 accepted");
+}
+
+static void test_auth_reply(void)
+{
+	uint8_t out[2] = { 0xaa, 0xaa };
+
+	is_int(socks5_format_auth_reply(out, 1), 2, "auth reply is 2 bytes");
+	ok(out[0] == 1 && out[1] == 0, "  granted: 1 0");
+	socks5_format_auth_reply(out, 0);
+	ok(out[0] == 1 && out[1] == 1, "  refused: 1 1");
 }
 
 static void accepts(const char *label, const uint8_t *buf, size_t len,
@@ -370,6 +519,9 @@ static void test_reply(void)
 int main(void)
 {
 	test_greeting();
+	test_greeting_userpass();
+	test_auth();
+	test_auth_reply();
 	test_addresses();
 	test_fields();
 	test_truncated();
