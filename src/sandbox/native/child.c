@@ -201,14 +201,15 @@ static pid_t spawn_command(const struct child_args *a, const sigset_t *orig)
 
 		while (a->argv[n])
 			n++;
-		char **sh = calloc(n + 2, sizeof(*sh));
-		if (!sh || !file)
-			die(a->status_fd, "prepare the command", ENOMEM, 0);
-		sh[0] = (char *)"sh";
-		sh[1] = file;
-		for (size_t i = 1; i < n; i++)
-			sh[i + 1] = a->argv[i];
-		err = posix_spawn(&pid, "/bin/sh", &fa, &at, sh, environ);
+		char **sh = file ? calloc(n + 2, sizeof(*sh)) : NULL;
+		err = ENOMEM;
+		if (sh) {
+			sh[0] = (char *)"sh";
+			sh[1] = file;
+			for (size_t i = 1; i < n; i++)
+				sh[i + 1] = a->argv[i];
+			err = posix_spawn(&pid, "/bin/sh", &fa, &at, sh, environ);
+		}
 		free(sh);
 		free(file);
 	}
