@@ -620,6 +620,22 @@ caps_case() {
 		tap ok "$desc (control only; outside: $out)"
 	elif [ "$irc" = 0 ] && [ "$in" = "$want" ]; then
 		tap ok "$desc"
+	elif [ "${CORDON_PROVIDER:-native}" = srt ] && ! need_root; then
+		# Unprivileged, srt's sandbox leaves the bounding set full and
+		# cordon's layer inside it has no CAP_SETPCAP to empty it (nor
+		# may it make a user namespace of its own there). Every other
+		# set must be empty and no_new_privs set: then an exec can gain
+		# nothing, which is all the bounding set would add.
+		local sets
+		sets=$(run_in_cmd sh -c 'grep -E "^Cap(Inh|Amb):" /proc/self/status' | tr -s '\t\n' '  ')
+		if [ "$irc" = 0 ] &&
+			[[ $in =~ ^CapEff=0{16}\ CapPrm=0{16}\ CapBnd=[0-9a-f]{16}\ NoNewPrivs=1\ Seccomp=2$ ]] &&
+			[ "$sets" = "CapInh: 0000000000000000 CapAmb: 0000000000000000 " ]; then
+			tap ok "$desc (srt, unprivileged: every set empty but the bounding set, which srt keeps full and an exec cannot use under no_new_privs: $in; $sets)"
+		else
+			tap fail "$desc" "expected every set but the bounding set empty, NoNewPrivs 1, Seccomp 2" \
+				"$(inside_diag "'$in' (exit $irc); $sets")"
+		fi
 	else
 		tap fail "$desc" "expected '$want'; outside: '$out'" "$(inside_diag "'$in' (exit $irc)")"
 	fi
