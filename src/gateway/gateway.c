@@ -4,6 +4,7 @@
 #include "gateway/http.h"
 #include "gateway/internal.h"
 #include "lib/cleanup.h"
+#include "lib/sha256.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,7 +12,6 @@
 #include <jansson.h>
 #include <netinet/in.h>
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,11 +90,8 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 	gw->cfg.token = NULL; /* not kept: its digest is */
 	if (cfg->token) {
 		size_t n = strlen(cfg->token);
-		unsigned int dl = 0;
 
-		if (n == 0 || n > 255 ||
-		    EVP_Digest(cfg->token, n, gw->token_digest, &dl, EVP_sha256(), NULL) != 1 ||
-		    dl != sizeof(gw->token_digest)) {
+		if (n == 0 || n > 255 || sha256_raw(cfg->token, n, gw->token_digest) < 0) {
 			free(gw);
 			return err_set(e, ERR_CONFIG, 0,
 				       "gateway: the proxy token must be 1 to 255 bytes");
@@ -359,11 +356,9 @@ size_t gateway_refused(const struct gateway *gw, char lines[][320], size_t max)
 bool gw_token_ok(const struct gateway *gw, const void *password, size_t len)
 {
 	unsigned char d[32];
-	unsigned int dl = 0;
 	bool good;
 
-	if (!gw->has_token || EVP_Digest(password, len, d, &dl, EVP_sha256(), NULL) != 1 ||
-	    dl != sizeof(d))
+	if (!gw->has_token || sha256_raw(password, len, d) < 0)
 		return false;
 	good = CRYPTO_memcmp(d, gw->token_digest, sizeof(d)) == 0;
 	OPENSSL_cleanse(d, sizeof(d));

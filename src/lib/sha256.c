@@ -5,6 +5,7 @@
 #define OPENSSL_API_COMPAT 0x10100000L
 #include "sha256.h"
 
+#include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <stdlib.h>
 
@@ -76,4 +77,14 @@ int sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
 		return -1;
 	}
 	return sha256_final_hex(h, hex);
+}
+
+int sha256_raw(const void *data, size_t len, unsigned char out[32])
+{
+	SHA256_CTX ctx;
+	int ok = SHA256_Init(&ctx) == 1 && SHA256_Update(&ctx, data, len) == 1 &&
+		 SHA256_Final(out, &ctx) == 1;
+
+	OPENSSL_cleanse(&ctx, sizeof(ctx));
+	return ok ? 0 : -1;
 }

@@ -18,5 +18,7 @@ int sha256_final_hex(struct sha256 *h, char hex[SHA256_HEX_LEN + 1]);
 void sha256_free(struct sha256 *h);
 
 int sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1]);
+/* The 32-byte digest of data; 0, or -1 on failure. */
+int sha256_raw(const void *data, size_t len, unsigned char out[32]);
 
 #endif
