@@ -325,3 +325,37 @@ int fs_read_file(int dirfd, const char *path, size_t max, char **buf,
 		return err_set(e, ERR_UNAVAILABLE, errno, "open `%s`", path);
 	return fs_read_fd(fd, path, max, buf, len, e);
 }
+
+int fs_read_exact(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+
+	while (n > 0) {
+		ssize_t r = read(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0)
+			errno = 0;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int fs_write_exact(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

@@ -43,6 +43,13 @@ int fs_write_atomic(int dirfd, const char *name, const void *buf, size_t len,
 int fs_read_file(int dirfd, const char *path, size_t max, char **buf,
 		 size_t *len, struct err **e);
 
+/* Read exactly n bytes from fd, through short reads and EINTR: 0, or -1
+ * (errno set; EOF before n bytes is -1 with errno 0). Allocates nothing,
+ * so a child after clone may use it. */
+int fs_read_exact(int fd, void *buf, size_t n);
+/* Write all n bytes to fd, through short writes and EINTR: 0 or -1. */
+int fs_write_exact(int fd, const void *buf, size_t n);
+
 /* The same for an fd the caller opened; what names it in errors. */
 int fs_read_fd(int fd, const char *what, size_t max, char **buf, size_t *len,
 	       struct err **e);

@@ -3,7 +3,8 @@
 # the native sandbox holds, held by srt with cordon's own layer (`cordon
 # confine`) inside it. Needs the real srt (scripts/deps installs it); on a
 # machine without it the file is skipped, except in CI, where a missing
-# srt is a failure: the suite must have run.
+# srt is a failure: the suite must have run. `srt.t unprivileged` runs it
+# as cordon-test (unprivileged.t), which srt-unprivileged.t does.
 set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 : "${CORDON_HELPERS:?set CORDON_HELPERS to the helpers directory}"
@@ -16,4 +17,6 @@ if ! command -v srt >/dev/null; then
 	echo "1..0 # SKIP srt is not installed (scripts/deps installs it)"
 	exit 0
 fi
-CORDON_PROVIDER=srt exec bash "$here/native.t"
+suite=native.t
+[ "${1:-}" = unprivileged ] && suite=unprivileged.t
+CORDON_PROVIDER=srt exec bash "$here/$suite"

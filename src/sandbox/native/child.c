@@ -3,6 +3,7 @@
  * init: it reaps, forwards TERM, INT, HUP (and QUIT, USR1, USR2, WINCH) to
  * the command and exits with the command's status. */
 #include "sandbox/native/child.h"
+#include "lib/fs.h"
 #include "sandbox/native/harden.h"
 #include "sandbox/native/landlock.h"
 
@@ -56,22 +57,6 @@ static int loopback_up(void)
 	return r;
 }
 
-static int read_all(int fd, void *buf, size_t n)
-{
-	char *p = buf;
-
-	while (n > 0) {
-		ssize_t r = read(fd, p, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 /* The filter is compiled by the launcher while this process builds the
  * filesystem; it arrives on the sync pipe as a length and the program. */
 static int load_filter(int fd)
@@ -80,8 +65,8 @@ static int load_filter(int fd)
 	unsigned short len = 0;
 	struct sock_fprog prog = { .filter = insns };
 
-	if (read_all(fd, &len, sizeof(len)) < 0 || len == 0 || len > 4096 ||
-	    read_all(fd, insns, len * sizeof(*insns)) < 0)
+	if (fs_read_exact(fd, &len, sizeof(len)) < 0 || len == 0 || len > 4096 ||
+	    fs_read_exact(fd, insns, len * sizeof(*insns)) < 0)
 		return errno = EPROTO, -1;
 	prog.len = len;
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);

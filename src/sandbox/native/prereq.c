@@ -5,6 +5,7 @@
  * the caller's namespaces, filters and no_new_privs stay untouched, and a
  * single-threaded child is what unshare(CLONE_NEWUSER) requires. */
 #include "sandbox/native/prereq.h"
+#include "lib/fs.h"
 
 #include "lib/cleanup.h"
 
@@ -90,25 +91,6 @@ static _Noreturn void probe_reply(int fd, const struct probe_result *res)
 	_exit(0);
 }
 
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(fd, p + got, len - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
 /* Run child(fd, arg) in a forked process and collect its probe_result.
  * Returns 0, or -1 with *err set when the probe itself could not run (fork
  * failed, or the child died without a full answer). The child is always
@@ -141,7 +123,7 @@ static int probe_run(void (*child)(int fd, const void *arg), const void *arg,
 		_exit(127);
 	}
 	close(fds[1]);
-	n = read_full(fds[0], res, sizeof(*res));
+	n = fs_read_exact(fds[0], res, sizeof(*res)) == 0 ? (ssize_t)sizeof(*res) : -1;
 	*err = errno;
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -150,7 +132,7 @@ static int probe_run(void (*child)(int fd, const void *arg), const void *arg,
 		return 0;
 	/* A short answer: the child was killed (a seccomp filter that kills,
 	 * say) or could not write. Name the signal when there was one. */
-	*err = WIFSIGNALED(status) ? -WTERMSIG(status) : (n < 0 ? *err : EPIPE);
+	*err = WIFSIGNALED(status) ? -WTERMSIG(status) : (n < 0 && *err ? *err : EPIPE);
 	return -1;
 }
 

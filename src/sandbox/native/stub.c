@@ -1,6 +1,7 @@
 /* stub.c: the namespaces, made ahead of the plan (see stub.h). */
 #include "sandbox/native/stub.h"
 #include "lib/cleanup.h"
+#include "lib/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -201,44 +202,12 @@ static int decode(struct buf *b, struct child_args *a, struct mount_plan *mp)
 
 /* --- the stub ------------------------------------------------------------ */
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int read_all(int fd, void *p, size_t n)
-{
-	char *c = p;
-
-	while (n > 0) {
-		ssize_t r = read(fd, c, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		c += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 static noreturn void stub_fail(int ctl, const char *step, int err)
 {
 	struct reply r = { .pid = -1, .st = { .err = err } };
 
 	snprintf(r.st.step, sizeof(r.st.step), "%s", step);
-	(void)write_all(ctl, &r, sizeof(r));
+	(void)fs_write_exact(ctl, &r, sizeof(r));
 	_exit(125);
 }
 
@@ -251,7 +220,7 @@ static int write_self(const char *name, const char *text)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	r = write_all(fd, text, strlen(text));
+	r = fs_write_exact(fd, text, strlen(text));
 	close(fd);
 	return r;
 }
@@ -302,12 +271,12 @@ static noreturn void stub_main(int ctl)
 	write_maps(ctl, uid, gid);
 
 	/* Wait for the plan; a root that refused the launch closes the socket. */
-	if (read_all(ctl, &len, sizeof(len)) < 0)
+	if (fs_read_exact(ctl, &len, sizeof(len)) < 0)
 		_exit(0);
 	if (len == 0 || len > ARGS_MAX || !(b.p = malloc(len)))
 		stub_fail(ctl, "receive the sandbox's plan", EMSGSIZE);
 	b.n = b.cap = len;
-	if (read_all(ctl, b.p, len) < 0)
+	if (fs_read_exact(ctl, b.p, len) < 0)
 		_exit(0);
 	if (decode(&b, &a, &mp) < 0)
 		stub_fail(ctl, "receive the sandbox's plan", EINVAL);
@@ -324,7 +293,7 @@ static noreturn void stub_main(int ctl)
 	if (pid < 0)
 		stub_fail(ctl, NS_STEP, errno);
 	struct reply r = { .pid = pid };
-	(void)write_all(ctl, &r, sizeof(r));
+	(void)fs_write_exact(ctl, &r, sizeof(r));
 	_exit(0);
 }
 
@@ -397,10 +366,10 @@ int native_stub_launch(struct child_args *a, bool gateway, pid_t *pid, int *pidf
 	len = (uint32_t)b.n;
 	/* The stub may have failed already: its answer, not the write's
 	 * error, says why (the root ignores SIGPIPE). */
-	ok = !b.bad && write_all(stub.ctl, &len, sizeof(len)) == 0 &&
-	     write_all(stub.ctl, b.p, b.n) == 0;
+	ok = !b.bad && fs_write_exact(stub.ctl, &len, sizeof(len)) == 0 &&
+	     fs_write_exact(stub.ctl, b.p, b.n) == 0;
 	free(b.p);
-	if (read_all(stub.ctl, &r, sizeof(r)) < 0)
+	if (fs_read_exact(stub.ctl, &r, sizeof(r)) < 0)
 		r.pid = -1;
 	close(stub.ctl);
 	stub.ctl = -1;
