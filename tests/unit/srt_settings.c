@@ -73,10 +73,22 @@ static bool has(const json_t *s, const char *list, const char *rel)
 	return false;
 }
 
+/* Is {"path": path, "literal": true} (an absolute path) in the list? */
+static bool literal_in(const json_t *s, const char *list, const char *path)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(s, "filesystem"), list), i, v)
+		if (strcmp(json_string_value(json_object_get(v, "path")), path) == 0)
+			return true;
+	return false;
+}
+
 static void test_lists(void)
 {
 	struct grant *g = grant_new();
-	struct srt_helpers h = { "/b/bwrap", "/b/socat", "/b/rg" };
+	struct srt_helpers h = { "/b/bwrap", "/b/socat", "/b/rg", "/opt/c/cordon" };
 	struct srt_ports ports = { 4000, 4001 };
 	json_t *s = NULL;
 	struct err *e = NULL;
@@ -112,6 +124,20 @@ static void test_lists(void)
 	ok(s && strcmp(json_string_value(json_object_get(s, "bwrapPath")), "/b/bwrap") == 0,
 	   "the helpers are pinned");
 	json_decref(s);
+	s = NULL;
+
+	/* The sandbox's /tmp is its own; cordon's binary built under /tmp is
+	 * bound back for srt to run, and only then. */
+	ok(srt_settings_build(g, &h, &ports, &s, &e) == 0 && literal_in(s, "denyRead", "/tmp") &&
+		   !literal_in(s, "allowRead", "/opt/c/cordon"),
+	   "the host's /tmp is denied; cordon elsewhere is not an exception");
+	json_decref(s);
+	s = NULL;
+	h.self = "/tmp/build/cordon";
+	ok(srt_settings_build(g, &h, &ports, &s, &e) == 0 &&
+		   literal_in(s, "allowRead", "/tmp/build/cordon"),
+	   "cordon's binary under the denied /tmp is a read exception");
+	json_decref(s);
 	grant_free(g);
 }
 
@@ -140,21 +166,34 @@ static void test_refusals(void)
 		   strstr(check(g), "holds write grant"), "a write grant beneath read-only is refused");
 	grant_free(g);
 
-	/* A write grant beneath a read exception that is not writable. */
+	/* A write grant beneath a read exception that is not writable (the
+	 * deny is outside every grant here, so only that shape is judged). */
 	g = grant_new();
 	add(g, "/ws", GRANT_WRITE);
-	add(g, "/ws/d", GRANT_DENY);
-	add(g, "/ws/d/x", GRANT_READ);
-	is_str(check(g), "", "control: an exception inside a deny inside a grant");
-	add(g, "/ws/d/x/out", GRANT_WRITE);
+	add(g, "/state", GRANT_DENY);
+	add(g, "/state/run", GRANT_READ);
+	is_str(check(g), "", "control: an exception inside a deny");
+	add(g, "/state/run/x", GRANT_WRITE);
 	ok(strstr(check(g), "lies beneath read exception"), "a write grant beneath it is refused");
 	grant_free(g);
 	g = grant_new();
 	add(g, "/ws", GRANT_WRITE);
-	add(g, "/ws/d", GRANT_DENY);
-	add(g, "/ws/d/x", GRANT_WRITE);
-	add(g, "/ws/d/x/out", GRANT_WRITE);
+	add(g, "/state", GRANT_DENY);
+	add(g, "/state/run", GRANT_WRITE);
+	add(g, "/state/run/x", GRANT_WRITE);
 	is_str(check(g), "", "control: beneath a writable exception it is held");
+	grant_free(g);
+
+	/* A denied directory that exists inside a write grant: srt's tmpfs
+	 * there would be writable. A missing one srt binds read-only. */
+	g = grant_new();
+	add(g, "/ws", GRANT_WRITE);
+	add(g, "/ws/missing", GRANT_DENY);
+	is_str(check(g), "", "control: a missing denied path inside a write grant is held");
+	add(g, "/ws/d", GRANT_DENY);
+	ok(strstr(check(g), "sandbox_config: srt: denied directory") &&
+		   strstr(check(g), "lies inside write grant"),
+	   "an existing denied directory inside a write grant is refused");
 	grant_free(g);
 
 	/* A write grant on a missing path. */
@@ -198,6 +237,7 @@ int main(void)
 	mkdir(at("/ws/.git/hooks/x"), 0755);
 	mkdir(at("/state"), 0755);
 	mkdir(at("/state/run"), 0755);
+	mkdir(at("/state/run/x"), 0755);
 	test_lists();
 	test_refusals();
 	test_versions();

@@ -158,6 +158,7 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 	struct srt_env t = { 0 };
 	struct srt_helpers h;
 	struct srt_ports ports = { ls[0].port, ls[1].port };
+	_cleanup_free_ char *self = NULL;
 	_cleanup_json_ json_t *settings = NULL;
 	_cleanup_free_ char *file = fs_path_join(paths->record_dir, SRT_SETTINGS_FILE);
 	int r = file ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "srt");
@@ -168,7 +169,9 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 		r = srt_locate(&t, false, e);
 	if (r == 0)
 		r = same_srt(p, &t, e);
-	h = (struct srt_helpers){ t.bwrap, t.socat, t.rg };
+	if (r == 0)
+		r = srt_self_exe(g, &self, e);
+	h = (struct srt_helpers){ t.bwrap, t.socat, t.rg, self };
 	if (r == 0)
 		r = srt_settings_build(g, &h, &ports, &settings, e);
 	if (r == 0)

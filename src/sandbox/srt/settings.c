@@ -133,7 +133,7 @@ bool srt_settings_tmp_private(const struct grant *g)
 	return true;
 }
 
-static json_t *filesystem(const struct grant *g, struct err **e)
+static json_t *filesystem(const struct grant *g, const struct srt_helpers *h, struct err **e)
 {
 	_cleanup_json_ json_t *fs = NULL;
 	json_t *deny_read = json_array(), *allow_read = json_array();
@@ -158,6 +158,11 @@ static json_t *filesystem(const struct grant *g, struct err **e)
 	 * which confine lets the command write (write grants beneath /tmp
 	 * are bound back over it by srt). */
 	if (srt_settings_tmp_private(g) && push_literal(deny_read, "/tmp", e) < 0)
+		return NULL;
+	/* ... but cordon's own binary, when it lives there (a build tree
+	 * under /tmp), is bound back, read-only: srt runs it inside. */
+	if (srt_settings_tmp_private(g) && h && h->self && fs_path_within(h->self, "/tmp") &&
+	    push_literal(allow_read, h->self, e) < 0)
 		return NULL;
 	return steal_pointer(&fs);
 }
@@ -191,7 +196,7 @@ int srt_settings_build(const struct grant *g, const struct srt_helpers *h,
 
 	if (srt_settings_check(g, e) < 0)
 		return -1;
-	fs = filesystem(g, e);
+	fs = filesystem(g, h, e);
 	if (!fs)
 		return -1;
 	net = network(g, ports);

@@ -29,11 +29,13 @@
 
 #define SRT_SETTINGS_FILE "srt-settings.json"
 
-/* The helpers srt runs, pinned by absolute path in the settings. */
+/* The helpers srt runs, pinned by absolute path in the settings, and
+ * cordon's own binary, which srt runs inside the sandbox (NULL: none). */
 struct srt_helpers {
 	const char *bwrap;
 	const char *socat;
 	const char *rg;
+	const char *self;
 };
 
 /* The gateway's loopback ports; 0 in a plan's record, which binds none. */

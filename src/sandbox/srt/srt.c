@@ -27,7 +27,7 @@ static char *settings_path(const char *record_dir)
 
 /* cordon's own binary, which srt runs as the layer inside its sandbox:
  * it must be readable there. */
-static int self_exe(const struct grant *g, char **out, struct err **e)
+int srt_self_exe(const struct grant *g, char **out, struct err **e)
 {
 	char buf[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -149,9 +149,11 @@ static int srt_plan(const struct grant *g, const struct plan_paths *paths, struc
 
 	if (srt_locate(&t, true, e) < 0)
 		goto out;
-	h = (struct srt_helpers){ t.bwrap, t.socat, t.rg };
 	/* What srt cannot hold is refused here, before anything is recorded. */
-	if (srt_settings_build(g, &h, NULL, &settings, e) < 0 || self_exe(g, &self, e) < 0)
+	if (srt_self_exe(g, &self, e) < 0)
+		goto out;
+	h = (struct srt_helpers){ t.bwrap, t.socat, t.rg, self };
+	if (srt_settings_build(g, &h, NULL, &settings, e) < 0)
 		goto out;
 	file = settings_path(paths->record_dir);
 	if (!file || asprintf(&summary, "srt %s: %s", t.version, p->summary) < 0) {
@@ -181,11 +183,14 @@ static int srt_record(const struct grant *g, const struct plan *p, const char *r
 	struct srt_env t = { 0 };
 	struct srt_helpers h;
 	_cleanup_json_ json_t *settings = NULL;
+	_cleanup_free_ char *self = NULL;
 	int r;
 
 	(void)p;
 	r = srt_locate(&t, false, e);
-	h = (struct srt_helpers){ t.bwrap, t.socat, t.rg };
+	if (r == 0)
+		r = srt_self_exe(g, &self, e);
+	h = (struct srt_helpers){ t.bwrap, t.socat, t.rg, self };
 	if (r == 0)
 		r = srt_settings_build(g, &h, NULL, &settings, e);
 	if (r == 0)
@@ -305,7 +310,7 @@ static json_t *check(const char *id, const char *status, const char *code,
 static json_t *doctor_preflight(const struct srt_env *t)
 {
 	struct grant empty = { 0 };
-	struct srt_helpers h = { t->bwrap, t->socat, t->rg };
+	struct srt_helpers h = { t->bwrap, t->socat, t->rg, NULL };
 	_cleanup_json_ json_t *s = NULL;
 	_cleanup_free_ char *text = NULL, *file = NULL;
 	char dir[] = SRT_SCRATCH "/cordon-srt-doctor.XXXXXX";

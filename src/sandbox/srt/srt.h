@@ -78,6 +78,10 @@ int srt_capture(char *const argv[], char *const envp[], size_t max, int timeout_
 int srt_preflight(const struct srt_env *t, const char *settings, const char *cwd,
 		  const char *log_dir, struct err **e);
 
+/* cordon's own binary (srt runs it inside the sandbox), refused when the
+ * grant denies it or it was replaced since it started. */
+int srt_self_exe(const struct grant *g, char **out, struct err **e);
+
 /* The provider's run (run.c). */
 int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths *paths,
 	    const struct provider_record *rec, struct err **e);
