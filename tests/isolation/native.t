@@ -551,6 +551,39 @@ pids_case() {
 	fi
 }
 pids_case
+
+# The command's parent (cordon's pid 1) keeps a channel to cordon for the
+# sandbox's life; the command (the same user) must not reopen it, or any
+# other descriptor of its parent, through /proc/$PPID/fd to forge what
+# cordon reports. Reopening only (an append open, no byte written). The
+# control: a host process's pipe reopened through /proc/<pid>/fd.
+parent_fds_case() {
+	local desc="the command's parent's descriptors cannot be reopened through /proc/\$PPID/fd" in out hold
+	local try='n=0; for f in /proc/$1/fd/*; do
+		[ "${f##*/}" -ge 3 ] || continue; n=$((n + 1))
+		(: >> "$f") 2>/dev/null && echo "reopened ${f##*/}"; done; echo "tried $n"'
+	# one process, fd 3 the read end of a pipe; nothing of it on our stdio
+	( exec 3< <(:); exec sleep 600 ) </dev/null >/dev/null 2>&1 &
+	hold=$!
+	for _ in $(seq 50); do [ -e "/proc/$hold/fd/3" ] && break; sleep 0.05; done
+	out=$(sh -c "$try" sh "$hold" | tr '\n' ' ')
+	kill "$hold" 2>/dev/null
+	if [[ $out != *"reopened 3"* ]]; then
+		tap fail "$desc # broken: control failed" "outside, a host pipe through /proc/$hold/fd: '$out'"
+		return
+	fi
+	if [ $MODE != full ]; then
+		tap ok "$desc (control only; outside: $out)"
+		return
+	fi
+	in=$(run_in_cmd sh -c 'set -- "$PPID"; '"$try" | tr '\n' ' ')
+	if [[ $in =~ ^tried\ [0-9]+\ $ ]]; then
+		tap ok "$desc (inside: $in; outside: $out)"
+	else
+		tap fail "$desc" "a descriptor of the parent was reopened" "$(inside_diag "'$in'")"
+	fi
+}
+parent_fds_case
 case_denied "kill(<host sleep pid>, 0) fails" kill "$SLEEP_PID" 0
 
 ###########################################################################

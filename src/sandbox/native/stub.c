@@ -306,7 +306,11 @@ void native_stub_start(void)
 		return;
 	stub.started = true;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0 ||
-	    pipe2(sync, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0 ||
+	    pipe2(sync, O_CLOEXEC) < 0 ||
+	    /* a socket, not a pipe: pid 1 holds its end for the sandbox's
+	     * life, and a pipe could be opened anew through /proc/1/fd by
+	     * the command (same user) to forge a status; a socket cannot */
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, status) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, gw) < 0) {
 		stub.err = errno;
 		goto fail;
