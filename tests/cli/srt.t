@@ -245,6 +245,15 @@ launch_call 'isinstance(s["network"]["httpProxyPort"], int) and isinstance(s["ne
 ok $? "a launch's settings name the gateway's HTTP and SOCKS ports"
 launch_call 'json.loads(open(a[a.index("--settings") + 1]).read()) == s'
 ok $? "the settings srt was handed are the ones kept in the record dir"
+# A socket dir others may enter (another user could have made it first in
+# the shared /var/tmp) refuses the launch; the one above was the control.
+chmod 0755 "$SOCKDIR"
+: > "$LAB/log/calls.jsonl"
+run -- true; rc=$?
+chmod 0700 "$SOCKDIR"
+refused $rc sandbox_unavailable "srt: socket dir \`$SOCKDIR\` must be a directory of this user's, mode 0700" \
+	"a socket dir that is not 0700 refuses the launch"
+ok $([ "$(calls)" = "version " ]; echo $?) "... before the preflight: srt never ran a command ($(calls))"
 
 : > "$LAB/log/calls.jsonl"
 SRT_DEBUG=1 TMPDIR=/var/tmp FAKE_SRT_EXEC=1 run -- /bin/sh -c 'echo "$TMPDIR:${SRT_DEBUG-unset}:$PATH"'; rc=$?

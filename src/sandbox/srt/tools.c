@@ -46,9 +46,10 @@ int srt_sockdir_make(struct err **e)
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return err_set(e, ERR_UNAVAILABLE, errno, "srt: socket dir `%s`", dir);
 	/* Another user may have made it first in the shared /var/tmp. */
-	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-	    (st.st_mode & 07777) != 0700)
-		return err_set(e, ERR_UNAVAILABLE, errno ? errno : EPERM,
+	if (lstat(dir, &st) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "srt: socket dir `%s`", dir);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 07777) != 0700)
+		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "srt: socket dir `%s` must be a directory of this user's, mode 0700",
 			       dir);
 	return 0;
