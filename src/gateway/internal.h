@@ -13,10 +13,11 @@
 #define GW_MAX_ADDRS 16
 #define GW_REFUSED_MAX 64
 #define GW_PIPE_POOL 64
-/* Pipes a stalled relay may keep (instead of moving its bytes to the
- * heap): with the pool, at most (64 + 32) * 2 fds, inside the 256 fds the
- * connection cap leaves. */
-#define GW_PIPES_KEPT 32
+/* Pipes stalled relays may keep (instead of moving their bytes to the
+ * heap). With the pool that is at most (64 + 16) * 2 = 160 fds; with the
+ * over-cap clients' slots (GW_WAITING_MAX) and the gateway's own few, it
+ * stays inside the 256 fds the connection cap leaves. */
+#define GW_PIPES_KEPT 16
 
 enum conn_state {
 	CS_HEAD,	/* reading the request */

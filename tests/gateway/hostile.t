@@ -213,9 +213,9 @@ ok $([ "$(field "$out" established)" = "$NS" ]; echo $?) \
 grep '^error \|^timeout' "$LAB/stall.out" | sed 's/^/# /'
 ok $([ "$torn" = 0 ]; echo $?) "... none of them torn down by the gateway while stalled ($torn closed)"
 ok $([ "$code" = 200 ]; echo $?) "... and a new client is served meanwhile ($code)"
-# A few stalled relays keep their pipe (32), the rest move their bytes to
-# the heap: the pipe fds stay bounded by that and the pool (64), 192 fds.
-ok $([ "$pipes" -le 192 ]; echo $?) "... holding at most 192 pipe fds for $NS stalled tunnels ($pipes)"
+# A few stalled relays keep their pipe (16), the rest move their bytes to
+# the heap: the pipe fds stay bounded by that and the pool (64), 160 fds.
+ok $([ "$pipes" -le 160 ]; echo $?) "... holding at most 160 pipe fds for $NS stalled tunnels ($pipes)"
 for _ in $(seq 100); do
 	[ "$(ls "/proc/$GWPID_S/fd" | wc -l)" -lt 100 ] && break
 	sleep 0.2
