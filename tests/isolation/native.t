@@ -636,8 +636,16 @@ killed_case() {
 	fi
 }
 killed_case "an x32 syscall kills the process (SIGSYS, exit 159)" syscall x32-getpid
-killed_case "an i386 syscall (int 0x80 getpid) kills the process (SIGSYS, exit 159)" syscall i386-getpid
-killed_case "an i386 socket(AF_UNIX) (int 0x80) kills the process (SIGSYS, exit 159)" syscall i386-socket-unix
+# The i386 entry is a premise some hosts lack (no IA32 emulation, or a
+# hypervisor that faults int $0x80): detected on the host, never assumed.
+i386=$(first "$(run_out i386-entry)")
+if [ "${i386%% *}" = ok ]; then
+	killed_case "an i386 syscall (int 0x80 getpid) kills the process (SIGSYS, exit 159)" syscall i386-getpid
+	killed_case "an i386 socket(AF_UNIX) (int 0x80) kills the process (SIGSYS, exit 159)" syscall i386-socket-unix
+else
+	skip "an i386 syscall (int 0x80 getpid) kills the process (SIGSYS, exit 159)" "this host has no i386 entry: $i386"
+	skip "an i386 socket(AF_UNIX) (int 0x80) kills the process (SIGSYS, exit 159)" "this host has no i386 entry: $i386"
+fi
 
 caps_case() {
 	local desc="no capabilities, NoNewPrivs 1, Seccomp 2" in irc=- out
