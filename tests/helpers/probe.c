@@ -272,6 +272,16 @@ static int act_write(const char *path)
 	return report(0, 0, NULL);
 }
 
+/* The result of a call that may return an fd: close it. */
+static int sys_result_fd(long r)
+{
+	int e = errno;
+
+	if (r >= 0 && r < 1024 * 1024)
+		close((int)r);
+	return report(r < 0 ? -1 : 0, e, NULL);
+}
+
 /* ---- unix sockets ---- */
 
 /* Fill a unix address; a path starting with '@' names an abstract socket
@@ -316,7 +326,9 @@ static int act_connect_unix(const char *path)
 	return report(0, 0, NULL);
 }
 
-static int act_dgram_socketpair_send(const char *path)
+/* A socketpair of the given type (the kernel reads SOCK_RAW on a unix
+ * socket as SOCK_DGRAM), then a datagram sent to a path through it. */
+static int act_socketpair_send(int type, const char *path)
 {
 	struct sockaddr_un sun;
 	int sv[2], len = fill_sun(&sun, path);
@@ -324,7 +336,7 @@ static int act_dgram_socketpair_send(const char *path)
 
 	if (len < 0)
 		return fail("path");
-	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
+	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv) < 0)
 		return fail("socketpair");
 	n = sendto(sv[0], "x", 1, MSG_DONTWAIT, (struct sockaddr *)&sun, (socklen_t)len);
 	if (n < 0) {
@@ -337,6 +349,15 @@ static int act_dgram_socketpair_send(const char *path)
 	close(sv[0]);
 	close(sv[1]);
 	return report(0, 0, NULL);
+}
+
+/* socket(AF_UNIX) with bits set above the int the kernel reads: the
+ * kernel sees AF_UNIX, a filter comparing the whole register would not. */
+static int act_socket_hi(void)
+{
+	long fd = syscall(SYS_socket, (long)((1UL << 32) | AF_UNIX), (long)SOCK_STREAM, 0L);
+
+	return sys_result_fd(fd);
 }
 
 /* ---- network ---- */
@@ -420,11 +441,7 @@ static int act_socket(const char *family)
 /* The results of a raw syscall that may return an fd: close it. */
 static int sys_result(long r)
 {
-	int e = errno;
-
-	if (r >= 0 && r < 1024 * 1024)
-		close((int)r);
-	return report(r < 0 ? -1 : 0, e, NULL);
+	return sys_result_fd(r);
 }
 
 /* Report how a child ended: "ok" if it exited 0, else its signal or code. */
@@ -659,9 +676,49 @@ static int act_i386_entry(void)
 	return 1;
 }
 
+/* Another process's descriptor: pidfd_getfd on a child of ours (allowed
+ * to its parent on the host, even under Yama's ptrace scope 1). */
+static int sys_pidfd_getfd(void)
+{
+	pid_t pid;
+	long pfd, r;
+	int e, st;
+
+	pid = fork();
+	if (pid < 0)
+		return fail("fork");
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	pfd = syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0) {
+		e = errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return report(-1, e, "pidfd_open");
+	}
+	r = syscall(SYS_pidfd_getfd, (int)pfd, 1, 0);
+	e = errno;
+	if (r >= 0)
+		close((int)r);
+	close((int)pfd);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return report(r < 0 ? -1 : 0, e, NULL);
+}
+
 static int act_syscall(const char *name)
 {
 	long r;
+
+	if (!strcmp(name, "pidfd_getfd"))
+		return sys_pidfd_getfd();
+	if (!strcmp(name, "kcmp")) {
+		/* our own fd 1 against itself: 0 (equal) on the host */
+		r = syscall(SYS_kcmp, getpid(), getpid(), 0 /* KCMP_FILE */, 1, 1);
+		return report(r < 0 ? -1 : 0, errno, NULL);
+	}
 
 	if (!strcmp(name, "io_uring_setup")) {
 		unsigned char params[120];	/* struct io_uring_params */
@@ -881,7 +938,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(a, "dgram-socketpair-send")) {
 		NEED(1);
-		return act_dgram_socketpair_send(argv[2]);
+		return act_socketpair_send(SOCK_DGRAM, argv[2]);
+	}
+	if (!strcmp(a, "raw-socketpair-send")) {
+		NEED(1);
+		return act_socketpair_send(SOCK_RAW, argv[2]);
+	}
+	if (!strcmp(a, "socket-hi")) {
+		NEED(0);
+		return act_socket_hi();
 	}
 	if (!strcmp(a, "connect-tcp")) {
 		NEED(2);

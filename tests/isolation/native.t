@@ -684,6 +684,15 @@ caps_case() {
 caps_case
 
 ###########################################################################
+# The cases each hardening adds, one file per concern (cases/*.sh, in
+# name order), with the helpers above.
+
+for f in "$here"/cases/*.sh; do
+	# shellcheck source=/dev/null
+	. "$f"
+done
+
+###########################################################################
 # cordon run's contract: exit statuses, and fail closed.
 
 # contract DESC WANT_RC [CORDON_OPTS... --] CMD...

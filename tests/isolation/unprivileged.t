@@ -24,13 +24,14 @@ user=$("$top/scripts/test-user") || { echo "Bail out! scripts/test-user failed";
 can_use() { runuser -u "$user" -- test "$1" "$2"; }
 cordon=$CORDON helpers=$CORDON_HELPERS suite=$here copy=
 if ! can_use -x "$CORDON" || ! can_use -x "$CORDON_HELPERS/probe" ||
-	! can_use -r "$here/native.t" || ! can_use -r "$here/lab.sh"; then
+	! can_use -r "$here/native.t" || ! can_use -r "$here/lab.sh" ||
+	! can_use -r "$here/cases"; then
 	copy=$(mktemp -d /var/tmp/cordon-iso-bin.XXXXXX) || exit 1
 	trap 'rm -rf "$copy"' EXIT
 	mkdir -p "$copy/helpers" "$copy/suite"
 	cp "$CORDON" "$copy/cordon"
 	cp "$CORDON_HELPERS/probe" "$copy/helpers/probe"
-	cp "$here/native.t" "$here/lab.sh" "$copy/suite/"
+	cp -r "$here/native.t" "$here/lab.sh" "$here/cases" "$copy/suite/"
 	chmod -R a+rX "$copy"
 	cordon=$copy/cordon helpers=$copy/helpers suite=$copy/suite
 fi

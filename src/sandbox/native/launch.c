@@ -13,6 +13,7 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/strv.h"
+#include "lib/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -314,6 +315,7 @@ static int launch(struct child_args *a, const struct grant *g,
 		err_free(ignored);
 		/* A step the child failed first is the cause: name it. */
 		if (read(a->status_fd, &st, sizeof(st)) == (ssize_t)sizeof(st) && !st.exec) {
+			text_printable(st.step, sizeof(st.step));
 			err_free(*e);
 			*e = NULL;
 			return err_set(e, ERR_UNAVAILABLE, st.err, "%.*s", CHILD_STEP_MAX, st.step);
@@ -344,6 +346,8 @@ static int launch(struct child_args *a, const struct grant *g,
 	if (l.gw && !rec->quiet)
 		note_refused(l.gw);
 	gateway_free(l.gw);
+	/* The step crossed from inside: printed as plain text only. */
+	text_printable(l.st.step, sizeof(l.st.step));
 	if (l.have_status && !l.st.exec)
 		return err_set(e, ERR_UNAVAILABLE, l.st.err, "%.*s", CHILD_STEP_MAX, l.st.step);
 	if (l.have_status) {

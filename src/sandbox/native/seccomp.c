@@ -3,7 +3,8 @@
  * attack surface that needs no privilege (io_uring, bpf, userfaultfd,
  * perf), cross-process access (ptrace, process_vm_*), kernel keyrings,
  * every mount call old and new, namespaces, terminal input injection,
- * unix sockets unless the policy opens them, vsock. clone3 answers ENOSYS
+ * unix sockets unless the policy opens them, socketpairs but the stream
+ * kinds, vsock. clone3 answers ENOSYS
  * so libc falls back to clone, whose flags the filter can see. Calls of
  * another ABI (x32, i386) kill the process. */
 #include "sandbox/native/seccomp.h"
@@ -42,6 +43,8 @@ static const char *const denied[] = {
 	"quotactl_fd", "name_to_handle_at", "open_by_handle_at",
 	"lookup_dcookie", "syslog", "vhangup", "personality",
 	"fanotify_init", "nfsservctl", "uselib", "_sysctl",
+	/* another process's descriptors (pid 1's status channel) */
+	"pidfd_getfd", "kcmp",
 };
 
 static struct scmp_arg_cmp arg(unsigned int n, enum scmp_compare op,
@@ -84,21 +87,31 @@ static int add_rules(scmp_filter_ctx ctx, bool unix_all)
 		r = rule(ctx, eperm, "ioctl", 1, &sti);
 	if (r == 0)
 		r = rule(ctx, eperm, "ioctl", 1, &lnx);
-	struct scmp_arg_cmp vsock = arg(0, SCMP_CMP_EQ, AF_VSOCK, 0);
+	/* The family and type are ints: the kernel reads the low 32 bits of
+	 * the register, so the filter compares those and nothing more (a
+	 * family of 1 | 1 << 32 is AF_UNIX to the kernel). */
+	struct scmp_arg_cmp vsock = arg(0, SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_VSOCK);
 	if (r == 0)
 		r = rule(ctx, eperm, "socket", 1, &vsock);
+	/* socketpair: unix pairs of the stream kinds only. A datagram pair
+	 * can sendto() any socket path, and the kernel takes SOCK_RAW (and
+	 * other types) for SOCK_DGRAM on unix sockets: every type but
+	 * SOCK_STREAM and SOCK_SEQPACKET is refused, whatever flags are
+	 * or-ed in, and so is every other family. */
+	/* (compared whole: AF_UNIX with bits above the int is refused too) */
+	struct scmp_arg_cmp other = arg(0, SCMP_CMP_NE, AF_UNIX, 0);
 	if (r == 0)
-		r = rule(ctx, eperm, "socketpair", 1, &vsock);
-	/* A datagram socketpair can sendto() any socket path: refused
-	 * whatever unix_sockets says (stream pairs cannot, and stay). */
-	struct scmp_arg_cmp dg[2] = {
-		arg(0, SCMP_CMP_EQ, AF_UNIX, 0),
-		arg(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM),
-	};
-	if (r == 0)
-		r = rule(ctx, eperm, "socketpair", 2, dg);
+		r = rule(ctx, eperm, "socketpair", 1, &other);
+	for (unsigned int type = 0; r == 0 && type <= 0xf; type++) {
+		struct scmp_arg_cmp t[2] = {
+			arg(0, SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_UNIX),
+			arg(1, SCMP_CMP_MASKED_EQ, 0xf, type),
+		};
+		if (type != SOCK_STREAM && type != SOCK_SEQPACKET)
+			r = rule(ctx, eperm, "socketpair", 2, t);
+	}
 	if (!unix_all) {
-		struct scmp_arg_cmp unx = arg(0, SCMP_CMP_EQ, AF_UNIX, 0);
+		struct scmp_arg_cmp unx = arg(0, SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_UNIX);
 		if (r == 0)
 			r = rule(ctx, eperm, "socket", 1, &unx);
 	}

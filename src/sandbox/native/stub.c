@@ -2,6 +2,7 @@
 #include "sandbox/native/stub.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -380,6 +381,7 @@ int native_stub_launch(struct child_args *a, bool gateway, pid_t *pid, int *pidf
 	waitpid(stub.pid, NULL, 0);
 	stub.pid = -1;
 	if (r.pid <= 0) {
+		text_printable(r.st.step, sizeof(r.st.step));
 		if (r.st.step[0])
 			return err_set(e, ERR_UNAVAILABLE, r.st.err, "%.*s", CHILD_STEP_MAX,
 				       r.st.step);
