@@ -1,12 +1,12 @@
 /* seccomp.c: which system calls the sandbox refuses. Default allow, with
  * EPERM for everything that reaches around the other layers: kernel
  * attack surface that needs no privilege (io_uring, bpf, userfaultfd,
- * perf), cross-process access (ptrace, process_vm_*), kernel keyrings,
- * every mount call old and new, namespaces, terminal input injection,
- * unix sockets unless the policy opens them, socketpairs but the stream
- * kinds, vsock. clone3 answers ENOSYS
- * so libc falls back to clone, whose flags the filter can see. Calls of
- * another ABI (x32, i386) kill the process. */
+ * perf), cross-process access (ptrace, process_vm_*, pidfd_getfd, kcmp),
+ * kernel keyrings, every mount call old and new, namespaces, terminal
+ * input injection, unix sockets unless the policy opens them, socketpairs
+ * but the stream kinds, vsock. clone3 answers ENOSYS so libc falls back
+ * to clone, whose flags the filter can see. Calls of another ABI (x32,
+ * i386) kill the process. */
 #include "sandbox/native/seccomp.h"
 #include "lib/cleanup.h"
 
