@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { OPT_STATE = 256, OPT_WRITE, OPT_DENY_READ, OPT_ALLOW_HOST, OPT_PROVIDER };
+enum { OPT_STATE = 256, OPT_WRITE, OPT_DENY_READ, OPT_ALLOW_HOST, OPT_PROVIDER,
+       OPT_ALLOW_RANGE, OPT_LIMIT, OPT_PASS_ENV };
 
 int launch_parse_args(int argc, char **argv, const char *usage,
 		      struct launch_opts *o, int *help)
@@ -30,6 +31,9 @@ int launch_parse_args(int argc, char **argv, const char *usage,
 		{ "deny-read", required_argument, NULL, OPT_DENY_READ },
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
+		{ "allow-range", required_argument, NULL, OPT_ALLOW_RANGE },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "pass-env", required_argument, NULL, OPT_PASS_ENV },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -64,6 +68,15 @@ int launch_parse_args(int argc, char **argv, const char *usage,
 		case OPT_PROVIDER:
 			o->provider = optarg;
 			break;
+		case OPT_ALLOW_RANGE:
+			r = strv_push(&o->allow_range, optarg);
+			break;
+		case OPT_LIMIT:
+			r = strv_push(&o->limit, optarg);
+			break;
+		case OPT_PASS_ENV:
+			r = strv_push(&o->pass_env, optarg);
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -91,6 +104,9 @@ void launch_opts_clear(struct launch_opts *o)
 	strv_free(o->write);
 	strv_free(o->deny_read);
 	strv_free(o->allow_host);
+	strv_free(o->allow_range);
+	strv_free(o->limit);
+	strv_free(o->pass_env);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -167,6 +183,13 @@ static int load_policy(const struct launch_opts *o, struct policy **out,
 	for (size_t i = 0; r == 0 && o->allow_host && o->allow_host[i]; i++)
 		r = policy_add_host(&p->net_allow, &p->n_net_allow, o->allow_host[i],
 				    "--allow-host", e);
+	for (size_t i = 0; r == 0 && o->allow_range && o->allow_range[i]; i++)
+		r = policy_add_range(&p->allow_ranges, &p->n_allow_ranges, o->allow_range[i],
+				     "--allow-range", e);
+	for (size_t i = 0; r == 0 && o->limit && o->limit[i]; i++)
+		r = policy_set_limit(&p->limits, o->limit[i], "--limit", e);
+	for (size_t i = 0; r == 0 && o->pass_env && o->pass_env[i]; i++)
+		r = policy_add_env_pass(&p->env_pass, o->pass_env[i], "--pass-env", e);
 	if (r < 0)
 		return -1;
 	*out = steal_pointer(&p);

@@ -16,6 +16,9 @@ struct launch_opts {
 	char **write;			/* --write */
 	char **deny_read;		/* --deny-read */
 	char **allow_host;		/* --allow-host */
+	char **allow_range;		/* --allow-range */
+	char **limit;			/* --limit KEY=VALUE */
+	char **pass_env;		/* --pass-env NAME */
 	char **argv;			/* the command */
 	const char *provider;		/* --provider (native, srt); NULL: native */
 	int quiet;			/* -q */

@@ -10,8 +10,9 @@
 
 static const char plan_usage[] =
 	"usage: cordon plan [-p FILE] [-w DIR] [--state-dir DIR] [--provider NAME]\n"
-	"                   [--write PATH]...\n"
-	"                   [--deny-read PATH]... [--allow-host HOST]... -- CMD...\n\n"
+	"                   [--write PATH]... [--deny-read PATH]... [--allow-host HOST]...\n"
+	"                   [--allow-range CIDR]... [--limit KEY=VALUE]... [--pass-env NAME]...\n"
+	"                   -- CMD...\n\n"
 	"Merge the policy (FILE, or the embedded default) with what the command\n"
 	"needs and the host's protected set, check it, record the plan under the\n"
 	"state dir and print it as JSON. Nothing is run.\n\n"
@@ -21,6 +22,9 @@ static const char plan_usage[] =
 	"      --write PATH     add a write grant\n"
 	"      --deny-read PATH add a read deny\n"
 	"      --allow-host HOST add a host to network.allow\n"
+	"      --allow-range CIDR add a range to network.allow_ranges\n"
+	"      --limit KEY=VALUE set a limit: pids=N, memory=SIZE (512m), cpus=N (1.5)\n"
+	"      --pass-env NAME  pass a credential-like variable through (env.pass)\n"
 	"      --provider NAME  the process provider: native (default) or srt; srt's\n"
 	"                       settings are written beside the plan\n\n"
 	"Exit 0 with the plan on stdout; 125 and `cordon: <reason>: <message>` on a\n"

@@ -19,7 +19,8 @@
 
 static const char run_usage[] =
 	"usage: cordon run [-p FILE] [-w DIR] [--provider NAME] [--write PATH]...\n"
-	"                  [--deny-read PATH]... [--allow-host HOST]... [--state-dir DIR]\n"
+	"                  [--deny-read PATH]... [--allow-host HOST]... [--allow-range CIDR]...\n"
+	"                  [--limit KEY=VALUE]... [--pass-env NAME]... [--state-dir DIR]\n"
 	"                  [-q] -- CMD...\n\n"
 	"Run CMD in a sandbox under the policy (FILE, or the embedded default: write\n"
 	"the workspace, read the rest but the default denies and cordon's own state,\n"
@@ -30,6 +31,10 @@ static const char run_usage[] =
 	"      --write PATH      add a write grant\n"
 	"      --deny-read PATH  add a read deny\n"
 	"      --allow-host HOST add a host to network.allow\n"
+	"      --allow-range CIDR let listed names resolve into this internal range\n"
+	"      --limit KEY=VALUE set a limit: pids=N (default 4096), memory=SIZE (512m),\n"
+	"                        cpus=N (1.5)\n"
+	"      --pass-env NAME   pass a credential-like variable of the caller through\n"
 	"      --state-dir DIR   cordon's state (default: $XDG_STATE_HOME/cordon)\n"
 	"      --provider NAME   the process provider: native (default) or srt\n"
 	"  -q, --quiet           no notes at exit\n\n"

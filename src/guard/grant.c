@@ -117,17 +117,28 @@ static json_t *rules_json(const struct grant *g, enum grant_kind kind)
 	return arr;
 }
 
+static json_t *limits_json(const struct grant *g)
+{
+	return json_pack("{s:I, s:I, s:I, s:b}", "pids", (json_int_t)g->limits.pids,
+			 "memory", (json_int_t)g->limits.memory,
+			 "cpu_millis", (json_int_t)g->limits.cpu_millis,
+			 "pids_default", g->pids_default);
+}
+
 json_t *grant_to_json(const struct grant *g)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:s, s:s}",
 			 "read_deny", rules_json(g, GRANT_DENY),
 			 "read_allow", rules_json(g, GRANT_READ),
 			 "write", rules_json(g, GRANT_WRITE),
 			 "read_only", rules_json(g, GRANT_READ_ONLY),
 			 "hosts", policy_hosts_json(g->hosts, g->n_hosts),
 			 "deny_hosts", policy_hosts_json(g->deny_hosts, g->n_deny_hosts),
+			 "allow_ranges", policy_ranges_json(g->allow_ranges, g->n_allow_ranges),
 			 "sockets", json_strv(g->sockets),
 			 "unix_sockets", g->unix_sockets_all ? "all" : "none",
+			 "env_pass", json_strv(g->env_pass),
+			 "limits", limits_json(g),
 			 "workspace", g->workspace ? g->workspace : "",
 			 "run", g->run_dir ? g->run_dir : "");
 }
@@ -170,19 +181,60 @@ static int hosts_from_json(const json_t *arr, struct host_pattern **out, size_t 
 	return 0;
 }
 
+static int ranges_from_json(const json_t *arr, struct grant *g, struct err **e)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(arr, i, v) {
+		const char *why = NULL;
+		struct net_range *nv = realloc(g->allow_ranges,
+					       (g->n_allow_ranges + 1) * sizeof(*nv));
+		if (!nv)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "grant");
+		g->allow_ranges = nv;
+		if (!json_is_string(v) ||
+		    range_parse(json_string_value(v), json_string_length(v),
+				&nv[g->n_allow_ranges], &why) < 0)
+			return err_set(e, ERR_DENIED, 0, "recorded grant: bad range");
+		g->n_allow_ranges++;
+	}
+	return 0;
+}
+
+static int limits_from_json(json_t *lim, struct grant *g, struct err **e)
+{
+	json_int_t pids, memory, cpu;
+	int dflt;
+
+	if (json_unpack(lim, "{s:I, s:I, s:I, s:b !}", "pids", &pids, "memory", &memory,
+			"cpu_millis", &cpu, "pids_default", &dflt) < 0 ||
+	    pids < 1 || (unsigned long long)pids > POLICY_PIDS_MAX || memory < 0 ||
+	    cpu < 0 || cpu > (json_int_t)POLICY_CPU_MILLIS_MAX)
+		return err_set(e, ERR_DENIED, 0, "recorded grant: bad limits");
+	g->limits.pids = (unsigned long)pids;
+	g->limits.memory = (unsigned long long)memory;
+	g->limits.cpu_millis = (unsigned int)cpu;
+	g->pids_default = dflt;
+	return 0;
+}
+
 int grant_from_json(const json_t *j, struct grant **out, struct err **e)
 {
-	json_t *deny, *allow, *write, *ro, *hosts, *dhosts, *sockets;
+	json_t *deny, *allow, *write, *ro, *hosts, *dhosts, *ranges, *sockets, *pass, *lim;
 	const char *unix_sockets, *ws, *run;
 	struct grant *g;
 	int r;
 
-	if (json_unpack((json_t *)j, "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s !}",
+	if (json_unpack((json_t *)j,
+			"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:s, s:s !}",
 			"read_deny", &deny, "read_allow", &allow, "write", &write,
 			"read_only", &ro, "hosts", &hosts, "deny_hosts", &dhosts,
-			"sockets", &sockets, "unix_sockets", &unix_sockets,
+			"allow_ranges", &ranges, "sockets", &sockets,
+			"unix_sockets", &unix_sockets, "env_pass", &pass, "limits", &lim,
 			"workspace", &ws, "run", &run) < 0 ||
-	    !json_is_array(hosts) || !json_is_array(dhosts) || !json_is_array(sockets))
+	    !json_is_array(hosts) || !json_is_array(dhosts) || !json_is_array(sockets) ||
+	    !json_is_array(ranges) || !json_is_array(pass))
 		return err_set(e, ERR_DENIED, 0, "recorded grant is malformed");
 	g = calloc(1, sizeof(*g));
 	if (!g)
@@ -191,7 +243,8 @@ int grant_from_json(const json_t *j, struct grant **out, struct err **e)
 	g->workspace = strdup(ws);
 	g->run_dir = strdup(run);
 	g->sockets = calloc(1, sizeof(char *));
-	r = (!g->workspace || !g->run_dir || !g->sockets)
+	g->env_pass = calloc(1, sizeof(char *));
+	r = (!g->workspace || !g->run_dir || !g->sockets || !g->env_pass)
 		    ? err_set(e, ERR_INTERNAL, ENOMEM, "grant") : 0;
 	if (r == 0)
 		r = rules_from_json(g, deny, GRANT_DENY, e);
@@ -205,10 +258,19 @@ int grant_from_json(const json_t *j, struct grant **out, struct err **e)
 		r = hosts_from_json(hosts, &g->hosts, &g->n_hosts, e);
 	if (r == 0)
 		r = hosts_from_json(dhosts, &g->deny_hosts, &g->n_deny_hosts, e);
+	if (r == 0)
+		r = ranges_from_json(ranges, g, e);
+	if (r == 0)
+		r = limits_from_json(lim, g, e);
 	for (size_t i = 0; r == 0 && i < json_array_size(sockets); i++) {
 		const json_t *v = json_array_get(sockets, i);
 		if (!json_is_string(v) || strv_push(&g->sockets, json_string_value(v)) < 0)
 			r = err_set(e, ERR_DENIED, 0, "recorded grant: bad socket");
+	}
+	for (size_t i = 0; r == 0 && i < json_array_size(pass); i++) {
+		const json_t *v = json_array_get(pass, i);
+		if (!json_is_string(v) || strv_push(&g->env_pass, json_string_value(v)) < 0)
+			r = err_set(e, ERR_DENIED, 0, "recorded grant: bad env name");
 	}
 	if (r < 0) {
 		grant_free(g);
@@ -233,6 +295,8 @@ void grant_free(struct grant *g)
 	free(g->hosts);
 	free(g->deny_hosts);
 	strv_free(g->sockets);
+	strv_free(g->env_pass);
+	free(g->allow_ranges);
 	free(g->workspace);
 	free(g->run_dir);
 	free(g);

@@ -258,7 +258,21 @@ int guard_launch(const struct guard_input *in, struct grant **out,
 	s.g->run_dir = strdup(in->run_dir);
 	s.g->unix_sockets_all = in->policy->unix_sockets_all;
 	s.g->sockets = calloc(1, sizeof(char *));
-	if (!s.g->workspace || !s.g->run_dir || !s.g->sockets)
+	s.g->env_pass = strv_dup(in->policy->env_pass);
+	s.g->limits = in->policy->limits;
+	s.g->pids_default = in->policy->limits.pids == 0;
+	if (s.g->pids_default)
+		s.g->limits.pids = GRANT_DEFAULT_PIDS;
+	if (in->policy->n_allow_ranges) {
+		s.g->allow_ranges = calloc(in->policy->n_allow_ranges, sizeof(*s.g->allow_ranges));
+		if (s.g->allow_ranges) {
+			memcpy(s.g->allow_ranges, in->policy->allow_ranges,
+			       in->policy->n_allow_ranges * sizeof(*s.g->allow_ranges));
+			s.g->n_allow_ranges = in->policy->n_allow_ranges;
+		}
+	}
+	if (!s.g->workspace || !s.g->run_dir || !s.g->sockets || !s.g->env_pass ||
+	    (in->policy->n_allow_ranges && !s.g->allow_ranges))
 		r = err_set(e, ERR_INTERNAL, ENOMEM, "grant");
 	else
 		r = guard_run(&s, e);

@@ -40,6 +40,9 @@ struct grant_rule {
 	const char *origin;	/* static: "policy", "default", "protected", ... */
 };
 
+/* The pids limit a launch gets when its policy sets none. */
+#define GRANT_DEFAULT_PIDS 4096UL
+
 /* The merged grant. For any path the most specific rule decides; a path
  * beneath no rule is readable and not writable. */
 struct grant {
@@ -51,6 +54,13 @@ struct grant {
 	size_t n_deny_hosts;
 	char **sockets;			/* unix sockets granted by path */
 	bool unix_sockets_all;
+	struct net_range *allow_ranges;	/* network.allow_ranges */
+	size_t n_allow_ranges;
+	char **env_pass;		/* env.pass: names let through */
+	/* The policy's limits; pids is GRANT_DEFAULT_PIDS when the policy
+	 * set none, and then pids_default says so. */
+	struct policy_limits limits;
+	bool pids_default;
 	char *workspace;
 	char *run_dir;
 };
@@ -80,7 +90,8 @@ int guard_launch(const struct guard_input *in, struct grant **out,
 enum grant_kind grant_decide(const struct grant *g, const char *path);
 
 /* The grant as JSON: read_deny, read_allow, write, read_only, hosts,
- * deny_hosts, sockets, unix_sockets, workspace, run. */
+ * deny_hosts, allow_ranges, sockets, unix_sockets, env_pass, limits
+ * ({pids, memory, cpus, pids_default}; 0 for none), workspace, run. */
 json_t *grant_to_json(const struct grant *g);
 
 /* Add a rule; on equal paths the stronger kind stays (deny, then

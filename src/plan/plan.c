@@ -133,14 +133,21 @@ int plan_digest(const struct plan *p, char out[SHA256_HEX_LEN + 1],
 static char *summarise(const struct grant *g)
 {
 	size_t k[4] = { 0 };
+	char mem[32] = "", cpu[32] = "";
 	char *s = NULL;
 
 	for (size_t i = 0; i < g->n_rules; i++)
 		k[g->rules[i].kind]++;
+	if (g->limits.memory)
+		snprintf(mem, sizeof(mem), ", memory %llum", g->limits.memory >> 20);
+	if (g->limits.cpu_millis)
+		snprintf(cpu, sizeof(cpu), ", cpus %u.%02u", g->limits.cpu_millis / 1000,
+			 g->limits.cpu_millis % 1000 / 10);
 	if (asprintf(&s, "write %zu, deny %zu, exceptions %zu, read-only %zu, "
-			 "hosts %zu, unix sockets %s",
+			 "hosts %zu, unix sockets %s, pids %lu%s%s",
 		     k[GRANT_WRITE], k[GRANT_DENY], k[GRANT_READ], k[GRANT_READ_ONLY],
-		     g->n_hosts, g->unix_sockets_all ? "all" : "none") < 0)
+		     g->n_hosts, g->unix_sockets_all ? "all" : "none", g->limits.pids, mem,
+		     cpu) < 0)
 		return NULL;
 	return s;
 }

@@ -53,4 +53,26 @@ bool host_match(const struct host_pattern *h, const char *host, uint16_t port);
  * policy's allow list. */
 bool host_covers(const struct host_pattern *a, const struct host_pattern *b);
 
+/* An address range, "10.20.0.0/16" or "fd00:1::/32": the operator's way
+ * to let a listed name resolve into an internal network. The prefix
+ * length is required; bits beyond it must be zero; /0 is refused. */
+struct net_range {
+	int family;		/* AF_INET or AF_INET6 */
+	unsigned char addr[16];	/* IPv4: first 4 bytes */
+	unsigned int bits;	/* 1-32 or 1-128 */
+};
+
+/* Parse one range of len bytes; -1 with *why a fixed reason (never
+ * quoting the input). */
+int range_parse(const char *text, size_t len, struct net_range *out,
+		const char **why);
+/* Canonical text ("10.20.0.0/16") into buf of at least RANGE_TEXT_MAX. */
+#define RANGE_TEXT_MAX 64
+void range_format(const struct net_range *r, char *buf);
+/* Does r hold the address (family AF_INET: 4 bytes, AF_INET6: 16)? */
+bool range_contains(const struct net_range *r, int family,
+		    const unsigned char *addr);
+/* Does a hold every address of b? */
+bool range_covers(const struct net_range *a, const struct net_range *b);
+
 #endif

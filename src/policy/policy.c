@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,8 @@ void policy_free(struct policy *p)
 	strv_free(p->read_deny);
 	strv_free(p->read_allow);
 	strv_free(p->sockets);
+	strv_free(p->env_pass);
+	free(p->allow_ranges);
 	for (size_t i = 0; i < p->n_net_allow; i++)
 		host_pattern_clear(&p->net_allow[i]);
 	for (size_t i = 0; i < p->n_net_deny; i++)
@@ -185,6 +188,86 @@ static int add_host_item(void *dst, const char *s, size_t len, const char *path,
 	return 0;
 }
 
+struct range_list {
+	struct net_range **list;
+	size_t *n;
+};
+
+static int add_range_item(void *dst, const char *s, size_t len, const char *path,
+			  struct err **e)
+{
+	struct range_list *rl = dst;
+	struct net_range r, *nl;
+	const char *why = NULL;
+
+	if (range_parse(s, len, &r, &why) < 0)
+		return err_set(e, ERR_CONFIG, 0, "%s: %s", path, why);
+	for (size_t i = 0; i < *rl->n; i++)
+		if (range_covers(&(*rl->list)[i], &r) && range_covers(&r, &(*rl->list)[i]))
+			return err_set(e, ERR_CONFIG, 0, "%s: listed twice", path);
+	nl = realloc(*rl->list, (*rl->n + 1) * sizeof(**rl->list));
+	if (!nl)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "%s", path);
+	nl[(*rl->n)++] = r;
+	*rl->list = nl;
+	return 0;
+}
+
+static int add_env_item(void *dst, const char *s, size_t len, const char *path,
+			struct err **e)
+{
+	char ***list = dst;
+
+	if (strlen(s) != len)
+		return err_set(e, ERR_CONFIG, 0, "%s: not a variable name", path);
+	if (strv_contains(*list, s))
+		return err_set(e, ERR_CONFIG, 0, "%s: listed twice", path);
+	return policy_add_env_pass(list, s, path, e);
+}
+
+/* "limits": {"pids": N, "memory": "512m" | bytes, "cpus": N}. */
+static int parse_limits(json_t *lim, struct policy_limits *l, struct err **e)
+{
+	json_t *v;
+	const char *why = NULL;
+
+	if ((v = json_object_get(lim, "pids"))) {
+		json_int_t n = json_is_integer(v) ? json_integer_value(v) : 0;
+		if (n < 1 || (unsigned long long)n > POLICY_PIDS_MAX)
+			return err_set(e, ERR_CONFIG, 0, "limits.pids: must be a whole number "
+				       "from 1 to %lu", POLICY_PIDS_MAX);
+		l->pids = (unsigned long)n;
+	}
+	if ((v = json_object_get(lim, "memory"))) {
+		if (json_is_integer(v) && json_integer_value(v) > 0) {
+			l->memory = (unsigned long long)json_integer_value(v);
+			if (l->memory > POLICY_MEMORY_MAX)
+				return err_set(e, ERR_CONFIG, 0, "limits.memory: size is larger "
+					       "than 1 PiB");
+		} else if (!json_is_string(v) ||
+			   strlen(json_string_value(v)) != json_string_length(v) ||
+			   policy_parse_size(json_string_value(v), &l->memory, &why) < 0) {
+			return err_set(e, ERR_CONFIG, 0, "limits.memory: %s",
+				       why ? why : "must be a size such as \"512m\" or a number of bytes");
+		}
+		if (l->memory < POLICY_MEMORY_MIN)
+			return err_set(e, ERR_CONFIG, 0, "limits.memory: must be at least 1m");
+	}
+	if ((v = json_object_get(lim, "cpus"))) {
+		double d = json_is_number(v) ? json_number_value(v) : -1.0;
+		double m = d * 1000.0;
+		long long ml = d > 0 && d <= 1024 ? (long long)(m + 0.5) : -1;
+		if (ml < 0 || ml % 10 != 0 || m - (double)ml > 1e-6 || (double)ml - m > 1e-6)
+			return err_set(e, ERR_CONFIG, 0,
+				       "limits.cpus: must be a number from 0.01 to 1024, at most "
+				       "two decimals");
+		l->cpu_millis = (unsigned int)ml;
+		if (l->cpu_millis < POLICY_CPU_MILLIS_MIN)
+			return err_set(e, ERR_CONFIG, 0, "limits.cpus: must be from 0.01 to 1024");
+	}
+	return 0;
+}
+
 static int parse_unix_sockets(json_t *root, struct policy *p, struct err **e)
 {
 	json_t *v = json_object_get(root, "unix_sockets");
@@ -212,7 +295,8 @@ static struct policy *policy_new(void)
 	p->read_deny = calloc(1, sizeof(char *));
 	p->read_allow = calloc(1, sizeof(char *));
 	p->sockets = calloc(1, sizeof(char *));
-	if (!p->write || !p->read_deny || !p->read_allow || !p->sockets) {
+	p->env_pass = calloc(1, sizeof(char *));
+	if (!p->write || !p->read_deny || !p->read_allow || !p->sockets || !p->env_pass) {
 		policy_free(p);
 		return NULL;
 	}
@@ -222,12 +306,15 @@ static struct policy *policy_new(void)
 static int policy_from_json(json_t *root, struct policy *p, struct err **e)
 {
 	static const char *const top_keys[] = { "write", "read", "network", "sockets",
-						"unix_sockets", NULL };
+						"unix_sockets", "limits", "env", NULL };
 	static const char *const read_keys[] = { "deny", "allow", NULL };
-	static const char *const net_keys[] = { "allow", "deny", NULL };
+	static const char *const net_keys[] = { "allow", "deny", "allow_ranges", NULL };
+	static const char *const limit_keys[] = { "pids", "memory", "cpus", NULL };
+	static const char *const env_keys[] = { "pass", NULL };
 	struct host_list allow = { &p->net_allow, &p->n_net_allow };
 	struct host_list deny = { &p->net_deny, &p->n_net_deny };
-	json_t *read, *net;
+	struct range_list ranges = { &p->allow_ranges, &p->n_allow_ranges };
+	json_t *read, *net, *lim, *env;
 
 	if (!json_is_object(root))
 		return err_set(e, ERR_CONFIG, 0, "(root): must be an object");
@@ -235,10 +322,18 @@ static int policy_from_json(json_t *root, struct policy *p, struct err **e)
 		return -1;
 	read = get_object(root, "", "read", e);
 	net = get_object(root, "", "network", e);
+	lim = get_object(root, "", "limits", e);
+	env = get_object(root, "", "env", e);
 	if (*e)
 		return -1;
 	if ((read && check_keys(read, "read", read_keys, e) < 0) ||
-	    (net && check_keys(net, "network", net_keys, e) < 0))
+	    (net && check_keys(net, "network", net_keys, e) < 0) ||
+	    (lim && check_keys(lim, "limits", limit_keys, e) < 0) ||
+	    (env && check_keys(env, "env", env_keys, e) < 0))
+		return -1;
+	if ((lim && parse_limits(lim, &p->limits, e) < 0) ||
+	    (net && each_string(net, "network", "allow_ranges", add_range_item, &ranges, e) < 0) ||
+	    (env && each_string(env, "env", "pass", add_env_item, &p->env_pass, e) < 0))
 		return -1;
 	if (each_string(root, "", "write", add_path_item, &p->write, e) < 0 ||
 	    (read && each_string(read, "read", "deny", add_path_item, &p->read_deny, e) < 0) ||
@@ -308,12 +403,28 @@ json_t *policy_hosts_json(const struct host_pattern *h, size_t n)
 
 json_t *policy_to_json(const struct policy *p)
 {
-	return json_pack("{s:o, s:{s:o, s:o}, s:{s:o, s:o}, s:o, s:s}",
-			 "write", json_strv(p->write),
-			 "read", "deny", json_strv(p->read_deny),
-			 "allow", json_strv(p->read_allow),
-			 "network", "allow", policy_hosts_json(p->net_allow, p->n_net_allow),
-			 "deny", policy_hosts_json(p->net_deny, p->n_net_deny),
-			 "sockets", json_strv(p->sockets),
-			 "unix_sockets", p->unix_sockets_all ? "all" : "none");
+	json_t *j = json_pack("{s:o, s:{s:o, s:o}, s:{s:o, s:o}, s:o, s:s}",
+			      "write", json_strv(p->write),
+			      "read", "deny", json_strv(p->read_deny),
+			      "allow", json_strv(p->read_allow),
+			      "network", "allow", policy_hosts_json(p->net_allow, p->n_net_allow),
+			      "deny", policy_hosts_json(p->net_deny, p->n_net_deny),
+			      "sockets", json_strv(p->sockets),
+			      "unix_sockets", p->unix_sockets_all ? "all" : "none");
+
+	/* The newer keys only when set: the default's shape stays as it was. */
+	if (j && p->n_allow_ranges &&
+	    json_object_set_new(json_object_get(j, "network"), "allow_ranges",
+				policy_ranges_json(p->allow_ranges, p->n_allow_ranges)) < 0)
+		goto fail;
+	if (j && (p->limits.pids || p->limits.memory || p->limits.cpu_millis) &&
+	    json_object_set_new(j, "limits", policy_limits_json(&p->limits)) < 0)
+		goto fail;
+	if (j && strv_len(p->env_pass) &&
+	    json_object_set_new(j, "env", json_pack("{s:o}", "pass", json_strv(p->env_pass))) < 0)
+		goto fail;
+	return j;
+fail:
+	json_decref(j);
+	return NULL;
 }
