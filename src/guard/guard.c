@@ -50,7 +50,6 @@ static int build_protected(struct guard_state *s, struct err **e)
 	const struct guard_input *in = s->in;
 	char fallback[64];
 	char **aliases = NULL;
-	struct mountinfo_table mt = { 0 };
 	int r;
 
 	snprintf(fallback, sizeof(fallback), "/tmp/cordon-%u", (unsigned)in->defaults.uid);
@@ -62,13 +61,12 @@ static int build_protected(struct guard_state *s, struct err **e)
 	    (in->toolbelt_dir && strv_push(&s->exceptions, in->toolbelt_dir) < 0))
 		return err_set(e, ERR_INTERNAL, ENOMEM, "protected set");
 	if (in->mountinfo)
-		r = procfs_mountinfo_parse(in->mountinfo, strlen(in->mountinfo), &mt, e);
+		r = procfs_mountinfo_parse(in->mountinfo, strlen(in->mountinfo), &s->mounts, e);
 	else
-		r = procfs_mountinfo_read(0, &mt, e);
+		r = procfs_mountinfo_read(0, &s->mounts, e);
 	if (r < 0)
 		return err_wrap(e, "mount aliases");
-	r = guard_mount_aliases(&mt, s->protected, &aliases, e);
-	procfs_mountinfo_free(&mt);
+	r = guard_mount_aliases(&s->mounts, s->protected, &aliases, e);
 	for (size_t i = 0; r == 0 && aliases && aliases[i]; i++)
 		if (!strv_contains(s->protected, aliases[i]) &&
 		    strv_push(&s->protected, aliases[i]) < 0)
@@ -112,15 +110,97 @@ static int place_workspace(struct guard_state *s, struct err **e)
 	return 0;
 }
 
-static int resolve_all(struct guard_state *s, char *const *tmpls, char ***out,
-		       struct err **e)
+int guard_note_links(struct guard_state *s, const char *what, const char *item,
+		     char **links, struct err **e)
+{
+	for (size_t i = 0; links && links[i]; i++) {
+		struct guard_via *v = realloc(s->vias, (s->n_vias + 1) * sizeof(*v));
+
+		if (!v) {
+			strv_free(links);
+			return err_set(e, ERR_INTERNAL, ENOMEM, "policy");
+		}
+		s->vias = v;
+		v[s->n_vias] = (struct guard_via){ what, strdup(item), strdup(links[i]) };
+		if (!v[s->n_vias].item || !v[s->n_vias].link) {
+			free(v[s->n_vias].item);
+			free(v[s->n_vias].link);
+			strv_free(links);
+			return err_set(e, ERR_INTERNAL, ENOMEM, "policy");
+		}
+		s->n_vias++;
+	}
+	strv_free(links);
+	return 0;
+}
+
+static int resolve_all(struct guard_state *s, char *const *tmpls, const char *what,
+		       char ***out, struct err **e)
 {
 	for (size_t i = 0; tmpls && tmpls[i]; i++) {
-		char *p = NULL;
-		if (policy_path_resolve(tmpls[i], &s->ctx, &p, e) < 0)
+		char *p = NULL, **links = NULL;
+		if (policy_path_resolve_links(tmpls[i], &s->ctx, &p, &links, e) < 0) {
+			strv_free(links);
 			return -1;
-		if (strv_push_take(out, p) < 0)
+		}
+		if (strv_push_take(out, p) < 0) {
+			strv_free(links);
 			return err_set(e, ERR_INTERNAL, ENOMEM, "policy");
+		}
+		if (guard_note_links(s, what, tmpls[i], links, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Every deny is denied under each other name a mount gives it too (the
+ * home bound at a second path): the protected set's aliases were added
+ * with it; these are the other denies' (the defaults', the policy's, the
+ * executor's). */
+static int add_deny_aliases(struct guard_state *s, struct err **e)
+{
+	_cleanup_strv_ char **denies = calloc(1, sizeof(char *));
+	_cleanup_strv_ char **aliases = NULL;
+
+	if (!denies)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "mount aliases");
+	for (size_t i = 0; i < s->g->n_rules; i++)
+		if (s->g->rules[i].kind == GRANT_DENY &&
+		    !strv_contains(s->protected, s->g->rules[i].path) &&
+		    strv_push(&denies, s->g->rules[i].path) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "mount aliases");
+	if (guard_mount_aliases(&s->mounts, denies, &aliases, e) < 0)
+		return err_wrap(e, "mount aliases");
+	for (size_t i = 0; aliases && aliases[i]; i++)
+		if (grant_add(s->g, aliases[i], GRANT_DENY, "mount alias", e) < 0)
+			return -1;
+	return 0;
+}
+
+/* A path resolved through a symbolic link the sandbox may write (one in a
+ * write grant or in the workspace) is refused: between two launches the
+ * command could point the link elsewhere, and the same policy would then
+ * grant, or stop denying, a path nobody named (a repository can carry
+ * `.venv -> /elsewhere`). */
+static int check_links(const struct guard_state *s, struct err **e)
+{
+	const struct grant *g = s->g;
+
+	for (size_t i = 0; i < s->n_vias; i++) {
+		const struct guard_via *v = &s->vias[i];
+		const char *holder = fs_path_within(v->link, s->in->workspace)
+					     ? s->in->workspace : NULL;
+
+		for (size_t k = 0; !holder && k < g->n_rules; k++)
+			if (g->rules[k].kind == GRANT_WRITE &&
+			    fs_path_within(v->link, g->rules[k].path))
+				holder = g->rules[k].path;
+		if (holder)
+			return err_set(e, ERR_DENIED, 0,
+				       "%s `%s` is reached through the symbolic link `%s`, which "
+				       "lies in `%s`, where the sandbox may write: name the "
+				       "link's target instead",
+				       v->what, v->item, v->link, holder);
 	}
 	return 0;
 }
@@ -201,6 +281,23 @@ static int copy_hosts(struct grant *g, const struct policy *p, struct err **e)
 	return 0;
 }
 
+/* The hard-link walk, with the workspace's denied paths counted as
+ * outside it. */
+static int check_hardlinks(const struct guard_state *s, struct err **e)
+{
+	_cleanup_strv_ char **denied = calloc(1, sizeof(char *));
+
+	if (!denied)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "hard-link check");
+	for (size_t i = 0; i < s->g->n_rules; i++)
+		if (s->g->rules[i].kind == GRANT_DENY &&
+		    fs_path_within(s->g->rules[i].path, s->in->workspace) &&
+		    strv_push(&denied, s->g->rules[i].path) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "hard-link check");
+	return guard_check_hardlinks(s->in->workspace, denied,
+				     s->in->walk_max ? s->in->walk_max : GUARD_WALK_MAX, e);
+}
+
 static int guard_run(struct guard_state *s, struct err **e)
 {
 	const struct guard_input *in = s->in;
@@ -220,23 +317,26 @@ static int guard_run(struct guard_state *s, struct err **e)
 	if (check_run_dir(in, e) < 0 || build_protected(s, e) < 0 ||
 	    place_workspace(s, e) < 0)
 		goto out;
-	if (resolve_all(s, in->policy->write, &r.write, e) < 0 ||
-	    resolve_all(s, in->policy->read_deny, &r.deny, e) < 0 ||
-	    resolve_all(s, in->policy->read_allow, &r.allow, e) < 0 ||
-	    resolve_all(s, in->policy->sockets, &r.sockets, e) < 0)
+	if (resolve_all(s, in->policy->write, "write grant", &r.write, e) < 0 ||
+	    resolve_all(s, in->policy->read_deny, "deny", &r.deny, e) < 0 ||
+	    resolve_all(s, in->policy->read_allow, "read exception", &r.allow, e) < 0 ||
+	    resolve_all(s, in->policy->sockets, "socket", &r.sockets, e) < 0)
 		goto out;
 	rc = check_policy_protected(s, &r, e);
 	if (rc == 0)
 		rc = guard_merge_rules(s, &r, e);
 	if (rc == 0)
+		rc = add_deny_aliases(s, e);
+	if (rc == 0)
 		rc = guard_check_rules(s, e);
+	if (rc == 0)
+		rc = check_links(s, e);
 	if (rc == 0 && in->executor)
 		rc = guard_check_needs(s, in->executor, e);
 	if (rc == 0)
 		rc = copy_hosts(s->g, in->policy, e);
 	if (rc == 0)
-		rc = guard_check_hardlinks(in->workspace,
-					   in->walk_max ? in->walk_max : GUARD_WALK_MAX, e);
+		rc = check_hardlinks(s, e);
 out:
 	resolved_free(&r);
 	return rc;
@@ -278,6 +378,12 @@ int guard_launch(const struct guard_input *in, struct grant **out,
 		r = guard_run(&s, e);
 	strv_free(s.protected);
 	strv_free(s.exceptions);
+	for (size_t i = 0; i < s.n_vias; i++) {
+		free(s.vias[i].item);
+		free(s.vias[i].link);
+	}
+	free(s.vias);
+	procfs_mountinfo_free(&s.mounts);
 	if (r < 0) {
 		grant_free(s.g);
 		return -1;

@@ -3,6 +3,16 @@
 #define CORDON_GUARD_INTERNAL_H
 
 #include "guard/guard.h"
+#include "lib/procfs.h"
+
+/* A symbolic link met while resolving one of the policy's or the
+ * defaults' paths: if the sandbox may write where it lies, it could point
+ * the entry elsewhere before a later launch. */
+struct guard_via {
+	const char *what;	/* static: "write grant", "read exception", ... */
+	char *item;		/* the entry as the operator wrote it */
+	char *link;		/* where the link lies, its directory resolved */
+};
 
 struct guard_state {
 	const struct guard_input *in;
@@ -10,7 +20,14 @@ struct guard_state {
 	char **protected;	/* denied, with aliases */
 	char **exceptions;	/* inside the protected set, still granted */
 	struct path_ctx ctx;
+	struct guard_via *vias;
+	size_t n_vias;
+	struct mountinfo_table mounts;	/* to search for aliases */
 };
+
+/* Note the links met resolving item (taking them). */
+int guard_note_links(struct guard_state *s, const char *what, const char *item,
+		     char **links, struct err **e);
 
 /* The policy's paths, resolved for this launch. */
 struct resolved {

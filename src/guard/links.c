@@ -149,6 +149,7 @@ struct pending {
  * whatever the depth, and the heap stack cannot overflow like recursion. */
 struct walk {
 	const char *workspace;
+	char *const *denied;	/* workspace-relative; not entered */
 	int rootfd;
 	size_t max, count;
 	struct inode_set links;	/* non-directories with more than one link */
@@ -286,6 +287,10 @@ static int walk_entry(struct walk *w, int dfd, const char *rel,
 
 	if (!child)
 		return oom(w->e);
+	/* A denied path's names are not the workspace's to count. */
+	for (size_t i = 0; w->denied && w->denied[i]; i++)
+		if (strcmp(child, w->denied[i]) == 0)
+			return 0;
 	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
 		  STATX_TYPE | STATX_INO | STATX_NLINK, &sx) < 0) {
 		/* Gone since readdir: a missing name can only lower a count,
@@ -386,15 +391,26 @@ static int walk_run(struct walk *w)
 	if (!path)
 		return oom(w->e);
 	return err_set(w->e, ERR_DENIED, 0,
-		       "`%s` is a hard link to a file outside the workspace",
+		       "`%s` is a hard link to a file outside the workspace or beneath "
+		       "one of its denies",
 		       path);
 }
 
-int guard_check_hardlinks(const char *workspace, size_t max_entries,
-			  struct err **e)
+int guard_check_hardlinks(const char *workspace, char *const *denied,
+			  size_t max_entries, struct err **e)
 {
 	struct walk w = { .workspace = workspace, .max = max_entries, .e = e };
+	_cleanup_strv_ char **rel = calloc(1, sizeof(char *));
 	int r;
+
+	if (!rel)
+		return oom(e);
+	for (size_t i = 0; denied && denied[i]; i++) {
+		const char *below = path_below(workspace, denied[i]);
+		if (below && *below && strv_push(&rel, below) < 0)
+			return oom(e);
+	}
+	w.denied = rel;
 
 	w.rootfd = open(workspace,
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -14,10 +14,13 @@
 /* Walk the workspace (never following symbolic links, crossing into
  * mounts beneath it) and refuse, as ERR_DENIED naming the path, any
  * regular file (or other non-directory) whose link count the workspace
- * cannot account for: some of its names are outside. More than
- * max_entries entries refuses the workspace too (ERR_DENIED). */
-int guard_check_hardlinks(const char *workspace, size_t max_entries,
-			  struct err **e);
+ * cannot account for: some of its names are outside, or beneath one of
+ * the denied paths in denied (absolute, inside the workspace; NULL for
+ * none), which the walk does not enter: a name there is as good as one
+ * outside. More than max_entries entries refuses the workspace too
+ * (ERR_DENIED). */
+int guard_check_hardlinks(const char *workspace, char *const *denied,
+			  size_t max_entries, struct err **e);
 
 /* Every other place in the mount table where part of a protected path is
  * visible: for each absolute canonical path in protected (NULL-terminated),

@@ -74,6 +74,8 @@ static int add_defaults(struct guard_state *s, const struct resolved *r,
 				      : strv_contains(r->sockets, d[i].path);
 		if (!lifted)
 			rc = grant_add(s->g, d[i].path, GRANT_DENY, "default", e);
+		if (rc == 0 && !lifted)
+			rc = guard_note_links(s, "default deny", d[i].path, steal_pointer(&d[i].links), e);
 	}
 	policy_default_denies_free(d, n);
 	return rc;

@@ -1,5 +1,6 @@
 /* fs.c: symlink-safe file helpers and canonical paths (see fs.h). */
 #include "fs.h"
+#include "strv.h"
 #include "cleanup.h"
 
 #include <errno.h>
@@ -64,7 +65,7 @@ static void canon_pop(char *buf, size_t *len)
 	buf[*len] = '\0';
 }
 
-static int fs_canonical_walk(const char *path, char **out, struct err **e);
+static int fs_canonical_walk(const char *path, char **out, char ***links, struct err **e);
 
 /* Already in normal form: absolute, no empty, "." or ".." component. */
 static bool lexically_normal(const char *p)
@@ -117,15 +118,22 @@ static bool no_links(const char *path)
 
 int fs_canonical(const char *path, char **out, struct err **e)
 {
+	return fs_canonical_links(path, out, NULL, e);
+}
+
+int fs_canonical_links(const char *path, char **out, char ***links, struct err **e)
+{
 	if (lexically_normal(path) && no_links(path)) {
 		*out = strdup(path);
 		return *out ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "canonical path");
 	}
-	return fs_canonical_walk(path, out, e);
+	return fs_canonical_walk(path, out, links, e);
 }
 
-/* One component at a time, following links the way the kernel would. */
-static int fs_canonical_walk(const char *path, char **out, struct err **e)
+/* One component at a time, following links the way the kernel would;
+ * each link met is noted in *links (when links is not NULL) by where it
+ * lies, its own directory resolved. */
+static int fs_canonical_walk(const char *path, char **out, char ***links, struct err **e)
 {
 	char done[PATH_MAX] = "/", link[PATH_MAX];
 	_cleanup_free_ char *todo = NULL;
@@ -173,6 +181,8 @@ static int fs_canonical_walk(const char *path, char **out, struct err **e)
 		}
 		if (++hops > SYMLINK_HOPS_MAX)
 			return err_set(e, ERR_CONFIG, ELOOP, "resolve `%s`", path);
+		if (links && strv_push(links, done) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "canonical path");
 		link[ln] = '\0';
 		/* Splice the link's target in front of what is left. */
 		char *rest = NULL;

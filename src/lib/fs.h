@@ -21,6 +21,11 @@ char *fs_path_join(const char *a, const char *b);
  * link's target is followed textually, so the result names where a file
  * would land. The part that does not exist is appended as given. */
 int fs_canonical(const char *path, char **out, struct err **e);
+/* The same, noting in *links (appended to; the caller frees) where each
+ * symbolic link met on the way lies: its path with its own directory
+ * resolved. A caller can then tell whether anything on the way could be
+ * changed by someone who may write there. */
+int fs_canonical_links(const char *path, char **out, char ***links, struct err **e);
 
 /* openat2 beneath nothing, refusing every symbolic link and magic link on
  * the way: O_CLOEXEC is added. Returns the fd or -1 (errno set). */

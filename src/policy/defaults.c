@@ -6,6 +6,7 @@
 #include "policy/defaults.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/strv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -48,22 +49,28 @@ static int push(struct default_deny **v, size_t *n, const char *path,
 {
 	struct default_deny *nv;
 	char *canon = NULL;
+	char **links = NULL;
 
-	if (fs_canonical(path, &canon, e) < 0)
+	if (fs_canonical_links(path, &canon, &links, e) < 0) {
+		strv_free(links);
 		return err_wrap(e, "default deny");
+	}
 	for (size_t i = 0; i < *n; i++) {
 		if (strcmp((*v)[i].path, canon) == 0) {
 			free(canon);
+			strv_free(links);
 			return 0;
 		}
 	}
 	nv = realloc(*v, (*n + 1) * sizeof(**v));
 	if (!nv) {
 		free(canon);
+		strv_free(links);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "default denies");
 	}
 	nv[*n].path = canon;
 	nv[*n].kind = kind;
+	nv[*n].links = links;
 	(*n)++;
 	*v = nv;
 	return 0;
@@ -118,7 +125,9 @@ int policy_default_denies(const struct default_env *env,
 
 void policy_default_denies_free(struct default_deny *d, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(d[i].path);
+		strv_free(d[i].links);
+	}
 	free(d);
 }

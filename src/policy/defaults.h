@@ -16,6 +16,7 @@ enum default_kind {
 struct default_deny {
 	char *path;		/* absolute, canonical */
 	enum default_kind kind;
+	char **links;		/* where the links met resolving it lie; may be NULL */
 };
 
 /* The operator's environment the defaults depend on. runtime_dir and

@@ -111,6 +111,12 @@ static int normalise(const char *in, size_t len, char **out, const char **why)
 int policy_path_resolve(const char *tmpl, const struct path_ctx *ctx,
 			char **out, struct err **e)
 {
+	return policy_path_resolve_links(tmpl, ctx, out, NULL, e);
+}
+
+int policy_path_resolve_links(const char *tmpl, const struct path_ctx *ctx, char **out,
+			      char ***links, struct err **e)
+{
 	_cleanup_free_ char *abs = NULL;
 	const char *base = NULL, *rest = tmpl;
 
@@ -141,5 +147,5 @@ int policy_path_resolve(const char *tmpl, const struct path_ctx *ctx,
 		return err_set(e, ERR_INTERNAL, ENOMEM, "resolve `%s`", tmpl);
 	if (strlen(abs) >= PATH_MAX)
 		return err_set(e, ERR_CONFIG, ENAMETOOLONG, "`%s`", tmpl);
-	return fs_canonical(abs, out, e);
+	return fs_canonical_links(abs, out, links, e);
 }

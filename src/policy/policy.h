@@ -115,5 +115,8 @@ int policy_path_normalise(const char *in, size_t len, char **out,
  * its longest existing prefix. */
 int policy_path_resolve(const char *tmpl, const struct path_ctx *ctx,
 			char **out, struct err **e);
+/* The same, noting where each symbolic link met lies (fs_canonical_links). */
+int policy_path_resolve_links(const char *tmpl, const struct path_ctx *ctx, char **out,
+			      char ***links, struct err **e);
 
 #endif

@@ -684,15 +684,6 @@ caps_case() {
 caps_case
 
 ###########################################################################
-# The cases each hardening adds, one file per concern (cases/*.sh, in
-# name order), with the helpers above.
-
-for f in "$here"/cases/*.sh; do
-	# shellcheck source=/dev/null
-	. "$f"
-done
-
-###########################################################################
 # cordon run's contract: exit statuses, and fail closed.
 
 # contract DESC WANT_RC [CORDON_OPTS... --] CMD...
@@ -769,6 +760,15 @@ ln "$LAB/outside/f" "$WS/hardlink"
 UNDO="rm -f '$WS/hardlink'" \
 	fail_closed "a hard link out of the workspace refuses the launch; nothing runs"
 rm -f "$WS/hardlink"
+
+###########################################################################
+# The cases each hardening adds, one file per concern (cases/*.sh, in
+# name order), with every helper above.
+
+for f in "$here"/cases/*.sh; do
+	# shellcheck source=/dev/null
+	. "$f"
+done
 
 echo "1..$n"
 [ $fails = 0 ]

@@ -468,6 +468,83 @@ static void test_aliases(void)
 	is_int(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0, "control: accepted once unmounted");
 }
 
+/* Every deny, not only the protected set, is denied under its other
+ * names: the home bound at a second path. */
+static void test_deny_aliases(void)
+{
+	struct run_opts o = { .policy = "{\"write\":[\"{workspace}\"],\"read\":"
+					"{\"deny\":[\"~/proj\"]}}" };
+	char mi[2048], alias[512], a_ssh[600], a_proj[600], a_other[600];
+	struct grant *g = NULL;
+
+	mk("alias");
+	path(alias, sizeof(alias), "alias");
+	snprintf(a_ssh, sizeof(a_ssh), "%s/.ssh/id_ed25519", alias);
+	snprintf(a_proj, sizeof(a_proj), "%s/proj", alias);
+	snprintf(a_other, sizeof(a_other), "%s/.profile", alias);
+	snprintf(mi, sizeof(mi), "1 0 8:1 / / rw - ext4 /dev/root rw\n"
+				 "2 1 8:1 %s %s rw - ext4 /dev/root rw\n", home, alias);
+	o.mountinfo = mi;
+	ok(accepted(guard(&o, &g)), "the home bound at a second path: accepted");
+	if (g) {
+		is_int(grant_decide(g, a_ssh), GRANT_DENY,
+		       "a default deny (~/.ssh) is denied at the alias too");
+		is_int(grant_decide(g, a_proj), GRANT_DENY,
+		       "a policy deny (~/proj) is denied at the alias too");
+		is_int(grant_decide(g, a_other), GRANT_READ,
+		       "control: the rest of the alias stays readable");
+		grant_free(g);
+		g = NULL;
+	}
+	snprintf(mi, sizeof(mi), "1 0 8:1 / / rw - ext4 /dev/root rw\n"
+				 "2 1 8:2 %s %s rw - ext4 /dev/other rw\n", home, alias);
+	ok(accepted(guard(&o, &g)), "another device's mount at that path: accepted");
+	if (g)
+		is_int(grant_decide(g, a_ssh), GRANT_READ,
+		       "control: no alias, no deny there (another device)");
+	grant_free(g);
+}
+
+/* A grant, exception or deny reached through a link the sandbox may write
+ * is refused: the command could point the link elsewhere before the next
+ * launch. */
+static void test_links_in_grants(void)
+{
+	struct run_opts o = { .policy = "{\"write\":[\"{workspace}\",\"{workspace}/.venv\"]}" };
+	char link_path[512], target[512];
+
+	mk("elsewhere");
+	path(target, sizeof(target), "elsewhere");
+	path(link_path, sizeof(link_path), "ws/.venv");
+	if (symlink(target, link_path) < 0)
+		diag("symlink: %s", strerror(errno));
+	ok(refused(guard(&o, NULL), "write grant `{workspace}/.venv` is reached through the "
+				    "symbolic link"),
+	   "a write grant through a link in the workspace is refused, named");
+	o.policy = "{\"write\":[\"{workspace}\"],\"read\":{\"deny\":[\"{workspace}/.venv\"]}}";
+	ok(refused(guard(&o, NULL), "deny `{workspace}/.venv` is reached through"),
+	   "a deny through a link in the workspace is refused");
+	o.policy = "{\"write\":[\"{workspace}\"],\"read\":{\"deny\":[\"~/proj\"],"
+		   "\"allow\":[\"~/proj/l\"]}}";
+	char l2[512];
+	path(l2, sizeof(l2), "home/proj/l");
+	if (symlink(target, l2) < 0)
+		diag("symlink: %s", strerror(errno));
+	ok(accepted(guard(&o, NULL)),
+	   "control: an exception through a link the sandbox cannot write is accepted");
+	o.policy = "{\"write\":[\"{workspace}\",\"~/proj\"],\"read\":{\"allow\":[\"~/proj/l\"]}}";
+	ok(refused(guard(&o, NULL), "read exception `~/proj/l` is reached through"),
+	   "an exception through a link in a write grant is refused");
+	o.policy = "{\"write\":[\"{workspace}\",\"~/proj\"],\"read\":{\"deny\":[\"~/proj/l\"]}}";
+	ok(refused(guard(&o, NULL), "lies in `"),
+	   "a deny through a link in another write grant is refused");
+	unlink(l2);
+	unlink(link_path);
+	o.policy = "{\"write\":[\"{workspace}\",\"{workspace}/.venv\"]}";
+	mk("ws/.venv");
+	ok(accepted(guard(&o, NULL)), "control: .venv a directory of its own, accepted");
+}
+
 int main(void)
 {
 	setup_lab();
@@ -478,5 +555,7 @@ int main(void)
 	test_read_only();
 	test_hardlinks();
 	test_aliases();
+	test_deny_aliases();
+	test_links_in_grants();
 	return done_testing();
 }

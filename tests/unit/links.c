@@ -56,20 +56,53 @@ static void must(int rc, const char *what)
 
 /* Run the hard-link check; 0 on pass, else the reason, with the message
  * copied to msg. */
-static int check(const char *ws, size_t max, char *msg, size_t size)
+static int check_denied(const char *ws, char *const *denied, size_t max, char *msg,
+			size_t size)
 {
 	_cleanup_err_ struct err *e = NULL;
 
 	msg[0] = '\0';
-	if (guard_check_hardlinks(ws, max, &e) == 0)
+	if (guard_check_hardlinks(ws, denied, max, &e) == 0)
 		return 0;
 	snprintf(msg, size, "%s", e ? e->msg : "(no error)");
 	return e ? 100 + (int)e->reason : 99;
 }
 
+static int check(const char *ws, size_t max, char *msg, size_t size)
+{
+	return check_denied(ws, NULL, max, msg, size);
+}
+
 #define DENIED (100 + ERR_DENIED)
 
-#define WANT_LINK "`%s` is a hard link to a file outside the workspace"
+#define WANT_LINK "`%s` is a hard link to a file outside the workspace or beneath one of its denies"
+
+/* Every name inside the workspace, one of them beneath a denied path:
+ * the other name would show the denied file. */
+static void test_link_under_deny(const char *base)
+{
+	char ws[PATH_MAX], sec[PATH_MAX], x[PATH_MAX], msg[PATH_MAX * 2], want[PATH_MAX * 2];
+	char *denied[] = { sec, NULL }, *other[] = { x, NULL };
+
+	abs_in(ws, base, "wsd");
+	abs_in(sec, base, "wsd/secrets");
+	abs_in(x, base, "wsd/elsewhere");
+	must(mkdir("wsd", 0755), "mkdir");
+	must(mkdir("wsd/secrets", 0755), "mkdir");
+	mkfile("wsd/secrets/key");
+	must(link("wsd/secrets/key", "wsd/notes.txt"), "link");
+	is_int(check(ws, GUARD_WALK_MAX, msg, sizeof(msg)), 0,
+	       "control: without a deny, two names inside the workspace pass");
+	is_int(check_denied(ws, other, GUARD_WALK_MAX, msg, sizeof(msg)), 0,
+	       "control: a deny elsewhere in the workspace changes nothing");
+	is_int(check_denied(ws, denied, GUARD_WALK_MAX, msg, sizeof(msg)), DENIED,
+	       "a name beneath the denied secrets/ and one beside it: refused");
+	snprintf(want, sizeof(want), WANT_LINK, abs_in(x, base, "wsd/notes.txt"));
+	is_str(msg, want, "naming the name outside the deny");
+	abs_in(sec, base, "wsd/secrets/key");
+	is_int(check_denied(ws, denied, GUARD_WALK_MAX, msg, sizeof(msg)), DENIED,
+	       "the same when the deny names the file itself");
+}
 
 static void test_internal_links(const char *base)
 {
@@ -475,6 +508,7 @@ int main(void)
 	if (!mkdtemp(tmpl) || !realpath(tmpl, base) || chdir(base) < 0)
 		tap_skip_all("no temporary directory");
 	test_internal_links(base);
+	test_link_under_deny(base);
 	test_outside_link(base);
 	test_first_in_walk_order(base);
 	test_symlinks(base);

@@ -128,30 +128,42 @@ static int plan_bind(struct mount_plan *mp, const struct grant_rule *r,
 		    inside_tmp || r->kind == GRANT_READ, e);
 }
 
-/* A directory holding a read-only path is bound over itself, so it can be
- * neither renamed nor replaced with one of the command's making. */
+/* Every directory between a write grant and a rule inside it that is not
+ * writable (a deny's mask, a read-only path, an exception) is bound over
+ * itself: a mount point cannot be renamed or removed, so the command can
+ * neither move such a path away nor put one of its own making in its
+ * place, in this launch or for a later one under the same policy (with
+ * `secrets` denied in `config`, `mv config moved` would otherwise leave
+ * `moved/secrets` for the next run to read). The write grant itself is a
+ * bind already. */
 static int plan_pins(const struct grant *g, struct mount_plan *mp, struct err **e)
 {
 	for (size_t i = 0; i < g->n_rules; i++) {
-		_cleanup_free_ char *parent = NULL;
+		_cleanup_free_ char *dir = NULL;
 		char *slash;
-		bool have = false;
 
-		if (g->rules[i].kind != GRANT_READ_ONLY)
+		if (g->rules[i].kind == GRANT_WRITE)
 			continue;
-		parent = strdup(g->rules[i].path);
-		if (!parent)
+		dir = strdup(g->rules[i].path);
+		if (!dir)
 			return err_set(e, ERR_INTERNAL, ENOMEM, "mount plan");
-		slash = strrchr(parent, '/');
-		if (!slash || slash == parent)
-			continue;
-		*slash = '\0';
-		if (grant_decide(g, parent) != GRANT_WRITE)
-			continue;
-		for (size_t k = 0; k < mp->n; k++)
-			have |= strcmp(mp->ops[k].path, parent) == 0;
-		if (!have && push(mp, MOP_PIN, parent, true, false, e) < 0)
-			return -1;
+		while ((slash = strrchr(dir, '/')) && slash != dir) {
+			struct stat st;
+			bool have = false;
+
+			*slash = '\0';
+			if (grant_decide(g, dir) != GRANT_WRITE)
+				break;
+			for (size_t k = 0; k < mp->n; k++)
+				have |= strcmp(mp->ops[k].path, dir) == 0;
+			if (have) /* a bind of its own already: a write grant, a pin */
+				continue;
+			/* nothing there to rename; a link is not a directory to pin */
+			if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+				continue;
+			if (push(mp, MOP_PIN, dir, true, false, e) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }
