@@ -119,9 +119,10 @@ static json_t *rules_json(const struct grant *g, enum grant_kind kind)
 
 static json_t *limits_json(const struct grant *g)
 {
-	return json_pack("{s:I, s:I, s:I, s:b}", "pids", (json_int_t)g->limits.pids,
+	return json_pack("{s:I, s:I, s:I, s:I, s:b}", "pids", (json_int_t)g->limits.pids,
 			 "memory", (json_int_t)g->limits.memory,
 			 "cpu_millis", (json_int_t)g->limits.cpu_millis,
+			 "workspace_entries", (json_int_t)g->limits.workspace_entries,
 			 "pids_default", g->pids_default);
 }
 
@@ -204,17 +205,19 @@ static int ranges_from_json(const json_t *arr, struct grant *g, struct err **e)
 
 static int limits_from_json(json_t *lim, struct grant *g, struct err **e)
 {
-	json_int_t pids, memory, cpu;
+	json_int_t pids, memory, cpu, entries;
 	int dflt;
 
-	if (json_unpack(lim, "{s:I, s:I, s:I, s:b !}", "pids", &pids, "memory", &memory,
-			"cpu_millis", &cpu, "pids_default", &dflt) < 0 ||
+	if (json_unpack(lim, "{s:I, s:I, s:I, s:I, s:b !}", "pids", &pids, "memory", &memory,
+			"cpu_millis", &cpu, "workspace_entries", &entries,
+			"pids_default", &dflt) < 0 ||
 	    pids < 1 || (unsigned long long)pids > POLICY_PIDS_MAX || memory < 0 ||
-	    cpu < 0 || cpu > (json_int_t)POLICY_CPU_MILLIS_MAX)
+	    cpu < 0 || cpu > (json_int_t)POLICY_CPU_MILLIS_MAX || entries < 0)
 		return err_set(e, ERR_DENIED, 0, "recorded grant: bad limits");
 	g->limits.pids = (unsigned long)pids;
 	g->limits.memory = (unsigned long long)memory;
 	g->limits.cpu_millis = (unsigned int)cpu;
+	g->limits.workspace_entries = (unsigned long)entries;
 	g->pids_default = dflt;
 	return 0;
 }

@@ -294,8 +294,7 @@ static int check_hardlinks(const struct guard_state *s, struct err **e)
 		    fs_path_within(s->g->rules[i].path, s->in->workspace) &&
 		    strv_push(&denied, s->g->rules[i].path) < 0)
 			return err_set(e, ERR_INTERNAL, ENOMEM, "hard-link check");
-	return guard_check_hardlinks(s->in->workspace, denied,
-				     s->in->walk_max ? s->in->walk_max : GUARD_WALK_MAX, e);
+	return guard_check_hardlinks(s->in->workspace, denied, s->g->limits.workspace_entries, e);
 }
 
 static int guard_run(struct guard_state *s, struct err **e)
@@ -363,6 +362,10 @@ int guard_launch(const struct guard_input *in, struct grant **out,
 	s.g->pids_default = in->policy->limits.pids == 0;
 	if (s.g->pids_default)
 		s.g->limits.pids = GRANT_DEFAULT_PIDS;
+	if (in->walk_max)
+		s.g->limits.workspace_entries = in->walk_max;
+	else if (!s.g->limits.workspace_entries)
+		s.g->limits.workspace_entries = GUARD_WALK_MAX;
 	if (in->policy->n_allow_ranges) {
 		s.g->allow_ranges = calloc(in->policy->n_allow_ranges, sizeof(*s.g->allow_ranges));
 		if (s.g->allow_ranges) {

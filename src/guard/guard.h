@@ -58,7 +58,8 @@ struct grant {
 	size_t n_allow_ranges;
 	char **env_pass;		/* env.pass: names let through */
 	/* The policy's limits; pids is GRANT_DEFAULT_PIDS when the policy
-	 * set none, and then pids_default says so. */
+	 * set none, and then pids_default says so; workspace_entries is the
+	 * walk's bound that applied. */
 	struct policy_limits limits;
 	bool pids_default;
 	char *workspace;
@@ -79,7 +80,8 @@ struct guard_input {
 	struct default_env defaults;
 	/* Mount table text to search for aliases; NULL reads the live one. */
 	const char *mountinfo;
-	size_t walk_max;		/* 0: GUARD_WALK_MAX */
+	size_t walk_max;		/* 0: the policy's workspace_entries, else
+					 * GUARD_WALK_MAX */
 };
 
 int guard_launch(const struct guard_input *in, struct grant **out,

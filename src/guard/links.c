@@ -242,8 +242,11 @@ static int list_names(struct walk *w, DIR *d, const char *rel, char ***names)
 		if (++w->count > w->max)
 			return err_set(w->e, ERR_DENIED, 0,
 				       "workspace `%s` holds more than %zu "
-				       "entries; the hard-link check cannot "
-				       "cover it",
+				       "entries, the most the hard-link check "
+				       "walks: raise \"limits\": "
+				       "{\"workspace_entries\": N} in the policy "
+				       "(or --limit workspace_entries=N), or "
+				       "run in a smaller workspace",
 				       w->workspace, w->max);
 		if (strv_push(names, de->d_name) < 0)
 			return oom(w->e);

@@ -134,7 +134,8 @@ int policy_set_limit(struct policy_limits *l, const char *assignment, const char
 	unsigned long pids;
 
 	if (!eq)
-		return err_set(e, ERR_CONFIG, 0, "%s: expected pids=N, memory=SIZE or cpus=N",
+		return err_set(e, ERR_CONFIG, 0, "%s: expected pids=N, memory=SIZE, cpus=N or "
+			       "workspace_entries=N",
 			       what);
 	val = eq + 1;
 	if ((size_t)(eq - assignment) == 4 && strncmp(assignment, "pids", 4) == 0) {
@@ -152,12 +153,22 @@ int policy_set_limit(struct policy_limits *l, const char *assignment, const char
 			return err_set(e, ERR_CONFIG, 0, "%s: memory: must be at least 1m", what);
 		return 0;
 	}
+	if ((size_t)(eq - assignment) == 17 && strncmp(assignment, "workspace_entries", 17) == 0) {
+		unsigned long n;
+		if (num_parse_ulong(val, POLICY_WORKSPACE_ENTRIES_MAX, &n) < 0 || n == 0 ||
+		    (val[0] == '0' && val[1]))
+			return err_set(e, ERR_CONFIG, 0, "%s: workspace_entries: must be a whole "
+				       "number from 1 to %lu", what, POLICY_WORKSPACE_ENTRIES_MAX);
+		l->workspace_entries = n;
+		return 0;
+	}
 	if ((size_t)(eq - assignment) == 4 && strncmp(assignment, "cpus", 4) == 0) {
 		if (policy_parse_cpus(val, &l->cpu_millis, &why) < 0)
 			return err_set(e, ERR_CONFIG, 0, "%s: %s", what, why);
 		return 0;
 	}
-	return err_set(e, ERR_CONFIG, 0, "%s: unknown limit (known: pids, memory, cpus)", what);
+	return err_set(e, ERR_CONFIG, 0, "%s: unknown limit (known: pids, memory, cpus, "
+		       "workspace_entries)", what);
 }
 
 json_t *policy_ranges_json(const struct net_range *r, size_t n)
@@ -187,6 +198,10 @@ json_t *policy_limits_json(const struct policy_limits *l)
 		goto fail;
 	if (o && l->cpu_millis &&
 	    json_object_set_new(o, "cpus", json_real(l->cpu_millis / 1000.0)) < 0)
+		goto fail;
+	if (o && l->workspace_entries &&
+	    json_object_set_new(o, "workspace_entries",
+				json_integer((json_int_t)l->workspace_entries)) < 0)
 		goto fail;
 	return o;
 fail:

@@ -238,6 +238,13 @@ static int parse_limits(json_t *lim, struct policy_limits *l, struct err **e)
 				       "from 1 to %lu", POLICY_PIDS_MAX);
 		l->pids = (unsigned long)n;
 	}
+	if ((v = json_object_get(lim, "workspace_entries"))) {
+		json_int_t n = json_is_integer(v) ? json_integer_value(v) : 0;
+		if (n < 1 || (unsigned long long)n > POLICY_WORKSPACE_ENTRIES_MAX)
+			return err_set(e, ERR_CONFIG, 0, "limits.workspace_entries: must be a "
+				       "whole number from 1 to %lu", POLICY_WORKSPACE_ENTRIES_MAX);
+		l->workspace_entries = (unsigned long)n;
+	}
 	if ((v = json_object_get(lim, "memory"))) {
 		if (json_is_integer(v) && json_integer_value(v) > 0) {
 			l->memory = (unsigned long long)json_integer_value(v);
@@ -309,7 +316,8 @@ static int policy_from_json(json_t *root, struct policy *p, struct err **e)
 						"unix_sockets", "limits", "env", NULL };
 	static const char *const read_keys[] = { "deny", "allow", NULL };
 	static const char *const net_keys[] = { "allow", "deny", "allow_ranges", NULL };
-	static const char *const limit_keys[] = { "pids", "memory", "cpus", NULL };
+	static const char *const limit_keys[] = { "pids", "memory", "cpus", "workspace_entries",
+						  NULL };
 	static const char *const env_keys[] = { "pass", NULL };
 	struct host_list allow = { &p->net_allow, &p->n_net_allow };
 	struct host_list deny = { &p->net_deny, &p->n_net_deny };
@@ -417,7 +425,8 @@ json_t *policy_to_json(const struct policy *p)
 	    json_object_set_new(json_object_get(j, "network"), "allow_ranges",
 				policy_ranges_json(p->allow_ranges, p->n_allow_ranges)) < 0)
 		goto fail;
-	if (j && (p->limits.pids || p->limits.memory || p->limits.cpu_millis) &&
+	if (j && (p->limits.pids || p->limits.memory || p->limits.cpu_millis ||
+		  p->limits.workspace_entries) &&
 	    json_object_set_new(j, "limits", policy_limits_json(&p->limits)) < 0)
 		goto fail;
 	if (j && strv_len(p->env_pass) &&

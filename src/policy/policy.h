@@ -19,6 +19,9 @@ struct policy_limits {
 	unsigned long pids;		/* tasks (processes and threads) */
 	unsigned long long memory;	/* bytes */
 	unsigned int cpu_millis;	/* CPU time: 1000 is one CPU */
+	/* the most entries the launch's hard-link check walks in the
+	 * workspace; a larger workspace is refused */
+	unsigned long workspace_entries;
 };
 
 /* The limits' bounds, checked at parse time. */
@@ -27,6 +30,7 @@ struct policy_limits {
 #define POLICY_MEMORY_MAX (1ULL << 50)		/* 1 PiB */
 #define POLICY_CPU_MILLIS_MIN 10U		/* 0.01 CPU */
 #define POLICY_CPU_MILLIS_MAX 1024000U		/* 1024 CPUs */
+#define POLICY_WORKSPACE_ENTRIES_MAX 1000000000UL
 /* Environment variable names ("env.pass"): at most this long. */
 #define POLICY_ENV_NAME_MAX 256
 

@@ -142,13 +142,17 @@ int adopt_check_root(const struct plan *p, const char *record_dir, pid_t parent,
 	if (procfs_start_ticks(root, &ticks, NULL) < 0 || ticks != rec.start_ticks)
 		return err_set(e, ERR_DENIED, 0, "pid %d is not the process that ran this plan",
 			       (int)root);
+	/* The root pinned itself with the plan: it was running when the
+	 * record was written, however long the guard took before (a large
+	 * workspace's walk takes seconds). pid and start time are what name
+	 * it; this only refuses a pin that could not have been its own. */
 	plan_path = fs_path_join(record_dir, "plan.json");
 	if (!plan_path || stat(plan_path, &st) < 0 ||
 	    procfs_start_epoch_ns(root, &started, e) < 0)
 		return err_set(e, ERR_DENIED, errno, "cannot date pid %d", (int)root);
 	/* btime has whole seconds: one second of slack, never more */
-	if (started / 1000000000LL < (long long)st.st_mtim.tv_sec - 1)
-		return err_set(e, ERR_DENIED, 0, "pid %d started before its plan was recorded",
+	if (started / 1000000000LL > (long long)st.st_mtim.tv_sec + 1)
+		return err_set(e, ERR_DENIED, 0, "pid %d started after its plan was recorded",
 			       (int)root);
 	return 0;
 }

@@ -38,6 +38,20 @@ ok $? "a live sandbox is adopted"
 "$CORDON" adopt "$rec" "$parent" "$$" 2>"$lab/err"
 ok $([ $? = 125 ] && grep -q 'is not the recorded root' "$lab/err"; echo $?) "another pid as the root is refused"
 
+# A slow launch: the guard's walk of a large workspace runs between the
+# root's start and the record (700,000 entries took 4 s). A record written
+# seconds after its root started is adopted all the same ...
+touch -d '+5 seconds' "$rec/plan.json"
+"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
+ok $? "a sandbox whose record was written 5 s after its root started is adopted"
+[ -s "$lab/err" ] && echo "# $(cat "$lab/err")"
+# ... while a record that predates its root cannot be that root's own.
+touch -d '-1 hour' "$rec/plan.json"
+"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
+ok $([ $? = 125 ] && grep -q 'started after its plan was recorded' "$lab/err"; echo $?) \
+	"a record dated before its root started is refused"
+touch "$rec/plan.json"
+
 # A reused pid: the recorded identity names another process start.
 cp "$pins" "$lab/pins.good"
 python3 - "$pins" <<'PY'

@@ -415,6 +415,12 @@ static void test_hardlinks(void)
 	ok(accepted(guard(&o, NULL)), "control: the link removed");
 	o.walk_max = 3;
 	ok(refused(guard(&o, NULL), "more than 3 entries"), "a workspace over the walk limit");
+	o.walk_max = 0;
+	o.policy = "{\"write\":[\"{workspace}\"],\"limits\":{\"workspace_entries\":3}}";
+	ok(refused(guard(&o, NULL), "more than 3 entries, the most the hard-link check walks"),
+	   "the policy's limits.workspace_entries bounds the walk");
+	o.policy = "{\"write\":[\"{workspace}\"],\"limits\":{\"workspace_entries\":1000}}";
+	ok(accepted(guard(&o, NULL)), "control: a bound above the workspace's size passes");
 }
 
 /* A bind mount of the state dir inside the workspace: the fixture case and

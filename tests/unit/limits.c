@@ -79,6 +79,9 @@ static void test_limits(void)
 	rule("cpus as a string", "{\"limits\":{\"cpus\":\"2\"}}",
 	     "limits.cpus: must be a number from 0.01 to 1024, at most two decimals",
 	     "{\"limits\":{\"cpus\":2}}");
+	rule("workspace_entries 0", "{\"limits\":{\"workspace_entries\":0}}",
+	     "limits.workspace_entries: must be a whole number from 1 to 1000000000",
+	     "{\"limits\":{\"workspace_entries\":2000000}}");
 	rule("unknown limit", "{\"limits\":{\"files\":10}}", "limits.files: unknown key",
 	     "{\"limits\":{}}");
 	rule("limits not an object", "{\"limits\":[]}", "limits: must be an object",
@@ -175,7 +178,13 @@ static void test_cli(void)
 	err_free(e);
 	e = NULL;
 	ok(policy_set_limit(&l, "files=9", "--limit", &e) < 0, "--limit files=9 refused");
-	is_str(e ? e->msg : NULL, "--limit: unknown limit (known: pids, memory, cpus)", "  its message");
+	is_str(e ? e->msg : NULL, "--limit: unknown limit (known: pids, memory, cpus, workspace_entries)",
+	       "  its message");
+	err_free(e);
+	e = NULL;
+	ok(policy_set_limit(&l, "workspace_entries=3000000", "--limit", &e) == 0 &&
+		   l.workspace_entries == 3000000,
+	   "--limit workspace_entries=3000000");
 	err_free(e);
 	e = NULL;
 	ok(policy_set_limit(&l, "pids", "--limit", &e) < 0, "--limit without '=' refused");
@@ -230,12 +239,13 @@ static void test_json(void)
 	g.n_allow_ranges = 1;
 	g.env_pass = names;
 	g.sockets = none;
-	g.limits = (struct policy_limits){ 50, 64ULL << 20, 1500 };
+	g.limits = (struct policy_limits){ 50, 64ULL << 20, 1500, 1000 };
 	g.workspace = "/w";
 	g.run_dir = "/r";
 	j = grant_to_json(&g);
 	ok(j && grant_from_json(j, &back, &e) == 0 && back->limits.pids == 50 &&
 		   back->limits.memory == 64ULL << 20 && back->limits.cpu_millis == 1500 &&
+		   back->limits.workspace_entries == 1000 &&
 		   !back->pids_default && back->n_allow_ranges == 1 &&
 		   back->allow_ranges[0].bits == 16 && strv_len(back->env_pass) == 1 &&
 		   strcmp(back->env_pass[0], "NPM_TOKEN") == 0,

@@ -211,10 +211,12 @@ static void test_entry_limit(const char *base)
 	is_int(check(ws, 4, msg, sizeof(msg)), DENIED,
 	       "max + 1 entries refused");
 	snprintf(want, sizeof(want),
-		 "workspace `%s` holds more than 4 entries; the hard-link "
-		 "check cannot cover it",
+		 "workspace `%s` holds more than 4 entries, the most the "
+		 "hard-link check walks: raise \"limits\": "
+		 "{\"workspace_entries\": N} in the policy (or --limit "
+		 "workspace_entries=N), or run in a smaller workspace",
 		 ws);
-	is_str(msg, want, "naming the workspace and the limit");
+	is_str(msg, want, "naming the workspace, the limit and what to do");
 }
 
 static void test_deep(const char *base)
