@@ -10,6 +10,7 @@
 #include "sandbox/native/prereq.h"
 #include "sandbox/native/seccomp.h"
 #include "sandbox/native/stub.h"
+#include "sandbox/terminal.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/strv.h"
@@ -277,6 +278,7 @@ static int launch(struct child_args *a, const struct grant *g,
 	bool unix_all = g->unix_sockets_all;
 	struct syncer syncer = { .done_fd = -1 };
 	struct loop l = { .code = 125, .syncer = &syncer };
+	struct terminal term;
 	sigset_t set, old;
 	int pidfd = -1;
 	pid_t pid;
@@ -287,6 +289,7 @@ static int launch(struct child_args *a, const struct grant *g,
 	/* Seen from here, where the terminal's group has a pid; inside the
 	 * sandbox a group of the host reads as 0. */
 	a->foreground = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	terminal_save(&term);
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
@@ -338,6 +341,7 @@ static int launch(struct child_args *a, const struct grant *g,
 		return err_set(e, ERR_UNAVAILABLE, saved, "wait for the sandbox");
 	}
 	reclaim_terminal();
+	terminal_restore(&term);
 	/* Nothing is reported before the record is durable. */
 	if (sync_finish(&syncer, e) < 0) {
 		gateway_free(l.gw);

@@ -8,6 +8,7 @@
 #include "sandbox/srt/srt.h"
 #include "gateway/gateway.h"
 #include "sandbox/adopt.h"
+#include "sandbox/terminal.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -368,10 +369,12 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 {
 	struct listener ls[2] = { { -1, -1, 0 }, { -1, -1, 0 } };
 	struct gateway *gw = NULL;
+	struct terminal term;
 	sigset_t set, old;
 	int pidfd = -1, sfd = -1, errnum = 0, code = -1;
 	pid_t pid;
 
+	terminal_save(&term);
 	if (listener_open(&ls[0], e) < 0 || listener_open(&ls[1], e) < 0 ||
 	    prepare(g, p, paths, rec, ls, &gw, e) < 0)
 		goto out;
@@ -392,6 +395,7 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 		code = -1;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	terminal_restore(&term);
 	if (code >= 0 && !rec->quiet)
 		note_refused(gw);
 out:
