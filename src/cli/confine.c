@@ -11,13 +11,18 @@
 #include <unistd.h>
 
 static const char confine_usage[] =
-	"usage: cordon confine [--write PATH]... [--unix-all] [--scope] -- CMD [ARGS...]\n\n"
+	"usage: cordon confine [--write PATH]... [--deny PATH]... [--read PATH]...\n"
+	"                      [--unix-all] [--scope] -- CMD [ARGS...]\n\n"
 	"Internal: run by the srt provider inside srt's sandbox. Close every fd\n"
 	"above 2, drop every capability, set no_new_privs, apply Landlock (write\n"
 	"only beneath the --write paths, each of which must exist and be an\n"
 	"absolute path without symbolic links), load cordon's seccomp filter, then\n"
 	"execute CMD in place.\n\n"
 	"  --write PATH   writable beneath PATH (repeatable)\n"
+	"  --deny PATH    never readable, even if the host makes or replaces it\n"
+	"                 during the run: reading is granted on what exists at the\n"
+	"                 start on the way to it, not beneath it (repeatable)\n"
+	"  --read PATH    readable beneath a --deny (an exception; repeatable)\n"
 	"  --unix-all     leave socket(AF_UNIX) open (\"unix_sockets\": \"all\")\n"
 	"  --scope        require Landlock's scoping of abstract unix sockets and\n"
 	"                 signals (ABI 6); without it they are scoped where the\n"
@@ -27,9 +32,11 @@ static const char confine_usage[] =
 
 int cli_confine(int argc, char **argv)
 {
-	enum { OPT_WRITE = 256, OPT_UNIX_ALL, OPT_SCOPE };
+	enum { OPT_WRITE = 256, OPT_UNIX_ALL, OPT_SCOPE, OPT_DENY, OPT_READ };
 	static const struct option opts[] = {
 		{ "write", required_argument, NULL, OPT_WRITE },
+		{ "deny", required_argument, NULL, OPT_DENY },
+		{ "read", required_argument, NULL, OPT_READ },
 		{ "unix-all", no_argument, NULL, OPT_UNIX_ALL },
 		{ "scope", no_argument, NULL, OPT_SCOPE },
 		{ "help", no_argument, NULL, 'h' },
@@ -37,11 +44,13 @@ int cli_confine(int argc, char **argv)
 	};
 	_cleanup_err_ struct err *e = NULL;
 	_cleanup_free_ char **write = calloc((size_t)argc + 1, sizeof(*write));
+	_cleanup_free_ char **deny = calloc((size_t)argc + 1, sizeof(*deny));
+	_cleanup_free_ char **read = calloc((size_t)argc + 1, sizeof(*read));
 	struct srt_confine c = { 0 };
-	size_t n = 0;
+	size_t n = 0, nd = 0, nr = 0;
 	int o, code;
 
-	if (!write) {
+	if (!write || !deny || !read) {
 		fprintf(stderr, "cordon: error: out of memory\n");
 		return EXIT_CORDON;
 	}
@@ -50,12 +59,20 @@ int cli_confine(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (o) {
 		case OPT_WRITE:
+		case OPT_DENY:
+		case OPT_READ:
 			if (optarg[0] != '/') {
-				fprintf(stderr, "cordon: usage: --write `%s`: not an absolute path\n",
+				fprintf(stderr, "cordon: usage: --%s `%s`: not an absolute path\n",
+					o == OPT_WRITE ? "write" : o == OPT_DENY ? "deny" : "read",
 					optarg);
 				return EXIT_CORDON;
 			}
-			write[n++] = optarg;
+			if (o == OPT_WRITE)
+				write[n++] = optarg;
+			else if (o == OPT_DENY)
+				deny[nd++] = optarg;
+			else
+				read[nr++] = optarg;
 			break;
 		case OPT_UNIX_ALL:
 			c.unix_all = true;
@@ -77,6 +94,8 @@ int cli_confine(int argc, char **argv)
 	}
 	c.write = write;
 	c.n_write = n;
+	c.deny = deny;
+	c.read = read;
 	c.argv = argv + optind;
 	code = srt_confine_exec(&c, &e);
 	if (code < 0) {

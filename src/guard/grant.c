@@ -284,6 +284,31 @@ int grant_from_json(const json_t *j, struct grant **out, struct err **e)
 	return 0;
 }
 
+int grant_read_side(const struct grant *g, bool tmp_private, char ***denies,
+		    char ***exceptions, struct err **e)
+{
+	*denies = calloc(1, sizeof(char *));
+	*exceptions = calloc(1, sizeof(char *));
+	if (!*denies || !*exceptions)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "grant");
+	for (size_t i = 0; i < g->n_rules; i++) {
+		const struct grant_rule *r = &g->rules[i];
+		int rc = 0;
+
+		if (fs_path_within(r->path, "/proc") || fs_path_within(r->path, "/dev") ||
+		    (tmp_private && fs_path_within(r->path, "/tmp")))
+			continue;
+		if (r->kind == GRANT_DENY && !grant_holder(g, r->path, GRANT_MASK(GRANT_WRITE)))
+			rc = strv_push(denies, r->path);
+		else if ((r->kind == GRANT_READ || r->kind == GRANT_READ_ONLY) &&
+			 grant_holder(g, r->path, GRANT_MASK(GRANT_DENY)))
+			rc = strv_push(exceptions, r->path);
+		if (rc < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "grant");
+	}
+	return 0;
+}
+
 void grant_free(struct grant *g)
 {
 	if (!g)

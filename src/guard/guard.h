@@ -108,6 +108,13 @@ const struct grant_rule *grant_holder(const struct grant *g, const char *path,
 void grant_sort(struct grant *g);
 const char *grant_kind_name(enum grant_kind k);
 
+/* What a sandbox's read side (Landlock rules on what exists at launch)
+ * needs: every deny that no write grant holds, and every readable rule
+ * beneath a deny; none beneath /proc, /dev or (tmp_private) /tmp, which
+ * a sandbox rebuilds. Both vectors are new (the caller frees). */
+int grant_read_side(const struct grant *g, bool tmp_private, char ***denies,
+		    char ***exceptions, struct err **e);
+
 /* The grant back from its JSON (a recorded plan's data). */
 int grant_from_json(const json_t *j, struct grant **out, struct err **e);
 

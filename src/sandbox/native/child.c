@@ -57,19 +57,38 @@ static int loopback_up(void)
 	return r;
 }
 
-/* The filter is compiled by the launcher while this process builds the
- * filesystem; it arrives on the sync pipe as a length and the program. */
-static int load_filter(int fd)
-{
-	struct sock_filter insns[4096];
-	unsigned short len = 0;
-	struct sock_fprog prog = { .filter = insns };
+/* The filter is compiled, and the Landlock ruleset built, by the launcher
+ * while this process builds the filesystem: they arrive on the sync socket
+ * as one message, the filter's length and program with the ruleset's fd. */
+struct sync_msg {
+	struct sock_fprog prog;
+	int ruleset;
+};
 
-	if (fs_read_exact(fd, &len, sizeof(len)) < 0 || len == 0 || len > 4096 ||
-	    fs_read_exact(fd, insns, len * sizeof(*insns)) < 0)
+static int receive_sync(int fd, struct sync_msg *m, struct sock_filter *insns, size_t max)
+{
+	unsigned short len = 0;
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov[2] = { { &len, sizeof(len) }, { insns, max * sizeof(*insns) } };
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	do
+		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(sizeof(int)) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
 		return errno = EPROTO, -1;
-	prog.len = len;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+	memcpy(&m->ruleset, CMSG_DATA(cm), sizeof(int));
+	if (len == 0 || len > max || (size_t)n != sizeof(len) + len * sizeof(*insns)) {
+		close(m->ruleset);
+		return errno = EPROTO, -1;
+	}
+	m->prog = (struct sock_fprog){ .len = len, .filter = insns };
+	return 0;
 }
 
 static int listen_on(uint16_t port)
@@ -273,13 +292,19 @@ noreturn void native_child(const struct child_args *a)
 		die(a->status_fd, step, errno, 0);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die(a->status_fd, "set no_new_privs", errno, 0);
-	if (native_landlock_apply(a->mp, a->landlock_abi, &step) < 0)
-		die(a->status_fd, step, errno, 0);
-	if (harden_close_others(a->status_fd, a->sync_fd) < 0)
-		die(a->status_fd, "close inherited descriptors", errno, 0);
-	if (load_filter(a->sync_fd) < 0)
-		die(a->status_fd, "load the seccomp filter", errno, 0);
+	/* Nothing of the command runs before the host has recorded the plan:
+	 * it sends what comes next only then, and a closed socket ends us. */
+	static struct sock_filter insns[4096];
+	struct sync_msg sm;
+	if (receive_sync(a->sync_fd, &sm, insns, 4096) < 0)
+		die(a->status_fd, "receive the filter and the Landlock rules", errno, 0);
 	close(a->sync_fd);
+	if (native_landlock_enforce(sm.ruleset, a->mp, a->landlock_abi, &step) < 0)
+		die(a->status_fd, step, errno, 0);
+	if (harden_close_others(a->status_fd, a->status_fd) < 0)
+		die(a->status_fd, "close inherited descriptors", errno, 0);
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &sm.prog, 0, 0) < 0)
+		die(a->status_fd, "load the seccomp filter", errno, 0);
 
 	/* The launcher blocked these before clone; they arrive on a signalfd. */
 	sigemptyset(&forward);

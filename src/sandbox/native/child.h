@@ -32,8 +32,9 @@ struct child_args {
 	sigset_t caller_mask;	/* the caller's blocked signals, to hand on */
 	char *const *env;	/* KEY=value the sandbox sets (the plan's) */
 	int gw_fd;		/* -1, or where to send the gateway's listeners */
-	int sync_fd;	/* read: once the plan is recorded and pinned, the
-			 * seccomp filter (length, instructions) */
+	int sync_fd;	/* read: once the plan is recorded and pinned, one
+			 * message: the seccomp filter (length, instructions)
+			 * with the Landlock ruleset's fd (launch.c) */
 	int status_fd;	/* write: a struct child_status (close-on-exec) */
 };
 

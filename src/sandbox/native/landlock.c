@@ -2,12 +2,18 @@
  * the ABI: each row of the table is what that ABI added. Handling a right
  * and granting it nowhere is what denies it. */
 #include "sandbox/native/landlock.h"
+#include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/strv.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -62,10 +68,12 @@ static int add_rule(int ruleset, int fd, uint64_t access)
 }
 
 /* A rule on a path that does not exist adds nothing (the native sandbox's
- * own mount points, /dev/shm where there is none). */
+ * own mount points, /dev/shm where there is none). No symbolic link is
+ * followed on the way: the host builds most rules, on paths a sandbox
+ * of the same workspace might be changing. */
 static int allow(int ruleset, const char *path, uint64_t access)
 {
-	int fd = open(path, O_PATH | O_CLOEXEC), r;
+	int fd = fs_open_nofollow(AT_FDCWD, path, O_PATH, 0), r;
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
@@ -104,17 +112,22 @@ struct ruleset {
 	uint64_t dev;	/* device nodes: the file rights and listing */
 };
 
-static int ruleset_open(struct ruleset *rs, int abi, bool scope, const char **step)
+static void ruleset_rights(struct ruleset *rs, int abi)
 {
-	struct ruleset_attr_v6 attr = { .handled_access_fs = fs_rights(abi) };
-	size_t size = abi >= 6 ? sizeof(attr) : 2 * sizeof(uint64_t);
-
-	rs->all = attr.handled_access_fs;
+	rs->all = fs_rights(abi);
 	/* file rights only: a rule on a file may not carry directory rights */
 	rs->file = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
 		   LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? (1ULL << 14) : 0) |
 		   (abi >= 5 ? (1ULL << 15) : 0);
 	rs->dev = rs->file | LANDLOCK_ACCESS_FS_READ_DIR;
+}
+
+static int ruleset_open(struct ruleset *rs, int abi, bool scope, const char **step)
+{
+	struct ruleset_attr_v6 attr = { .handled_access_fs = fs_rights(abi) };
+	size_t size = abi >= 6 ? sizeof(attr) : 2 * sizeof(uint64_t);
+
+	ruleset_rights(rs, abi);
 	if (abi >= 6 && scope)
 		attr.scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL;
 	if (abi < 4)
@@ -127,20 +140,152 @@ static int ruleset_open(struct ruleset *rs, int abi, bool scope, const char **st
 	return 0;
 }
 
-/* What every layout has: read and execute everywhere, the device nodes,
- * the shared-memory directory, the standard streams. */
-static int common_rules(const struct ruleset *rs)
-{
-	int r = allow(rs->fd, "/", FS_READ);
+/* --- the read side ---------------------------------------------------------
+ *
+ * A mount masks what was at a denied path when the sandbox started; the
+ * host may create, rename over or replace that path during the run (a
+ * login tool writes a new token file and renames it into place), and the
+ * new entry is not masked. So reading is not granted at "/": it is granted
+ * on every entry, as the sandbox starts, of each directory on the way to
+ * a deny, except the step toward it. Landlock's rules belong to the
+ * entries that exist now; an entry made or renamed in later gets no rule
+ * and cannot be read. Listing stays allowed from the directories on the
+ * way (a rule's right holds beneath it): the names in a denied directory
+ * the host makes anew during the run can be listed, never read. */
 
-	if (r == 0)
-		r = allow(rs->fd, "/dev", rs->dev);
+static bool listed(char *const *v, const char *p)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (strcmp(v[i], p) == 0)
+			return true;
+	return false;
+}
+
+static bool beneath_any(char *const *v, const char *p)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (fs_path_within(p, v[i]))
+			return true;
+	return false;
+}
+
+/* The directories on the way to the denies (not "/": it is the first
+ * listed, on its own), none of them denied itself. -1 on no memory. */
+static int ways(char *const *denies, char ***out)
+{
+	char **v = calloc(1, sizeof(char *));
+	size_t n = 0;
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; denies && denies[i]; i++) {
+		char buf[4096];
+		size_t len = strlen(denies[i]);
+
+		if (len >= sizeof(buf))
+			continue;
+		memcpy(buf, denies[i], len + 1);
+		for (char *slash = strrchr(buf, '/'); slash && slash != buf;
+		     slash = strrchr(buf, '/')) {
+			*slash = '\0';
+			if (listed(v, buf) || beneath_any(denies, buf))
+				continue;
+			char **nv = realloc(v, (n + 2) * sizeof(*v));
+			if (!nv || !(nv[n] = strdup(buf))) {
+				v = nv ? nv : v;
+				v[n] = NULL;
+				for (size_t k = 0; k < n; k++)
+					free(v[k]);
+				free(v);
+				return -1;
+			}
+			v = nv;
+			v[++n] = NULL;
+		}
+	}
+	*out = v;
+	return 0;
+}
+
+/* Grant reading on the entries of dir but those on the way to a deny (in
+ * ways) and the denies themselves, and listing on dir. A directory that
+ * is not there, or cannot be read, grants nothing beneath it. */
+static int read_entries(const struct ruleset *rs, const char *dir, char *const *way,
+			char *const *denies)
+{
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (dfd < 0)
+		return errno == ENOENT || errno == EACCES || errno == ENOTDIR ? 0 : -1;
+	if (add_rule(rs->fd, dfd, LANDLOCK_ACCESS_FS_READ_DIR) < 0)
+		return -1;
+	d = fdopendir(dfd);
+	if (!d)
+		return -1;
+	(void)steal_fd(&dfd);
+	while (r == 0 && (de = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
+				     de->d_name) >= sizeof(path))
+			continue;
+		if (listed(way, path) || listed(denies, path))
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* gone since: nothing to grant */
+		/* a link is followed at its use, where its target's rules decide */
+		if (fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode))
+			r = add_rule(rs->fd, fd, S_ISDIR(st.st_mode) ? FS_READ & rs->all
+							       : (FS_READ & rs->file));
+		close(fd);
+	}
+	closedir(d);
+	return r;
+}
+
+static int read_side(const struct ruleset *rs, char *const *denies, char *const *exceptions)
+{
+	_cleanup_strv_ char **way = NULL;
+	int r;
+
+	if (!denies || !denies[0])
+		return allow(rs->fd, "/", FS_READ);
+	if (ways(denies, &way) < 0)
+		return errno = ENOMEM, -1;
+	r = read_entries(rs, "/", way, denies);
+	for (size_t i = 0; r == 0 && way[i]; i++)
+		r = read_entries(rs, way[i], way, denies);
+	/* the readable rules beneath a deny: what is bound into its mask */
+	for (size_t i = 0; r == 0 && exceptions && exceptions[i]; i++) {
+		_cleanup_close_ int fd = open(exceptions[i], O_PATH | O_CLOEXEC);
+		struct stat st;
+
+		if (fd < 0 || fstat(fd, &st) < 0)
+			continue;
+		r = add_rule(rs->fd, fd, S_ISDIR(st.st_mode) ? FS_READ & rs->all
+						     : (FS_READ & rs->file));
+	}
+	return r;
+}
+
+/* The device nodes and the shared-memory directory, as the sandbox sees
+ * them (the native sandbox's own /dev; srt's). */
+static int dev_rules(const struct ruleset *rs)
+{
+	int r = allow(rs->fd, "/dev", rs->dev);
+
 	if (r == 0)
 		r = allow(rs->fd, "/dev/pts", rs->dev);
 	if (r == 0)
 		r = allow(rs->fd, "/dev/shm", rs->all);
-	if (r == 0)
-		r = allow_std_streams(rs->fd, rs->file);
 	return r;
 }
 
@@ -162,26 +307,54 @@ static int ruleset_restrict(struct ruleset *rs, int r, const char **step)
 	return r;
 }
 
-int native_landlock_apply(const struct mount_plan *mp, int abi, const char **step)
+int native_landlock_build(const struct mount_plan *mp, int abi, int *out, const char **step)
 {
 	struct ruleset rs;
-	int r = 0;
+	int r = 0, saved;
 
 	*step = NULL;
 	if (ruleset_open(&rs, abi, true, step) < 0)
 		return -1;
+	/* the write grants (and the pins inside them): bound from the host
+	 * paths, so the host's inodes are the sandbox's */
 	for (size_t i = 0; r == 0 && i < mp->n; i++)
 		if (mp->ops[i].kind == MOP_WRITE || mp->ops[i].kind == MOP_PIN)
 			r = allow(rs.fd, mp->ops[i].path, mp->ops[i].source_dir ? rs.all : rs.file);
+	if (r == 0)
+		r = read_side(&rs, mp->read_denies, mp->read_exceptions);
+	if (r == 0)
+		r = allow_std_streams(rs.fd, rs.file);
+	if (r == 0) {
+		*out = rs.fd;
+		return 0;
+	}
+	if (!*step)
+		*step = "landlock: add a rule";
+	saved = errno;
+	close(rs.fd);
+	errno = saved;
+	return -1;
+}
+
+int native_landlock_enforce(int fd, const struct mount_plan *mp, int abi, const char **step)
+{
+	struct ruleset rs = { .fd = fd };
+	int r;
+
+	*step = NULL;
+	ruleset_rights(&rs, abi);
+	/* what only the sandbox has: its /dev, /proc and private /tmp */
+	r = dev_rules(&rs);
+	if (r == 0)
+		r = allow(rs.fd, "/proc", FS_READ);
 	if (r == 0 && mp->tmp_private)
 		r = allow(rs.fd, "/tmp", rs.all);
-	if (r == 0)
-		r = common_rules(&rs);
 	return ruleset_restrict(&rs, r, step);
 }
 
-int native_landlock_apply_paths(char *const *write, size_t n, int abi, bool scope,
-				size_t *failed, const char **step)
+int native_landlock_apply_paths(char *const *write, size_t n, char *const *denies,
+				char *const *exceptions, int abi, bool scope, size_t *failed,
+				const char **step)
 {
 	struct ruleset rs;
 	int r = 0;
@@ -215,6 +388,10 @@ int native_landlock_apply_paths(char *const *write, size_t n, int abi, bool scop
 		}
 	}
 	if (r == 0)
-		r = common_rules(&rs);
+		r = read_side(&rs, denies, exceptions);
+	if (r == 0)
+		r = dev_rules(&rs);
+	if (r == 0)
+		r = allow_std_streams(rs.fd, rs.file);
 	return ruleset_restrict(&rs, r, step);
 }

@@ -6,6 +6,7 @@
 #include "sandbox/native/native.h"
 #include "gateway/gateway.h"
 #include "sandbox/native/child.h"
+#include "sandbox/native/landlock.h"
 #include "sandbox/native/mounts.h"
 #include "sandbox/native/prereq.h"
 #include "sandbox/native/seccomp.h"
@@ -179,31 +180,50 @@ static void reclaim_terminal(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-static int send_filter(int fd, const struct native_filter *f)
+/* One message: the filter's length and program, the ruleset's fd. */
+static int send_sync(int fd, const struct native_filter *f, int ruleset)
 {
-	if (write(fd, &f->len, sizeof(f->len)) != (ssize_t)sizeof(f->len))
-		return -1;
-	/* a few hundred instructions: well within the pipe's buffer */
-	return write(fd, f->insns, f->len * sizeof(*f->insns)) ==
-			       (ssize_t)(f->len * sizeof(*f->insns))
-		       ? 0 : -1;
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov[2] = { { (void *)&f->len, sizeof(f->len) },
+				{ f->insns, f->len * sizeof(*f->insns) } };
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	ssize_t n;
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &ruleset, sizeof(int));
+	do
+		n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)(sizeof(f->len) + f->len * sizeof(*f->insns)) ? 0 : -1;
 }
 
 /* Work done while the child builds its filesystem: the host records and
  * pins the plan and starts making it durable, then compiles the seccomp
- * filter and sends it (the child runs nothing before it has it). */
-static int alongside(int sync_fd, bool unix_all, const struct provider_record *rec,
-		     const char *record_dir, struct syncer *syncer, struct err **e)
+ * filter, builds the Landlock ruleset and sends both (the child runs
+ * nothing before it has them). */
+static int alongside(int sync_fd, bool unix_all, const struct child_args *a,
+		     const struct provider_record *rec, const char *record_dir,
+		     struct syncer *syncer, struct err **e)
 {
 	struct native_filter filter = { 0 };
+	const char *step = NULL;
+	int ruleset = -1;
 	int r = rec->fn(rec->ctx, e);
 
 	if (r == 0)
 		r = sync_start(syncer, record_dir, e);
 	if (r == 0)
 		r = native_seccomp_compile(unix_all, &filter, e);
-	if (r == 0 && send_filter(sync_fd, &filter) < 0)
+	if (r == 0 && native_landlock_build(a->mp, a->landlock_abi, &ruleset, &step) < 0)
+		r = err_set(e, ERR_UNAVAILABLE, errno, "%s", step ? step : "landlock");
+	if (r == 0 && send_sync(sync_fd, &filter, ruleset) < 0)
 		r = err_set(e, ERR_UNAVAILABLE, errno, "hand the filter to the sandbox");
+	if (ruleset >= 0)
+		close(ruleset);
 	native_filter_free(&filter);
 	return r;
 }
@@ -304,7 +324,7 @@ static int launch(struct child_args *a, const struct grant *g,
 	}
 	/* Anything short of a whole start kills the child before it runs the
 	 * command: it waits for the filter, and a closed pipe ends it. */
-	if (alongside(a->sync_fd, unix_all, rec, record_dir, &syncer, e) < 0 ||
+	if (alongside(a->sync_fd, unix_all, a, rec, record_dir, &syncer, e) < 0 ||
 	    (a->gw_fd >= 0 && start_gateway(g, a->gw_fd, record_dir, &l.gw, e) < 0)) {
 		struct child_status st;
 		int saved = errno;

@@ -219,7 +219,8 @@ int mounts_plan(const struct grant *g, struct mount_plan *mp, struct err **e)
 		if (rc < 0)
 			return -1;
 	}
-	if (plan_pins(g, mp, e) < 0)
+	if (plan_pins(g, mp, e) < 0 ||
+	    grant_read_side(g, mp->tmp_private, &mp->read_denies, &mp->read_exceptions, e) < 0)
 		return -1;
 	if (mp->n > 1)
 		qsort(mp->ops, mp->n, sizeof(*mp->ops), mop_cmp);
@@ -236,6 +237,8 @@ void mounts_plan_clear(struct mount_plan *mp)
 	for (size_t i = strv_len(mp->placeholders); i > 0; i--)
 		rmdir(mp->placeholders[i - 1]);
 	strv_free(mp->placeholders);
+	strv_free(mp->read_denies);
+	strv_free(mp->read_exceptions);
 	free(mp->workspace);
 	memset(mp, 0, sizeof(*mp));
 }

@@ -33,6 +33,11 @@ struct mount_plan {
 	bool tmp_private;	/* /tmp is a fresh tmpfs */
 	char **placeholders;	/* host dirs made to mask a missing deny */
 	char *workspace;
+	/* For Landlock's read side (landlock.h): the denies outside every
+	 * write grant (whether they exist or not), and the readable rules
+	 * beneath a deny (exceptions). */
+	char **read_denies;
+	char **read_exceptions;
 };
 
 /* Build the operations for a grant. Refuses (ERR_UNAVAILABLE) what cannot

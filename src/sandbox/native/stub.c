@@ -161,6 +161,8 @@ static void encode(struct buf *b, const struct child_args *a)
 				   (o->create ? 0x200u : 0) | (o->holds_exceptions ? 0x400u : 0));
 		put_str(b, o->path);
 	}
+	put_strv(b, mp->read_denies);
+	put_strv(b, mp->read_exceptions);
 	put_strv(b, a->argv);
 	put_strv(b, a->env);
 }
@@ -193,10 +195,13 @@ static int decode(struct buf *b, struct child_args *a, struct mount_plan *mp)
 					   .source_dir = k & 0x100u, .create = k & 0x200u,
 					   .holds_exceptions = k & 0x400u, .path = get_str(b) };
 	}
+	mp->read_denies = get_strv(b);
+	mp->read_exceptions = get_strv(b);
 	a->argv = get_strv(b);
 	a->env = get_strv(b);
 	a->mp = mp;
-	if (b->bad || b->off != b->n || !a->argv || !a->argv[0])
+	if (b->bad || b->off != b->n || !a->argv || !a->argv[0] || !mp->read_denies ||
+	    !mp->read_exceptions)
 		return -1;
 	return 0;
 }
@@ -307,7 +312,8 @@ void native_stub_start(void)
 		return;
 	stub.started = true;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0 ||
-	    pipe2(sync, O_CLOEXEC) < 0 ||
+	    /* a socket: the filter arrives with the Landlock ruleset's fd */
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sync) < 0 ||
 	    /* a socket, not a pipe: pid 1 holds its end for the sandbox's
 	     * life, and a pipe could be opened anew through /proc/1/fd by
 	     * the command (same user) to forge a status; a socket cannot */

@@ -34,7 +34,8 @@ static int apply_landlock(const struct srt_confine *c, struct err **e)
 		return err_set(e, ERR_UNAVAILABLE, EOPNOTSUPP,
 			       "landlock: scopes need ABI %d, the kernel has %d",
 			       LANDLOCK_ABI_SCOPES, abi);
-	if (native_landlock_apply_paths(c->write, c->n_write, abi, true, &failed, &step) == 0)
+	if (native_landlock_apply_paths(c->write, c->n_write, c->deny, c->read, abi, true,
+					&failed, &step) == 0)
 		return 0;
 	if (step && strcmp(step, "landlock: write grant") == 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "landlock: write grant `%s`",

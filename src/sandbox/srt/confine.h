@@ -18,6 +18,9 @@
 struct srt_confine {
 	char *const *write;	/* paths writable beneath (must exist) */
 	size_t n_write;
+	char *const *deny;	/* paths never readable, whatever the host does
+				 * to them during the run; NULL-terminated */
+	char *const *read;	/* readable beneath a deny (exceptions) */
 	bool unix_all;		/* socket(AF_UNIX) left open ("unix_sockets": "all") */
 	bool scope;		/* scoping abstract sockets and signals is required */
 	char *const *argv;	/* the command; argv[0] is looked up in PATH */

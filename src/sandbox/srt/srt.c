@@ -121,6 +121,15 @@ static int wrapper_argv(const struct grant *g, const struct srt_env *t, const ch
 	/* /tmp is the sandbox's own (srt_settings_tmp_private), writable */
 	if (r == 0 && srt_settings_tmp_private(g))
 		r = strv_push(&argv, "--write") < 0 ? -1 : strv_push(&argv, "/tmp");
+	/* Landlock's read side: the denies stay unreadable whatever the host
+	 * does to them during the run (confine.h) */
+	_cleanup_strv_ char **denies = NULL, **exceptions = NULL;
+	if (r == 0 && grant_read_side(g, srt_settings_tmp_private(g), &denies, &exceptions, e) < 0)
+		return -1;
+	for (size_t i = 0; r == 0 && denies && denies[i]; i++)
+		r = strv_push(&argv, "--deny") < 0 ? -1 : strv_push(&argv, denies[i]);
+	for (size_t i = 0; r == 0 && exceptions && exceptions[i]; i++)
+		r = strv_push(&argv, "--read") < 0 ? -1 : strv_push(&argv, exceptions[i]);
 	if (r == 0 && g->unix_sockets_all)
 		r = strv_push(&argv, "--unix-all");
 	if (r == 0 && native_landlock_abi() >= SRT_LANDLOCK_ABI_SCOPES)
