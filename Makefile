@@ -4,12 +4,12 @@
 # compilers keep -Werror clean). Flags for libraries come from pkg-config;
 # header dependencies are tracked with -MMD.
 
-PKGS      := libseccomp jansson libcrypto libpsl libcares
+PKGS      := libseccomp jansson libcrypto libpsl libcares liburing
 # Linked statically (Debian ships the archives): start-up time is part of
 # every launch, and these would otherwise cost more to load than to run
 # (loading and binding libpsl, libidn2, libunistring and libcares took
 # 0.4 ms of every launch).
-STATIC_PKGS := libseccomp jansson libcrypto libpsl libcares
+STATIC_PKGS := libseccomp jansson libcrypto libpsl libcares liburing
 # libpsl's own libraries, which its pkg-config file names for the dynamic
 # case only.
 STATIC_EXTRA := -lidn2 -lunistring

@@ -7,6 +7,7 @@
 #include "tap.h"
 
 #include <errno.h>
+#include <seccomp.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -460,41 +461,95 @@ static int ns_child(int fd, const char *base)
 	return 0;
 }
 
+/* Run fn(fd, base) in a forked child, collecting what it writes to fd
+ * into buf; its exit status in *status. -1 when the child could not run. */
+static int in_child(int (*fn)(int fd, const char *base), const char *base, char *buf,
+		    size_t size, int *status)
+{
+	int p[2];
+	size_t n = 0;
+	ssize_t r;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		_exit(fn(p[1], base));
+	}
+	close(p[1]);
+	while (n < size - 1 && (r = read(p[0], buf + n, size - 1 - n)) > 0)
+		n += (size_t)r;
+	buf[n] = '\0';
+	close(p[0]);
+	waitpid(pid, status, 0);
+	return pid < 0 ? -1 : 0;
+}
+
 #define REAL_TESTS 10
 
 static void test_real_mounts(const char *base)
 {
-	int p[2], status = 0;
+	int status = 0;
 	char buf[8192];
-	size_t n = 0;
-	ssize_t r;
 
 	if (geteuid() != 0) {
 		for (int i = 0; i < REAL_TESTS; i++)
 			skip("real bind mounts need root");
 		return;
 	}
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		ok(0, "pipe");
+	if (in_child(ns_child, base, buf, sizeof(buf), &status) < 0) {
+		ok(0, "fork");
 		return;
 	}
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		_exit(ns_child(p[1], base));
-	}
-	close(p[1]);
-	while (n < sizeof(buf) - 1 &&
-	       (r = read(p[0], buf + n, sizeof(buf) - 1 - n)) > 0)
-		n += (size_t)r;
-	buf[n] = '\0';
-	close(p[0]);
-	waitpid(pid, &status, 0);
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
 		ok(line[0] == '1', "%s", line + 2);
 	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	   "the namespace child exits cleanly");
+}
+
+/* The checks of test_without_io_uring, in its child: "a b c msg". */
+static int no_uring_child(int fd, const char *base)
+{
+	char ws[PATH_MAX], msg[PATH_MAX * 2], bmsg[PATH_MAX * 2];
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int a, b, c;
+
+	abs_in(ws, base, "wsu");
+	if (!ctx || seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(io_uring_setup), 0) < 0 ||
+	    seccomp_load(ctx) < 0)
+		return 3;
+	a = check(ws, GUARD_WALK_MAX, msg, sizeof(msg));
+	if (link("out/su", "wsu/d/x") < 0)
+		return 4;
+	b = check(ws, GUARD_WALK_MAX, bmsg, sizeof(bmsg));
+	unlink("wsu/d/x");
+	c = check(ws, GUARD_WALK_MAX, msg, sizeof(msg));
+	dprintf(fd, "%d %d %d %s", a, b, c, bmsg);
+	return 0;
+}
+
+/* Where io_uring is refused (a container's seccomp profile does), the walk
+ * stats one entry at a time and finds the same: run the outside-link
+ * checks again in a child whose filter refuses io_uring_setup. */
+static void test_without_io_uring(const char *base)
+{
+	char want[PATH_MAX * 2], x[PATH_MAX], got[PATH_MAX * 3];
+	int status = 0;
+
+	must(mkdir("wsu", 0755), "mkdir");
+	must(mkdir("wsu/d", 0755), "mkdir");
+	mkfile("wsu/d/plain");
+	mkfile("out/su");
+	if (in_child(no_uring_child, base, got, sizeof(got), &status) < 0) {
+		ok(0, "fork");
+		return;
+	}
+	snprintf(want, sizeof(want), "0 %d 0 " WANT_LINK, DENIED, abs_in(x, base, "wsu/d/x"));
+	is_str(got, want, "without io_uring: the plain workspace passes, the outside link is "
+			  "refused and named, and passes once it is gone");
+	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0, "  the child exits cleanly");
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag,
@@ -516,6 +571,7 @@ int main(void)
 	test_symlinks(base);
 	test_entry_limit(base);
 	test_deep(base);
+	test_without_io_uring(base);
 	test_alias_fixtures();
 	test_real_mounts(base);
 	if (chdir("/") < 0 ||
