@@ -130,6 +130,16 @@ static void refuse(struct conn *c, int http_status, enum socks_reply code,
 
 static void dial_next(struct conn *c);
 
+/* A range that let an address through, once each, for the audit. */
+static void note_range(struct conn *c, size_t range)
+{
+	for (size_t i = 0; i < c->n_ranges_used; i++)
+		if (c->ranges_used[i] == range)
+			return;
+	if (c->n_ranges_used < GW_MAX_ADDRS)
+		c->ranges_used[c->n_ranges_used++] = range;
+}
+
 static void resolved(void *arg, int status, const struct sockaddr_storage *addrs, size_t n)
 {
 	struct conn *c = arg;
@@ -151,18 +161,27 @@ static void resolved(void *arg, int status, const struct sockaddr_storage *addrs
 	 * (not only those kept for dialling): a rebinding answer or a
 	 * wildcard covering names someone else controls leads nowhere. */
 	for (size_t i = 0; i < n; i++) {
-		enum addr_class cl = addrguard_classify((const struct sockaddr *)&addrs[i],
-							&c->gw->own);
-		/* an address this host answers to by a route, not an interface */
-		if (cl == ADDR_PUBLIC && addrguard_is_local((const struct sockaddr *)&addrs[i]))
-			cl = ADDR_HOST_OWN;
-		if (cl != ADDR_PUBLIC) {
+		const struct sockaddr *sa = (const struct sockaddr *)&addrs[i];
+		struct addr_judgement jd;
+
+		addrguard_judge(sa, &c->gw->own, c->gw->cfg.allow_ranges,
+				c->gw->cfg.n_allow_ranges, &jd);
+		/* an address this host answers to by a route, not an
+		 * interface; loopback a range opened is this host's anyway */
+		if (jd.cls == ADDR_PUBLIC && jd.opened != ADDR_LOOPBACK &&
+		    addrguard_is_local(sa))
+			jd.cls = ADDR_HOST_OWN;
+		if (jd.cls != ADDR_PUBLIC) {
 			snprintf(c->reason_buf, sizeof(c->reason_buf),
-				 "name resolves to a %s", addrguard_reason(cl));
+				 "name resolves to a %s", addrguard_reason(jd.cls));
 			refuse(c, 403, SOCKS_NOT_ALLOWED, "deny", c->reason_buf);
 			return;
 		}
+		if (jd.range >= 0)
+			note_range(c, (size_t)jd.range);
 	}
+	if (c->n_ranges_used)
+		c->reason = "address in network.allow_ranges";
 	c->st = CS_CONNECTING;
 	c->deadline_ms = gw_now_ms() + c->gw->cfg.connect_timeout_ms;
 	dial_next(c);

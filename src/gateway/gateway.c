@@ -88,6 +88,8 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway");
 	gw->cfg = *cfg;
 	gw->cfg.token = NULL; /* not kept: its digest is */
+	gw->cfg.allow_ranges = NULL;
+	gw->cfg.n_allow_ranges = 0;
 	if (cfg->token) {
 		size_t n = strlen(cfg->token);
 
@@ -128,6 +130,18 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 		free(gw);
 		return err_wrap(e, "gateway");
 	}
+	/* the caller's ranges may not outlive it: the gateway keeps a copy */
+	if (cfg->n_allow_ranges) {
+		gw->ranges = calloc(cfg->n_allow_ranges, sizeof(*gw->ranges));
+		if (!gw->ranges) {
+			gw->cfg.audit_fd = -1; /* still the caller's on failure */
+			gateway_free(gw);
+			return err_set(e, ERR_INTERNAL, ENOMEM, "gateway");
+		}
+		memcpy(gw->ranges, cfg->allow_ranges, cfg->n_allow_ranges * sizeof(*gw->ranges));
+		gw->cfg.allow_ranges = gw->ranges;
+		gw->cfg.n_allow_ranges = cfg->n_allow_ranges;
+	}
 	gw->last_sweep_ms = gw_now_ms();
 	*out = gw;
 	return 0;
@@ -157,6 +171,7 @@ void gateway_free(struct gateway *gw)
 	if (gw->cfg.audit_fd >= 0)
 		close(gw->cfg.audit_fd);
 	close(gw->ep);
+	free(gw->ranges);
 	free(gw);
 }
 
@@ -422,6 +437,21 @@ void gw_audit(struct conn *c)
 		      (json_int_t)(gw_now_ms() - c->started_ms));
 	if (!j)
 		return;
+	/* which of network.allow_ranges let the addresses through, if any */
+	if (c->n_ranges_used) {
+		json_t *r = json_array();
+
+		for (size_t i = 0; r && i < c->n_ranges_used; i++) {
+			char text[RANGE_TEXT_MAX];
+
+			range_format(&c->gw->cfg.allow_ranges[c->ranges_used[i]], text);
+			json_array_append_new(r, json_string(text));
+		}
+		if (!r || json_object_set_new(j, "allow_ranges", r) < 0) {
+			json_decref(j);
+			return;
+		}
+	}
 	line = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
 	json_decref(j);
 	if (line) {

@@ -87,6 +87,8 @@ struct conn {
 	bool literal;
 	union gw_addr addrs[GW_MAX_ADDRS];
 	size_t n_addrs, next_addr;
+	size_t ranges_used[GW_MAX_ADDRS];	/* indices of allow_ranges that let */
+	size_t n_ranges_used;			/* an address through (audited) */
 	char client[64];
 	int64_t started_ms, deadline_ms;
 	const char *verdict, *reason;
@@ -98,6 +100,7 @@ struct conn {
 
 struct gateway {
 	struct gw_config cfg;
+	struct net_range *ranges;	/* cfg.allow_ranges: the gateway's copy */
 	int ep;
 	struct resolver *res;
 	struct addr_set own;
