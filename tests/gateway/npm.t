@@ -1,0 +1,91 @@
+#!/bin/bash
+# A real client through the gateway: `npm install` of a small package with
+# no dependencies (ms) from the public registry, inside `cordon run` with
+# the registry allowed (the package lands in the workspace, seen from the
+# host afterwards), and the same without it refused (npm fails, the
+# refusal in the run's network.jsonl). The control: the same install
+# outside any sandbox; when it fails (no registry from here) every case is
+# skipped with that reason. Native, and srt where srt runs here. npm's
+# cache and the home are the lab's: the caller's ~/.npmrc is a default
+# deny, and the workspace is where the command may write.
+. "$(dirname "$0")/gwlab.sh"
+gw_lab npm
+export HOME=$LAB/home
+unset XDG_STATE_HOME XDG_CONFIG_HOME XDG_RUNTIME_DIR SSH_AUTH_SOCK GIT_DIR CORDON_GATEWAY_DNS
+unset $(env | sed -n 's/^\(npm_config_[A-Za-z_]*\)=.*/\1/p')
+REGISTRY=registry.npmjs.org PKG=ms
+STATE=$LAB/state
+mkdir -p "$HOME" "$STATE"
+
+# npm's own retries and notices would only make a refusal slow.
+NPM=(npm install --no-audit --no-fund --no-update-notifier --no-package-lock --fetch-retries=0
+	--fetch-timeout=20000 --registry "https://$REGISTRY/")
+
+# fresh_ws NAME: an empty workspace (a git repository) with npm's cache in it.
+fresh_ws() {
+	WS=$LAB/$1
+	mkdir -p "$WS" && git init -q "$WS" && echo '{"name":"lab","version":"1.0.0"}' > "$WS/package.json"
+}
+
+# run_in PROVIDER [CORDON OPTS...] -- CMD...: in $WS; cordon's stderr in
+# $LAB/in.err, the run's record dir in $LAB/last.rec.
+run_in() {
+	local before rc provider=$1
+	shift
+	before=$(ls "$STATE/runs" 2>/dev/null)
+	(cd "$WS" && timeout -k 5 90 "$CORDON" run --provider "$provider" --state-dir "$STATE" -w "$WS" "$@" \
+		</dev/null >"$LAB/in.out" 2>"$LAB/in.err")
+	rc=$?
+	comm -13 <(printf '%s\n' "$before" | sort) <(ls "$STATE/runs" 2>/dev/null | sort) | head -n1 |
+		sed "s|^|$STATE/runs/|; s|\$|/sandbox/1|" > "$LAB/last.rec"
+	return $rc
+}
+audit() { cat "$(cat "$LAB/last.rec")/network.jsonl" 2>/dev/null; }
+installed() { [ -f "$WS/node_modules/$PKG/package.json" ] && grep -q "\"name\": *\"$PKG\"" "$WS/node_modules/$PKG/package.json"; }
+
+if ! command -v npm >/dev/null; then
+	skip "npm is not installed (scripts/deps installs it)"
+	gw_done
+	exit
+fi
+
+# --- the control, outside any sandbox
+fresh_ws control
+(cd "$WS" && timeout -k 5 90 "${NPM[@]}" --cache "$WS/.npm-cache" "$PKG" </dev/null >"$LAB/control.out" 2>&1)
+rc=$?
+if [ $rc != 0 ] || ! installed; then
+	skip "the registry is not reachable from this host: npm install outside a sandbox failed ($rc: $(grep -m1 -i 'err' "$LAB/control.out" | cut -c1-100))"
+	gw_done
+	exit
+fi
+ok 0 "control: npm install $PKG outside any sandbox works"
+
+providers=(native)
+if command -v srt >/dev/null; then
+	providers+=(srt)
+else
+	skip "srt is not installed: the srt cases do not run"
+fi
+for p in "${providers[@]}"; do
+	fresh_ws "ws-$p-allowed"
+	run_in "$p" -q --allow-host "$REGISTRY" -- "${NPM[@]}" --cache "$WS/.npm-cache" "$PKG"
+	rc=$?
+	if [ "$p" = srt ] && [ $rc = 125 ] && grep -q 'sandbox_unavailable' "$LAB/in.err"; then
+		skip "srt cannot run here: $(head -c 150 "$LAB/in.err")"
+		continue
+	fi
+	ok $([ $rc = 0 ] && installed; echo $?) \
+		"$p: npm install $PKG with --allow-host $REGISTRY: exit 0, node_modules/$PKG on the host ($rc)"
+	[ $rc = 0 ] || sed 's/^/# /' "$LAB/in.err" "$LAB/in.out" | tail -15
+	ok $(audit | grep -q "\"protocol\":\"http-connect\",\"host\":\"$REGISTRY\",\"port\":443,.*\"verdict\":\"allow\""; echo $?) \
+		"$p: ... the run's network.jsonl has the registry allowed"
+
+	fresh_ws "ws-$p-refused"
+	run_in "$p" -q -- "${NPM[@]}" --cache "$WS/.npm-cache" "$PKG"
+	rc=$?
+	ok $([ $rc != 0 ] && ! installed; echo $?) "$p: the same without --allow-host fails, nothing installed ($rc)"
+	ok $(audit | grep -q "\"host\":\"$REGISTRY\",\"port\":443,.*\"verdict\":\"deny\",\"reason\":\"host not in network.allow\""; echo $?) \
+		"$p: ... the refusal of $REGISTRY:443 is in the run's network.jsonl"
+	audit | grep -q '"verdict":"deny"' || { audit; cat "$LAB/in.out" "$LAB/in.err"; } | tail -15 | sed 's/^/# /'
+done
+gw_done
