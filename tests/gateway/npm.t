@@ -2,8 +2,9 @@
 # A real client through the gateway: `npm install` of a small package with
 # no dependencies (ms) from the public registry, inside `cordon run` with
 # the registry allowed (the package lands in the workspace, seen from the
-# host afterwards), and the same without it refused (npm fails, the
-# refusal in the run's network.jsonl). The control: the same install
+# host afterwards), and the same without it refused: with no host allowed
+# npm fails (no way out), and with another host allowed the gateway
+# refuses the registry (the refusal in the run's network.jsonl). The control: the same install
 # outside any sandbox; when it fails (no registry from here) every case is
 # skipped with that reason. Native, and srt where srt runs here. npm's
 # cache and the home are the lab's: the caller's ~/.npmrc is a default
@@ -80,10 +81,17 @@ for p in "${providers[@]}"; do
 	ok $(audit | grep -q "\"protocol\":\"http-connect\",\"host\":\"$REGISTRY\",\"port\":443,.*\"verdict\":\"allow\""; echo $?) \
 		"$p: ... the run's network.jsonl has the registry allowed"
 
-	fresh_ws "ws-$p-refused"
+	# No host allowed: no way out at all (native runs no gateway then).
+	fresh_ws "ws-$p-none"
 	run_in "$p" -q -- "${NPM[@]}" --cache "$WS/.npm-cache" "$PKG"
 	rc=$?
 	ok $([ $rc != 0 ] && ! installed; echo $?) "$p: the same without --allow-host fails, nothing installed ($rc)"
+	# Another host allowed, not the registry: the gateway refuses it.
+	fresh_ws "ws-$p-refused"
+	run_in "$p" -q --allow-host example.invalid -- "${NPM[@]}" --cache "$WS/.npm-cache" "$PKG"
+	rc=$?
+	ok $([ $rc != 0 ] && ! installed; echo $?) \
+		"$p: with only --allow-host example.invalid it fails too, nothing installed ($rc)"
 	ok $(audit | grep -q "\"host\":\"$REGISTRY\",\"port\":443,.*\"verdict\":\"deny\",\"reason\":\"host not in network.allow\""; echo $?) \
 		"$p: ... the refusal of $REGISTRY:443 is in the run's network.jsonl"
 	audit | grep -q '"verdict":"deny"' || { audit; cat "$LAB/in.out" "$LAB/in.err"; } | tail -15 | sed 's/^/# /'
