@@ -3,7 +3,8 @@
  * resolve and check every address, dial the checked addresses in turn,
  * answer the client, then relay both ways with splice until both sides
  * have closed. Every refusal is answered (403 or the SOCKS code) with its
- * reason and audited. */
+ * reason and audited. Absolute-form http:// requests, served one per
+ * connection, have their framing in served.c. */
 #include "gateway/http.h"
 #include "gateway/internal.h"
 #include "gateway/socks5.h"
@@ -55,6 +56,8 @@ void gw_conn_close(struct conn *c)
 	if (c->dead)
 		return;
 	gw_audit(c);
+	if (c->extra_len)
+		gw_audit_extra(c);
 	if (c->cli.fd >= 0)
 		close(c->cli.fd);
 	if (c->up.fd >= 0)
@@ -66,6 +69,11 @@ void gw_conn_close(struct conn *c)
 		c->p[d].spill = NULL;
 	}
 	free_in(c);
+	if (c->extra && c->gw->has_token)
+		OPENSSL_cleanse(c->extra, c->extra_len); /* a pipelined head's credentials */
+	free(c->extra);
+	free(c->resp);
+	c->extra = c->resp = NULL;
 	free(c->out);
 	free(c->upout);
 	c->out = c->upout = NULL;
@@ -126,6 +134,11 @@ static void refuse(struct conn *c, int http_status, enum socks_reply code,
 		n = http_format_refusal(buf, sizeof(buf), http_status, reason);
 	}
 	answer_and_close(c, buf, n);
+}
+
+void gw_refuse_http(struct conn *c, int http_status, const char *verdict, const char *reason)
+{
+	refuse(c, http_status, SOCKS_GENERAL_FAILURE, verdict, reason);
 }
 
 static void dial_next(struct conn *c);
@@ -341,10 +354,13 @@ static void parse_http(struct conn *c)
 			return;
 		}
 	}
-	if (keep_early(c, req.head_len, req.forward ? req.forward : "",
-		       req.forward ? req.forward_len : 0) < 0) {
+	int kept = req.connect ? keep_early(c, req.head_len, "", 0) : gw_served_keep(c, &req);
+	if (kept != 0) {
 		http_request_clear(&req);
-		gw_conn_close(c);
+		if (kept > 0)
+			refuse(c, 400, SOCKS_GENERAL_FAILURE, "fail", "malformed chunked body");
+		else
+			gw_conn_close(c);
 		return;
 	}
 	bool tunnel = req.connect;
@@ -588,8 +604,8 @@ void gw_conn_event(struct conn *c, struct endpoint *ep, uint32_t events)
 	if (!flush_pending(c))
 		return;
 	int r0 = gw_relay(c, 0), r1 = c->dead ? -1 : gw_relay(c, 1);
-	if (c->dead)
-		return;
+	if (c->dead || c->st != CS_RELAY)
+		return;	/* closed, or a refusal under way */
 	if (r0 < 0 || r1 < 0) {
 		/* allowed, then ended by an error: the audit says so */
 		c->reason = "relay ended by an error";
@@ -598,7 +614,15 @@ void gw_conn_event(struct conn *c, struct endpoint *ep, uint32_t events)
 	}
 	if (r0 == 2 || r1 == 2)
 		queue_ready(c);
-	c->deadline_ms = gw_now_ms() + c->gw->cfg.idle_timeout_ms;
+	/* One request served and its answer out: the client has a few
+	 * seconds to close its end (closing first could reset the answer). */
+	if (c->one_request && c->shut[1]) {
+		if (!c->linger_ms)
+			c->linger_ms = gw_now_ms() + 5000;
+		c->deadline_ms = c->linger_ms;
+	} else {
+		c->deadline_ms = gw_now_ms() + c->gw->cfg.idle_timeout_ms;
+	}
 	if (c->eof[0] && c->eof[1] && c->p[0].n == 0 && c->p[1].n == 0 && !c->p[0].spill &&
 	    !c->p[1].spill)
 		gw_conn_close(c);
@@ -617,7 +641,8 @@ void gw_conn_timeout(struct conn *c)
 		gw_conn_close(c);
 		return;
 	case CS_RELAY:
-		c->reason = "idle";
+		if (!c->linger_ms)
+			c->reason = "idle";
 		gw_conn_close(c);
 		return;
 	case CS_REFUSING:
@@ -763,16 +788,29 @@ int gw_relay(struct conn *c, int dir)
 		}
 		if (moved >= RELAY_TURN)
 			return 2;
+		/* a served request's parts the pipe cannot move (served.c) */
+		if (c->one_request) {
+			int r = gw_served_read(c, dir, &moved);
+
+			if (r == 1)
+				continue;
+			if (r <= 0)
+				return r;
+		}
 		if (!pipe_acquire(c->gw, p))
 			return -1;
 		/* A relay that may keep its pipe reads what the pipe holds;
 		 * one that would spill reads only what the other side can
 		 * take, so that a stall leaves little to copy. */
 		size_t chunk = c->gw->pipes_held <= GW_PIPES_KEPT ? RELAY_CHUNK : chunk_for(out);
+		if (c->one_request)
+			chunk = gw_served_limit(c, dir, chunk); /* not a byte past the body */
 		ssize_t r = splice(in, NULL, p->w, NULL, chunk, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (r > 0) {
 			p->n += (size_t)r;
 			moved += (size_t)r;
+			if (c->one_request)
+				gw_served_moved(c, dir, (size_t)r);
 		} else if (r == 0) {
 			c->eof[dir] = true;
 		} else if (errno == EINTR) {

@@ -413,8 +413,16 @@ static json_t *addrs_json(const struct conn *c)
 	return a;
 }
 
-/* One JSON line per decision, written when the connection ends. */
-void gw_audit(struct conn *c)
+/* What one audit line says. */
+struct audit_line {
+	const char *protocol, *host;
+	uint16_t port;
+	bool addresses;		/* the connection's checked addresses */
+	const char *verdict, *reason;
+	uint64_t up, down;
+};
+
+static void audit_write(struct conn *c, const struct audit_line *a)
 {
 	char when[40];
 	struct timespec ts;
@@ -422,23 +430,21 @@ void gw_audit(struct conn *c)
 	_cleanup_free_ char *line = NULL;
 	json_t *j;
 
-	if (c->gw->cfg.audit_fd < 0 || !c->verdict)
-		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03ldZ", ts.tv_nsec / 1000000);
 	j = json_pack("{s:s, s:s, s:s, s:s%, s:i, s:o, s:s, s:s, s:I, s:I, s:I}", "time", when,
-		      "client", c->client, "protocol", c->proto_name ? c->proto_name : "unknown",
-		      "host", c->host, strnlen(c->host, sizeof(c->host)), "port", c->port,
-		      "addresses", addrs_json(c), "verdict", c->verdict,
-		      "reason", c->reason ? c->reason : "", "bytes_up", (json_int_t)c->bytes[0],
-		      "bytes_down", (json_int_t)c->bytes[1], "duration_ms",
+		      "client", c->client, "protocol", a->protocol,
+		      "host", a->host, strnlen(a->host, HTTP_HOST_MAX + 1), "port", a->port,
+		      "addresses", a->addresses ? addrs_json(c) : json_array(), "verdict", a->verdict,
+		      "reason", a->reason, "bytes_up", (json_int_t)a->up,
+		      "bytes_down", (json_int_t)a->down, "duration_ms",
 		      (json_int_t)(gw_now_ms() - c->started_ms));
 	if (!j)
 		return;
 	/* which of network.allow_ranges let the addresses through, if any */
-	if (c->n_ranges_used) {
+	if (a->addresses && c->n_ranges_used) {
 		json_t *r = json_array();
 
 		for (size_t i = 0; r && i < c->n_ranges_used; i++) {
@@ -461,4 +467,42 @@ void gw_audit(struct conn *c)
 		if (write(c->gw->cfg.audit_fd, line, n + 1) < 0)
 			return;
 	}
+}
+
+/* One JSON line per decision, written when the connection ends. */
+void gw_audit(struct conn *c)
+{
+	struct audit_line a = { c->proto_name ? c->proto_name : "unknown", c->host, c->port, true,
+				c->verdict, c->reason ? c->reason : "", c->bytes[0], c->bytes[1] };
+
+	if (c->gw->cfg.audit_fd < 0 || !c->verdict)
+		return;
+	audit_write(c, &a);
+}
+
+/* What the client sent after the request it was served: a line of its
+ * own, naming the host of the request it holds where it holds a whole
+ * head. Never sent anywhere, so refused, whatever the host. */
+void gw_audit_extra(struct conn *c)
+{
+	struct http_request req;
+	enum http_result r;
+	struct audit_line a = { "http", "", 0, false, "deny",
+				"a further request on a connection: the gateway serves one request "
+				"per connection, and sent it nowhere", (uint64_t)c->extra_len, 0 };
+
+	if (c->gw->cfg.audit_fd < 0)
+		return;
+	r = http_parse_request(c->extra, c->extra_len, &req);
+	if (r == HTTP_OK) {
+		a.protocol = req.connect ? "http-connect" : "http";
+		a.host = req.host;
+		a.port = req.port;
+	} else {
+		a.verdict = "fail";
+		a.reason = "bytes after the request: the gateway serves one request per connection, "
+			   "and sent them nowhere";
+	}
+	audit_write(c, &a);
+	http_request_clear(&req);
 }
