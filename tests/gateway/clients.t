@@ -1,16 +1,21 @@
 #!/bin/bash
-# A real client through the gateway: `npm install` of a small package with
-# no dependencies (ms) from the public registry, inside `cordon run` with
-# the registry allowed (the package lands in the workspace, seen from the
-# host afterwards), and the same without it refused: with no host allowed
-# npm fails (no way out), and with another host allowed the gateway
-# refuses the registry (the refusal in the run's network.jsonl). The control: the same install
-# outside any sandbox; when it fails (no registry from here) every case is
-# skipped with that reason. Native, and srt where srt runs here. npm's
-# cache and the home are the lab's: the caller's ~/.npmrc is a default
-# deny, and the workspace is where the command may write.
+# Real clients through the gateway, inside `cordon run`, native and srt
+# (where srt runs here):
+# - npm: `npm install` of a small package with no dependencies (ms) from
+#   the public registry with the registry allowed (the package lands in
+#   the workspace, seen from the host afterwards); without it refused:
+#   with no host allowed npm fails (no way out), and with another host
+#   allowed the gateway refuses the registry (the refusal in the run's
+#   network.jsonl). The control: the same install outside any sandbox;
+#   when it fails (no registry from here) the npm cases are skipped with
+#   that reason. npm's cache and the home are the lab's: the caller's
+#   ~/.npmrc is a default deny, and the workspace is where the command
+#   may write.
+# - pip: `pip download` of a wheel from a local index (plain http://, one
+#   request per proxy connection) with the index allowed, and refused
+#   without it; skipped where the system python has no pip.
 . "$(dirname "$0")/gwlab.sh"
-gw_lab npm
+gw_lab clients
 export HOME=$LAB/home
 unset XDG_STATE_HOME XDG_CONFIG_HOME XDG_RUNTIME_DIR SSH_AUTH_SOCK GIT_DIR CORDON_GATEWAY_DNS
 unset $(env | sed -n 's/^\(npm_config_[A-Za-z_]*\)=.*/\1/p')
@@ -44,6 +49,48 @@ run_in() {
 audit() { cat "$(cat "$LAB/last.rec")/network.jsonl" 2>/dev/null; }
 installed() { [ -f "$WS/node_modules/$PKG/package.json" ] && grep -q "\"name\": *\"$PKG\"" "$WS/node_modules/$PKG/package.json"; }
 
+# --- pip download from a local index on 127.0.0.2, through the gateway
+providers=(native)
+command -v srt >/dev/null && providers+=(srt)
+if /usr/bin/python3 -m pip --version >/dev/null 2>&1; then
+	mkdir -p "$LAB/index/simple/tinypkg"
+	"$PY" - "$LAB/index/simple" <<'PYEOF' || { echo "Bail out! cannot make the lab's wheel"; exit 1; }
+import base64, hashlib, sys, zipfile
+root, name = sys.argv[1], "tinypkg-1.0-py3-none-any.whl"
+files = {"tinypkg/__init__.py": b"VALUE = 42\n",
+         "tinypkg-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n",
+         "tinypkg-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: lab\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+record = "".join("%s,sha256=%s,%d\n" % (k, base64.urlsafe_b64encode(hashlib.sha256(v).digest()).rstrip(b"=").decode(), len(v))
+                 for k, v in files.items()) + "tinypkg-1.0.dist-info/RECORD,,\n"
+files["tinypkg-1.0.dist-info/RECORD"] = record.encode()
+with zipfile.ZipFile("%s/tinypkg/%s" % (root, name), "w") as z:
+    for k, v in files.items():
+        z.writestr(k, v)
+open("%s/tinypkg/index.html" % root, "w").write('<a href="%s">%s</a>\n' % (name, name))
+open("%s/index.html" % root, "w").write('<a href="tinypkg/">tinypkg</a>\n')
+PYEOF
+	start_server IDX http --dir "$LAB/index" || exit 1
+	PIP=(/usr/bin/python3 -m pip download --no-cache-dir --disable-pip-version-check --retries 0
+		--timeout 20 --index-url "http://127.0.0.2:$IDX/simple" --trusted-host 127.0.0.2 tinypkg)
+	for p in "${providers[@]}"; do
+		fresh_ws "pip-$p"
+		run_in "$p" -q --allow-host "127.0.0.2:$IDX" -- "${PIP[@]}" -d "$WS/dl"
+		rc=$?
+		ok $([ $rc = 0 ] && [ -s "$WS/dl/tinypkg-1.0-py3-none-any.whl" ] &&
+			[ "$(audit | grep -c '"protocol":"http",.*"verdict":"allow"')" -ge 2 ]; echo $?) \
+			"$p: pip download from the allowed local index: the wheel on the host, each request allowed ($rc)"
+		[ $rc = 0 ] || sed 's/^/# /' "$LAB/in.err" "$LAB/in.out" | tail -10
+		fresh_ws "pip-$p-refused"
+		run_in "$p" -q --allow-host example.invalid -- "${PIP[@]}" -d "$WS/dl"
+		rc=$?
+		ok $([ $rc != 0 ] && [ ! -e "$WS/dl/tinypkg-1.0-py3-none-any.whl" ] &&
+			audit | grep -q "\"port\":$IDX,.*\"verdict\":\"deny\""; echo $?) \
+			"$p: ... the index not allowed: pip fails, the refusal audited ($rc)"
+	done
+else
+	skip "the system python (/usr/bin/python3) has no pip: the pip cases do not run"
+fi
+
 if ! command -v npm >/dev/null; then
 	skip "npm is not installed (scripts/deps installs it)"
 	gw_done
@@ -61,12 +108,7 @@ if [ $rc != 0 ] || ! installed; then
 fi
 ok 0 "control: npm install $PKG outside any sandbox works"
 
-providers=(native)
-if command -v srt >/dev/null; then
-	providers+=(srt)
-else
-	skip "srt is not installed: the srt cases do not run"
-fi
+command -v srt >/dev/null || skip "srt is not installed: the srt cases do not run"
 for p in "${providers[@]}"; do
 	fresh_ws "ws-$p-allowed"
 	run_in "$p" -q --allow-host "$REGISTRY" -- "${NPM[@]}" --cache "$WS/.npm-cache" "$PKG"
