@@ -181,7 +181,7 @@ static int response_in(struct conn *c)
 			memmove(c->resp, c->resp + ri.used, c->resp_len - ri.used);
 			c->resp_len -= ri.used;
 			if (ri.interim)
-				continue;
+				return 1; /* out now: a client may wait for its 100 */
 			free(c->resp);
 			c->resp = NULL;
 			c->resp_len = 0;

@@ -98,6 +98,16 @@ ok $([ "$(field "$out" status)" = 200 ] && [ "$(field "$out" closed)" = yes ] &&
 body=$(pcurl -x "http://127.0.0.1:$N" "http://127.0.0.2:$A/x/chunky")
 ok $([ "$body" = "origin $A request 1 /x/chunky" ]; echo $?) "curl reads the chunked answer as sent ($body)"
 
+# Expect: 100-continue: the origin's 100 reaches the client before the
+# body is sent (the client would wait longer for it than curl may run),
+# then the final answer.
+head -c 3000 /dev/zero > "$LAB/upload"
+: > "$LAB/a.log"
+code=$(pcurl -x "http://127.0.0.1:$N" -H 'Expect: 100-continue' --expect100-timeout 60 -D "$LAB/head" \
+	-o "$LAB/body" -w '%{http_code}' --data-binary @"$LAB/upload" "http://127.0.0.2:$A/upload")
+ok $([ "$code" = 200 ] && grep -q '^HTTP/1.1 100 Continue' "$LAB/head" && grep -qx 'body 3000' "$LAB/a.log"; echo $?) \
+	"Expect: 100-continue: the 100 passed on, the 3000-byte body reached A, 200 ($code)"
+
 # --- control: CONNECT stays a tunnel, several requests through it
 out=$(gwc raw "127.0.0.1:$N" --wait 3 --data "CONNECT 127.0.0.2:$A HTTP/1.1\\r\\n\\r\\nGET /t1 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\nGET /t2 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
 ok $(field "$out" text | grep -q "request 1 /t1.*request 2 /t2"; echo $?) \

@@ -22,7 +22,8 @@ KIND:
             <n> <target>" (n counts requests on that connection); a target
             ending in /chunky gets that in three chunks and a trailer, and
             one ending in /unframed gets it with no length, then the
-            close; HEAD gets the head alone. Each
+            close; HEAD gets the head alone; Expect: 100-continue gets a
+            100 Continue before the body is read. Each
             request's head is appended to --log as received, then
             "body <len>", then "--". Bodies: Content-Length or chunked.
   echo      asyncio echo server for many connections: raises its own
@@ -227,6 +228,8 @@ def serve_keepalive(args):
                     head, buf = read_until(c, buf, b"\r\n\r\n")
                     if head is None:
                         return
+                    if b"\r\nexpect: 100-continue\r\n" in head.lower():
+                        c.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
                     body, buf = body_of(c, buf, head)
                     n += 1
                     with lock, open(args.log, "ab") as f:
