@@ -27,13 +27,16 @@
 static const char gateway_usage[] =
 	"usage: cordon gateway --listen unix:PATH|tcp:IP:PORT [--listen-any]\n"
 	"                      [--token-file FILE] [--allow HOST]... [--deny HOST]...\n"
+	"                      [--allow-range CIDR]...\n"
 	"                      [--audit FILE] [--dns ADDR]... [--max-conns N]\n\n"
 	"Serve cordon's egress proxy: HTTP (CONNECT and absolute-form http://) and\n"
 	"SOCKS5 on one listener, told apart by the first byte, until TERM or INT.\n"
 	"Hosts are policy entries (name, name:port, *.domain, IP literals); the\n"
 	"deny list wins. A name is resolved by the gateway and refused when any of\n"
 	"its addresses is loopback, private, link-local, shared, multicast, ... or\n"
-	"this host's own. Every decision is one JSON line in the audit file.\n\n"
+	"this host's own, unless --allow-range names a range holding it (loopback\n"
+	"and link-local only by a range inside them). Every decision is one JSON\n"
+	"line in the audit file.\n\n"
 	"  --listen ADDR      unix:PATH, or tcp:IP:PORT on a loopback address\n"
 	"  --listen-any       let tcp:IP:PORT be any address (needs --token-file)\n"
 	"  --token-file FILE  every client must show the proxy token held in FILE:\n"
@@ -43,6 +46,8 @@ static const char gateway_usage[] =
 	"                     yours and no one else may read it (mode 0600 or 0400)\n"
 	"  --allow HOST       add to the allow list\n"
 	"  --deny HOST        add to the deny list\n"
+	"  --allow-range CIDR an allowed name may resolve into this range\n"
+	"                     (10.20.0.0/16, fd00:1::/32), repeatable\n"
 	"  --audit FILE       append the audit log here (default: none)\n"
 	"  --dns ADDR         a DNS server (ip or ip:port), repeatable (default: the system's)\n"
 	"  --max-conns N      the connection cap (default: from the open-file limit);\n"
@@ -190,6 +195,8 @@ struct gw_opts {
 	char dns[1024];
 	struct host_pattern *allow, *deny;
 	size_t n_allow, n_deny;
+	struct net_range *ranges;
+	size_t n_ranges;
 };
 
 static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
@@ -200,6 +207,7 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 		{ "dns", required_argument, NULL, 'n' },    { "help", no_argument, NULL, 'h' },
 		{ "listen-any", no_argument, NULL, 'L' },   { "token-file", required_argument, NULL, 't' },
 		{ "max-conns", required_argument, NULL, 'm' },
+		{ "allow-range", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -217,6 +225,10 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 			break;
 		case 'd':
 			if (policy_add_host(&o->deny, &o->n_deny, optarg, "--deny", e) < 0)
+				return -1;
+			break;
+		case 'r':
+			if (policy_add_range(&o->ranges, &o->n_ranges, optarg, "--allow-range", e) < 0)
 				return -1;
 			break;
 		case 'A':
@@ -319,7 +331,8 @@ int cli_gateway(int argc, char **argv)
 		}
 	}
 	struct gw_config cfg = { .allow = o.allow, .n_allow = o.n_allow, .deny = o.deny,
-				 .n_deny = o.n_deny, .dns_servers = o.dns[0] ? o.dns : NULL,
+				 .n_deny = o.n_deny, .allow_ranges = o.ranges,
+				 .n_allow_ranges = o.n_ranges, .dns_servers = o.dns[0] ? o.dns : NULL,
 				 .audit_fd = audit, .max_conns = (unsigned int)o.max_conns,
 				 .token = o.token_file ? token : NULL };
 	r = gateway_new(&cfg, &gw, &e);
@@ -347,5 +360,6 @@ out:
 		host_pattern_clear(&o.deny[i]);
 	free(o.allow);
 	free(o.deny);
+	free(o.ranges);
 	return rc;
 }

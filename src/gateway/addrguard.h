@@ -2,11 +2,15 @@
  * name itself and refuses it when any of its addresses falls in a class a
  * sandbox must never reach through a name: loopback, link-local (cloud
  * metadata services), private (RFC 1918), unique local, shared (CGNAT),
- * unspecified, multicast, broadcast, 0.0.0.0/8, reserved, documentation,
- * the IPv4-mapped, -compatible, NAT64 and 6to4 forms of those, and this
- * host's own addresses. */
+ * unspecified, multicast, broadcast, 0.0.0.0/8, reserved (240/4,
+ * 192.0.0.0/24, ...), the IPv4-mapped, -compatible, NAT64, 6to4 and
+ * Teredo forms of those, and this host's own addresses. Documentation and
+ * benchmarking ranges are public. The operator's ranges
+ * (network.allow_ranges) open some classes, never all (addrguard_judge). */
 #ifndef CORDON_GATEWAY_ADDRGUARD_H
 #define CORDON_GATEWAY_ADDRGUARD_H
+
+#include "policy/host.h"
 
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -37,10 +41,29 @@ int addrguard_load_own(struct addr_set *own);
 void addrguard_free_own(struct addr_set *own);
 
 /* The class of an IPv4 or IPv6 address; own may be NULL. Embedded IPv4
- * (mapped ::ffff:0:0/96, compatible ::/96, NAT64 64:ff9b::/96, 6to4
- * 2002::/16) is classified as the IPv4 address it carries. */
+ * (mapped ::ffff:0:0/96, translated ::ffff:0:0:0/96, compatible ::/96,
+ * NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo
+ * 2001::/32: both its client and its server) is classified as the IPv4
+ * address it carries. */
 enum addr_class addrguard_classify(const struct sockaddr *sa,
 				   const struct addr_set *own);
+
+/* An address judged with the operator's ranges: cls is ADDR_PUBLIC when
+ * it may be dialled, either by itself (range -1) or because ranges[range]
+ * holds it and may open its class (opened). A range opens private,
+ * unique local, shared and reserved addresses; loopback only when the
+ * range lies inside 127.0.0.0/8 or ::1/128, link-local only inside
+ * 169.254.0.0/16 or fe80::/10; never unspecified, 0.0.0.0/8, multicast,
+ * broadcast or this host's own addresses. Embedded forms are judged by
+ * the IPv4 they carry, against IPv4 ranges. */
+struct addr_judgement {
+	enum addr_class cls;
+	int range;
+	enum addr_class opened;
+};
+void addrguard_judge(const struct sockaddr *sa, const struct addr_set *own,
+		     const struct net_range *ranges, size_t n_ranges,
+		     struct addr_judgement *out);
 
 /* Is sa local to this host by any route (an address on an interface, or
  * one that only a `local` route makes this host's)? The kernel answers:

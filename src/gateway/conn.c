@@ -3,7 +3,8 @@
  * resolve and check every address, dial the checked addresses in turn,
  * answer the client, then relay both ways with splice until both sides
  * have closed. Every refusal is answered (403 or the SOCKS code) with its
- * reason and audited. */
+ * reason and audited. Absolute-form http:// requests, served one per
+ * connection, have their framing in served.c. */
 #include "gateway/http.h"
 #include "gateway/internal.h"
 #include "gateway/socks5.h"
@@ -55,6 +56,8 @@ void gw_conn_close(struct conn *c)
 	if (c->dead)
 		return;
 	gw_audit(c);
+	if (c->extra_len)
+		gw_audit_extra(c);
 	if (c->cli.fd >= 0)
 		close(c->cli.fd);
 	if (c->up.fd >= 0)
@@ -66,6 +69,11 @@ void gw_conn_close(struct conn *c)
 		c->p[d].spill = NULL;
 	}
 	free_in(c);
+	if (c->extra && c->gw->has_token)
+		OPENSSL_cleanse(c->extra, c->extra_len); /* a pipelined head's credentials */
+	free(c->extra);
+	free(c->resp);
+	c->extra = c->resp = NULL;
 	free(c->out);
 	free(c->upout);
 	c->out = c->upout = NULL;
@@ -128,7 +136,22 @@ static void refuse(struct conn *c, int http_status, enum socks_reply code,
 	answer_and_close(c, buf, n);
 }
 
+void gw_refuse_http(struct conn *c, int http_status, const char *verdict, const char *reason)
+{
+	refuse(c, http_status, SOCKS_GENERAL_FAILURE, verdict, reason);
+}
+
 static void dial_next(struct conn *c);
+
+/* A range that let an address through, once each, for the audit. */
+static void note_range(struct conn *c, size_t range)
+{
+	for (size_t i = 0; i < c->n_ranges_used; i++)
+		if (c->ranges_used[i] == range)
+			return;
+	if (c->n_ranges_used < GW_MAX_ADDRS)
+		c->ranges_used[c->n_ranges_used++] = range;
+}
 
 static void resolved(void *arg, int status, const struct sockaddr_storage *addrs, size_t n)
 {
@@ -151,18 +174,27 @@ static void resolved(void *arg, int status, const struct sockaddr_storage *addrs
 	 * (not only those kept for dialling): a rebinding answer or a
 	 * wildcard covering names someone else controls leads nowhere. */
 	for (size_t i = 0; i < n; i++) {
-		enum addr_class cl = addrguard_classify((const struct sockaddr *)&addrs[i],
-							&c->gw->own);
-		/* an address this host answers to by a route, not an interface */
-		if (cl == ADDR_PUBLIC && addrguard_is_local((const struct sockaddr *)&addrs[i]))
-			cl = ADDR_HOST_OWN;
-		if (cl != ADDR_PUBLIC) {
+		const struct sockaddr *sa = (const struct sockaddr *)&addrs[i];
+		struct addr_judgement jd;
+
+		addrguard_judge(sa, &c->gw->own, c->gw->cfg.allow_ranges,
+				c->gw->cfg.n_allow_ranges, &jd);
+		/* an address this host answers to by a route, not an
+		 * interface; loopback a range opened is this host's anyway */
+		if (jd.cls == ADDR_PUBLIC && jd.opened != ADDR_LOOPBACK &&
+		    addrguard_is_local(sa))
+			jd.cls = ADDR_HOST_OWN;
+		if (jd.cls != ADDR_PUBLIC) {
 			snprintf(c->reason_buf, sizeof(c->reason_buf),
-				 "name resolves to a %s", addrguard_reason(cl));
+				 "name resolves to a %s", addrguard_reason(jd.cls));
 			refuse(c, 403, SOCKS_NOT_ALLOWED, "deny", c->reason_buf);
 			return;
 		}
+		if (jd.range >= 0)
+			note_range(c, (size_t)jd.range);
 	}
+	if (c->n_ranges_used)
+		c->reason = "address in network.allow_ranges";
 	c->st = CS_CONNECTING;
 	c->deadline_ms = gw_now_ms() + c->gw->cfg.connect_timeout_ms;
 	dial_next(c);
@@ -322,10 +354,13 @@ static void parse_http(struct conn *c)
 			return;
 		}
 	}
-	if (keep_early(c, req.head_len, req.forward ? req.forward : "",
-		       req.forward ? req.forward_len : 0) < 0) {
+	int kept = req.connect ? keep_early(c, req.head_len, "", 0) : gw_served_keep(c, &req);
+	if (kept != 0) {
 		http_request_clear(&req);
-		gw_conn_close(c);
+		if (kept > 0)
+			refuse(c, 400, SOCKS_GENERAL_FAILURE, "fail", "malformed chunked body");
+		else
+			gw_conn_close(c);
 		return;
 	}
 	bool tunnel = req.connect;
@@ -569,8 +604,8 @@ void gw_conn_event(struct conn *c, struct endpoint *ep, uint32_t events)
 	if (!flush_pending(c))
 		return;
 	int r0 = gw_relay(c, 0), r1 = c->dead ? -1 : gw_relay(c, 1);
-	if (c->dead)
-		return;
+	if (c->dead || c->st != CS_RELAY)
+		return;	/* closed, or a refusal under way */
 	if (r0 < 0 || r1 < 0) {
 		/* allowed, then ended by an error: the audit says so */
 		c->reason = "relay ended by an error";
@@ -579,7 +614,15 @@ void gw_conn_event(struct conn *c, struct endpoint *ep, uint32_t events)
 	}
 	if (r0 == 2 || r1 == 2)
 		queue_ready(c);
-	c->deadline_ms = gw_now_ms() + c->gw->cfg.idle_timeout_ms;
+	/* One request served and its answer out: the client has a few
+	 * seconds to close its end (closing first could reset the answer). */
+	if (c->one_request && c->shut[1]) {
+		if (!c->linger_ms)
+			c->linger_ms = gw_now_ms() + 5000;
+		c->deadline_ms = c->linger_ms;
+	} else {
+		c->deadline_ms = gw_now_ms() + c->gw->cfg.idle_timeout_ms;
+	}
 	if (c->eof[0] && c->eof[1] && c->p[0].n == 0 && c->p[1].n == 0 && !c->p[0].spill &&
 	    !c->p[1].spill)
 		gw_conn_close(c);
@@ -598,7 +641,8 @@ void gw_conn_timeout(struct conn *c)
 		gw_conn_close(c);
 		return;
 	case CS_RELAY:
-		c->reason = "idle";
+		if (!c->linger_ms)
+			c->reason = "idle";
 		gw_conn_close(c);
 		return;
 	case CS_REFUSING:
@@ -744,16 +788,29 @@ int gw_relay(struct conn *c, int dir)
 		}
 		if (moved >= RELAY_TURN)
 			return 2;
+		/* a served request's parts the pipe cannot move (served.c) */
+		if (c->one_request) {
+			int r = gw_served_read(c, dir, &moved);
+
+			if (r == 1)
+				continue;
+			if (r <= 0)
+				return r;
+		}
 		if (!pipe_acquire(c->gw, p))
 			return -1;
 		/* A relay that may keep its pipe reads what the pipe holds;
 		 * one that would spill reads only what the other side can
 		 * take, so that a stall leaves little to copy. */
 		size_t chunk = c->gw->pipes_held <= GW_PIPES_KEPT ? RELAY_CHUNK : chunk_for(out);
+		if (c->one_request)
+			chunk = gw_served_limit(c, dir, chunk); /* not a byte past the body */
 		ssize_t r = splice(in, NULL, p->w, NULL, chunk, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (r > 0) {
 			p->n += (size_t)r;
 			moved += (size_t)r;
+			if (c->one_request)
+				gw_served_moved(c, dir, (size_t)r);
 		} else if (r == 0) {
 			c->eof[dir] = true;
 		} else if (errno == EINTR) {

@@ -88,6 +88,8 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway");
 	gw->cfg = *cfg;
 	gw->cfg.token = NULL; /* not kept: its digest is */
+	gw->cfg.allow_ranges = NULL;
+	gw->cfg.n_allow_ranges = 0;
 	if (cfg->token) {
 		size_t n = strlen(cfg->token);
 
@@ -128,6 +130,18 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 		free(gw);
 		return err_wrap(e, "gateway");
 	}
+	/* the caller's ranges may not outlive it: the gateway keeps a copy */
+	if (cfg->n_allow_ranges) {
+		gw->ranges = calloc(cfg->n_allow_ranges, sizeof(*gw->ranges));
+		if (!gw->ranges) {
+			gw->cfg.audit_fd = -1; /* still the caller's on failure */
+			gateway_free(gw);
+			return err_set(e, ERR_INTERNAL, ENOMEM, "gateway");
+		}
+		memcpy(gw->ranges, cfg->allow_ranges, cfg->n_allow_ranges * sizeof(*gw->ranges));
+		gw->cfg.allow_ranges = gw->ranges;
+		gw->cfg.n_allow_ranges = cfg->n_allow_ranges;
+	}
 	gw->last_sweep_ms = gw_now_ms();
 	*out = gw;
 	return 0;
@@ -157,6 +171,7 @@ void gateway_free(struct gateway *gw)
 	if (gw->cfg.audit_fd >= 0)
 		close(gw->cfg.audit_fd);
 	close(gw->ep);
+	free(gw->ranges);
 	free(gw);
 }
 
@@ -398,8 +413,16 @@ static json_t *addrs_json(const struct conn *c)
 	return a;
 }
 
-/* One JSON line per decision, written when the connection ends. */
-void gw_audit(struct conn *c)
+/* What one audit line says. */
+struct audit_line {
+	const char *protocol, *host;
+	uint16_t port;
+	bool addresses;		/* the connection's checked addresses */
+	const char *verdict, *reason;
+	uint64_t up, down;
+};
+
+static void audit_write(struct conn *c, const struct audit_line *a)
 {
 	char when[40];
 	struct timespec ts;
@@ -407,21 +430,34 @@ void gw_audit(struct conn *c)
 	_cleanup_free_ char *line = NULL;
 	json_t *j;
 
-	if (c->gw->cfg.audit_fd < 0 || !c->verdict)
-		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03ldZ", ts.tv_nsec / 1000000);
 	j = json_pack("{s:s, s:s, s:s, s:s%, s:i, s:o, s:s, s:s, s:I, s:I, s:I}", "time", when,
-		      "client", c->client, "protocol", c->proto_name ? c->proto_name : "unknown",
-		      "host", c->host, strnlen(c->host, sizeof(c->host)), "port", c->port,
-		      "addresses", addrs_json(c), "verdict", c->verdict,
-		      "reason", c->reason ? c->reason : "", "bytes_up", (json_int_t)c->bytes[0],
-		      "bytes_down", (json_int_t)c->bytes[1], "duration_ms",
+		      "client", c->client, "protocol", a->protocol,
+		      "host", a->host, strnlen(a->host, HTTP_HOST_MAX + 1), "port", a->port,
+		      "addresses", a->addresses ? addrs_json(c) : json_array(), "verdict", a->verdict,
+		      "reason", a->reason, "bytes_up", (json_int_t)a->up,
+		      "bytes_down", (json_int_t)a->down, "duration_ms",
 		      (json_int_t)(gw_now_ms() - c->started_ms));
 	if (!j)
 		return;
+	/* which of network.allow_ranges let the addresses through, if any */
+	if (a->addresses && c->n_ranges_used) {
+		json_t *r = json_array();
+
+		for (size_t i = 0; r && i < c->n_ranges_used; i++) {
+			char text[RANGE_TEXT_MAX];
+
+			range_format(&c->gw->cfg.allow_ranges[c->ranges_used[i]], text);
+			json_array_append_new(r, json_string(text));
+		}
+		if (!r || json_object_set_new(j, "allow_ranges", r) < 0) {
+			json_decref(j);
+			return;
+		}
+	}
 	line = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
 	json_decref(j);
 	if (line) {
@@ -431,4 +467,42 @@ void gw_audit(struct conn *c)
 		if (write(c->gw->cfg.audit_fd, line, n + 1) < 0)
 			return;
 	}
+}
+
+/* One JSON line per decision, written when the connection ends. */
+void gw_audit(struct conn *c)
+{
+	struct audit_line a = { c->proto_name ? c->proto_name : "unknown", c->host, c->port, true,
+				c->verdict, c->reason ? c->reason : "", c->bytes[0], c->bytes[1] };
+
+	if (c->gw->cfg.audit_fd < 0 || !c->verdict)
+		return;
+	audit_write(c, &a);
+}
+
+/* What the client sent after the request it was served: a line of its
+ * own, naming the host of the request it holds where it holds a whole
+ * head. Never sent anywhere, so refused, whatever the host. */
+void gw_audit_extra(struct conn *c)
+{
+	struct http_request req;
+	enum http_result r;
+	struct audit_line a = { "http", "", 0, false, "deny",
+				"a further request on a connection: the gateway serves one request "
+				"per connection, and sent it nowhere", (uint64_t)c->extra_len, 0 };
+
+	if (c->gw->cfg.audit_fd < 0)
+		return;
+	r = http_parse_request(c->extra, c->extra_len, &req);
+	if (r == HTTP_OK) {
+		a.protocol = req.connect ? "http-connect" : "http";
+		a.host = req.host;
+		a.port = req.port;
+	} else {
+		a.verdict = "fail";
+		a.reason = "bytes after the request: the gateway serves one request per connection, "
+			   "and sent them nowhere";
+	}
+	audit_write(c, &a);
+	http_request_clear(&req);
 }

@@ -26,6 +26,10 @@ struct gw_config {
 	size_t n_allow;
 	const struct host_pattern *deny;
 	size_t n_deny;
+	/* network.allow_ranges: a listed name may resolve into them (see
+	 * addrguard_judge for what a range can never open); copied */
+	const struct net_range *allow_ranges;
+	size_t n_allow_ranges;
 	const char *dns_servers;	/* NULL: the system's */
 	int audit_fd;			/* -1: none; JSON lines; the gateway owns it */
 	unsigned int max_conns;		/* 0: a default that fits the fd limit */

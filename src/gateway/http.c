@@ -616,6 +616,12 @@ enum http_result http_parse_request(const char *buf, size_t len,
 	}
 	if (req->connect)
 		return HTTP_OK;
+	if (h.te_count)
+		req->body = HTTP_BODY_CHUNKED;
+	else if (h.has_cl && h.cl)
+		req->body = HTTP_BODY_LENGTH;
+	req->body_len = h.has_cl ? h.cl : 0;
+	req->head_method = h.method.n == 4 && memcmp(h.method.p, "HEAD", 4) == 0;
 	return build_forward(buf, off, &h, req);
 }
 

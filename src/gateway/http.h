@@ -34,6 +34,12 @@ struct http_request {
 	 * "Connection: close" set. */
 	char *forward;
 	size_t forward_len;
+	/* Absolute-form only: how the request body ends (RFC 9112 section
+	 * 6.3: neither header means no body), so that nothing after it is
+	 * sent to the origin. */
+	enum { HTTP_BODY_NONE, HTTP_BODY_LENGTH, HTTP_BODY_CHUNKED } body;
+	unsigned long long body_len;	/* HTTP_BODY_LENGTH */
+	bool head_method;		/* HEAD: its response has no body */
 	/* The value of the Proxy-Authorization header, trimmed, pointing
 	 * into the parsed buffer (NULL when there is none), and how many
 	 * such headers there were: the gateway takes exactly one. */

@@ -3,6 +3,7 @@
 #define CORDON_GATEWAY_INTERNAL_H
 
 #include "gateway/addrguard.h"
+#include "gateway/framing.h"
 #include "gateway/gateway.h"
 #include "gateway/resolver.h"
 
@@ -87,6 +88,26 @@ struct conn {
 	bool literal;
 	union gw_addr addrs[GW_MAX_ADDRS];
 	size_t n_addrs, next_addr;
+	size_t ranges_used[GW_MAX_ADDRS];	/* indices of allow_ranges that let */
+	size_t n_ranges_used;			/* an address through (audited) */
+	/* Absolute-form http:// is served one request per connection: the
+	 * origin gets the request's head and body and nothing after it, the
+	 * client a response head saying Connection: close. */
+	bool one_request;
+	bool req_done;			/* head and body are all on their way */
+	bool resp_started;		/* the final response head went out */
+	int body;			/* HTTP_BODY_* */
+	uint64_t body_left;		/* HTTP_BODY_LENGTH: bytes still to send */
+	struct chunked chunked;		/* HTTP_BODY_CHUNKED: the decoder */
+	bool head_method;		/* HEAD: the response has no body */
+	int resp_body;			/* RESPONSE_BODY_* */
+	uint64_t resp_left;		/* RESPONSE_BODY_LENGTH: bytes still to relay */
+	struct chunked resp_chunked;
+	char *resp;			/* the origin's response head, being read */
+	size_t resp_len;
+	char *extra;			/* what the client sent after its request: */
+	size_t extra_len;		/* never forwarded, audited */
+	int64_t linger_ms;		/* the response is out: the client's end awaited until then */
 	char client[64];
 	int64_t started_ms, deadline_ms;
 	const char *verdict, *reason;
@@ -98,6 +119,7 @@ struct conn {
 
 struct gateway {
 	struct gw_config cfg;
+	struct net_range *ranges;	/* cfg.allow_ranges: the gateway's copy */
 	int ep;
 	struct resolver *res;
 	struct addr_set own;
@@ -137,6 +159,19 @@ void gw_conn_timeout(struct conn *c);
 int gw_relay(struct conn *c, int dir);
 void gw_pipe_release(struct gateway *gw, struct pipebuf *p);
 void gw_audit(struct conn *c);
+void gw_audit_extra(struct conn *c);
+void gw_refuse_http(struct conn *c, int http_status, const char *verdict, const char *reason);
+
+/* served.c: absolute-form http://, one request per connection. */
+struct http_request;
+/* Queue the rebuilt head and the body bytes that came with it; 0, -1 on
+ * allocation failure, 1 when the chunked body is malformed already. */
+int gw_served_keep(struct conn *c, const struct http_request *req);
+/* In the relay's loop, before a splice: 1 go on, 0 wait, -1 closed or
+ * refusing, 2 nothing to do here (splice, at most gw_served_limit). */
+int gw_served_read(struct conn *c, int dir, size_t *moved);
+size_t gw_served_limit(const struct conn *c, int dir, size_t chunk);
+void gw_served_moved(struct conn *c, int dir, size_t n);
 /* cap.c: clients over the connection cap. */
 void gw_over_cap(struct gateway *gw, int fd, enum gw_proto proto, const char *client);
 void gw_cap_event(struct gateway *gw, struct endpoint *ep);

@@ -13,25 +13,14 @@
 # joined by a veth pair to this one's 44.0.0.1; neither reaches the host's
 # networks. Prints "RESULT status description" lines for the caller.
 pubnet() {
-	local peer i code out
+	local i code out
 	GW_BIN=$1/bin LAB=$1/pubnet
 	mkdir -p "$LAB/www" || exit 1
 	trap gw_cleanup EXIT
 	ok() { echo "RESULT $1 $2"; }
 	echo "public origin" > "$LAB/www/index.html"
-	ip link set lo up || exit 1
-	unshare -n sleep "$GW_TIMEOUT" </dev/null >/dev/null 2>&1 &
-	peer=$!
-	GW_PIDS+=("$peer")
-	for i in $(seq 50); do
-		[ "$(readlink "/proc/$peer/ns/net")" != "$(readlink /proc/self/ns/net)" ] && break
-		sleep 0.1
-	done
-	ip link add cgw0 type veth peer name cpub0 netns "$peer" &&
-		ip addr add 44.0.0.1/29 dev cgw0 && ip link set cgw0 up &&
-		nsenter -t "$peer" -n sh -c 'ip link set lo up && ip addr add 44.0.0.2/29 dev cpub0 &&
-			ip addr add 44.0.0.4/29 dev cpub0 && ip link set cpub0 up' || exit 1
-	GW_PREFIX=(nsenter -t "$peer" -n)
+	netns_peer 44.0.0.2/29 44.0.0.4/29 || exit 1
+	GW_PREFIX=(nsenter -t "$PEER" -n)
 	start_server PUB http --isolated-netns --bind 44.0.0.2 --dir "$LAB/www" || exit 1
 	GW_PREFIX=()
 	start_dns DNS --record pub.net.test=44.0.0.2 --record pubmixed.net.test=44.0.0.2,10.1.2.3 \
@@ -234,18 +223,5 @@ ok $([ "$(field "$out" status)" = 502 ]; echo $?) \
 stop_gw G
 stop_gw S
 
-if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v nsenter >/dev/null &&
-	unshare -n true 2>/dev/null; then
-	timeout -k 5 120 unshare -n -- bash "$0" --pubnet "$LAB" >"$LAB/pubnet.out" 2>"$LAB/pubnet.err"
-	got=0
-	while read -r tag st desc; do
-		[ "$tag" = RESULT ] || continue
-		ok "$st" "netns: $desc"
-		got=$((got + 1))
-	done < "$LAB/pubnet.out"
-	ok $([ "$got" -ge 10 ]; echo $?) "the network namespace part ran all its cases ($got)"
-	[ "$got" -ge 10 ] || sed 's/^/# /' "$LAB/pubnet.err" | head -20
-else
-	skip "no network namespaces here (root, ip, nsenter, unshare -n)"
-fi
+netns_part --pubnet 10
 gw_done

@@ -23,6 +23,12 @@
 #   pcurl ARGS...                             curl, bounded, no env proxies
 #   gwc ARGS...                               gwclient.py
 #   field OUTPUT KEY                          KEY=value from a helper's output
+#   netns_part FLAG MIN                       run "$0 FLAG $LAB" inside
+#                                             `unshare -n`, its RESULT lines
+#                                             as cases (at least MIN)
+#   netns_peer ADDR...                        (inside it) a peer namespace
+#                                             joined by a veth pair, with
+#                                             ADDR... on its side; pid $PEER
 # Every server is bounded by its own --max-seconds and by the trap.
 # CORDON_GW_KEEP=1 keeps the lab for a post-mortem.
 
@@ -188,3 +194,45 @@ pcurl() { timeout -k 2 30 curl -sS --max-time 20 "$@"; }
 gwc() { timeout -k 2 "${GWC_TIMEOUT:-60}" "$PY" "$GW_BIN/gwclient.py" "$@"; }
 # field "$out" KEY: the value of the first KEY=... line.
 field() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | head -n1; }
+
+# netns_part FLAG MIN: as root with network namespaces, run this script
+# again as `$0 FLAG $LAB` inside `unshare -n` (a fresh network namespace)
+# and report its "RESULT status description" lines as cases; at least MIN
+# of them must come. Skipped, with the reason, where there are none.
+netns_part() {
+	local flag=$1 min=$2 got=0 tag st desc
+	if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v nsenter >/dev/null ||
+		! unshare -n true 2>/dev/null; then
+		skip "no network namespaces here (root, ip, nsenter, unshare -n)"
+		return
+	fi
+	timeout -k 5 120 unshare -n -- bash "$0" "$flag" "$LAB" >"$LAB/netns.out" 2>"$LAB/netns.err"
+	while read -r tag st desc; do
+		[ "$tag" = RESULT ] || continue
+		ok "$st" "netns: $desc"
+		got=$((got + 1))
+	done < "$LAB/netns.out"
+	ok $([ "$got" -ge "$min" ]; echo $?) "the network namespace part ran all its cases ($got)"
+	[ "$got" -ge "$min" ] || sed 's/^/# /' "$LAB/netns.err" | head -20
+}
+
+# netns_peer ADDR...: inside netns_part's namespace, a second one (its
+# holder's pid in $PEER, stopped by the trap) joined by a veth pair: this
+# side 44.0.0.1/29 (cgw0), the peer's side (cpub0) every ADDR (with its
+# prefix length) and a default route back. Neither reaches the host's
+# networks. Run the peer's servers under GW_PREFIX=(nsenter -t "$PEER" -n).
+netns_peer() {
+	local i a cmd='ip link set lo up'
+	ip link set lo up || return 1
+	unshare -n sleep "$GW_TIMEOUT" </dev/null >/dev/null 2>&1 &
+	PEER=$!
+	GW_PIDS+=("$PEER")
+	for i in $(seq 50); do
+		[ "$(readlink "/proc/$PEER/ns/net")" != "$(readlink /proc/self/ns/net)" ] && break
+		sleep 0.1
+	done
+	for a in "$@"; do cmd+=" && ip addr add $a dev cpub0"; done
+	ip link add cgw0 type veth peer name cpub0 netns "$PEER" &&
+		ip addr add 44.0.0.1/29 dev cgw0 && ip link set cgw0 up &&
+		nsenter -t "$PEER" -n sh -c "$cmd && ip link set cpub0 up && ip route add default via 44.0.0.1"
+}

@@ -101,6 +101,12 @@ out=$(run_in --allow-host "lo2.sandbox.test:$P" -- "${CURL[@]}" -o /dev/null -w 
 ok $([ "$out" = 403 ] && grep -q "^cordon: network: refused lo2\\.sandbox\\.test:$P (name resolves to a loopback address)" "$LAB/in.err"; echo $?) \
 	"an allowed name resolving to 127.0.0.2: 403 inside, the note names the class ($out)"
 grep 'network: refused' "$LAB/in.err" | sed 's/^/# /'
+out=$(run_in -q --allow-host "lo2.sandbox.test:$P" --allow-range 0.0.0.0/1 -- "${CURL[@]}" -o /dev/null -w '%{http_code}' "http://lo2.sandbox.test:$P/index.html")
+ok $([ "$out" = 403 ]; echo $?) "... with --allow-range 0.0.0.0/1 (holding it, not inside 127.0.0.0/8): still 403 ($out)"
+out=$(run_in -q --allow-host "lo2.sandbox.test:$P" --allow-range 127.0.0.2/32 -- "${CURL[@]}" "http://lo2.sandbox.test:$P/index.html")
+ok $([ "$out" = "sandbox origin" ] &&
+	grep -q '"host":"lo2.sandbox.test".*"verdict":"allow".*"allow_ranges":\["127.0.0.2/32"\]' "$(last_audit)"; echo $?) \
+	"... with --allow-range 127.0.0.2/32: reached, the range in the run's audit line ($out)"
 out=$(run_in -q --allow-host "nx.sandbox.test:$P" -- "${CURL[@]}" -o /dev/null -w '%{http_code}' "http://nx.sandbox.test:$P/index.html")
 ok $([ "$out" = 502 ]; echo $?) "an allowed name that does not resolve: 502 ($out)"
 

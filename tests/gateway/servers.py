@@ -16,6 +16,16 @@ KIND:
             client to get an answer.
   record    accept, append one line "conn <peer>" to --log, close: proves
             whether anything dialled this address.
+  keepalive an HTTP/1.1 origin that keeps every connection open whatever
+            the request says (as an origin the sandbox runs may) and answers
+            each request on it, pipelined ones too: "origin <port> request
+            <n> <target>" (n counts requests on that connection); a target
+            ending in /chunky gets that in three chunks and a trailer, and
+            one ending in /unframed gets it with no length, then the
+            close; HEAD gets the head alone; Expect: 100-continue gets a
+            100 Continue before the body is read. Each
+            request's head is appended to --log as received, then
+            "body <len>", then "--". Bodies: Content-Length or chunked.
   echo      asyncio echo server for many connections: raises its own
             open-file soft limit to the hard limit first.
   source    on each connection, send up to --bytes (default 256 KiB) as
@@ -162,6 +172,95 @@ def serve_record(args):
         c.close()
 
 
+def serve_keepalive(args):
+    s = listener(args)
+    port = s.getsockname()[1]
+    lock = threading.Lock()
+
+    def read_until(c, buf, sep):
+        while sep not in buf:
+            b = c.recv(65536)
+            if not b:
+                return None, buf
+            buf += b
+        i = buf.index(sep) + len(sep)
+        return buf[:i], buf[i:]
+
+    def read_n(c, buf, n):
+        while len(buf) < n:
+            b = c.recv(65536)
+            if not b:
+                return None, buf
+            buf += b
+        return buf[:n], buf[n:]
+
+    def body_of(c, buf, head):
+        lines = head.split(b"\r\n")
+        hdr = {}
+        for line in lines[1:]:
+            if b":" in line:
+                k, v = line.split(b":", 1)
+                hdr[k.strip().lower()] = v.strip()
+        if b"chunked" in hdr.get(b"transfer-encoding", b"").lower():
+            body = b""
+            while True:
+                line, buf = read_until(c, buf, b"\r\n")
+                if line is None:
+                    return None, buf
+                size = int(line.split(b";")[0].strip(), 16)
+                if size == 0:
+                    while True:
+                        line, buf = read_until(c, buf, b"\r\n")
+                        if line in (None, b"\r\n"):
+                            return (body if line else None), buf
+                chunk, buf = read_n(c, buf, size + 2)
+                if chunk is None:
+                    return None, buf
+                body += chunk[:size]
+        return read_n(c, buf, int(hdr.get(b"content-length", b"0")))
+
+    def one(c):
+        buf, n = b"", 0
+        with c:
+            c.settimeout(30)
+            try:
+                while True:
+                    head, buf = read_until(c, buf, b"\r\n\r\n")
+                    if head is None:
+                        return
+                    if b"\r\nexpect: 100-continue\r\n" in head.lower():
+                        c.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+                    body, buf = body_of(c, buf, head)
+                    n += 1
+                    with lock, open(args.log, "ab") as f:
+                        f.write(head + b"body %d\n--\n" % (len(body or b"")))
+                    if body is None:
+                        return
+                    target = head.split(b" ")[1] if head.count(b" ") >= 2 else b"?"
+                    out = b"origin %d request %d %s\n" % (port, n, target)
+                    common = (b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                              b"Keep-Alive: timeout=30\r\nConnection: keep-alive\r\n")
+                    if head.startswith(b"HEAD "):
+                        c.sendall(common + b"Content-Length: %d\r\n\r\n" % len(out))
+                    elif target.endswith(b"/chunky"):
+                        third = len(out) // 3
+                        parts = [out[:third], out[third:2 * third], out[2 * third:]]
+                        c.sendall(common + b"Transfer-Encoding: chunked\r\n\r\n" +
+                                  b"".join(b"%x;x=y\r\n%s\r\n" % (len(q), q) for q in parts) +
+                                  b"0\r\nX-Trailer: t\r\n\r\n")
+                    elif target.endswith(b"/unframed"):
+                        c.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n" + out)
+                        return
+                    else:
+                        c.sendall(common + b"Content-Length: %d\r\n\r\n%s" % (len(out), out))
+            except (OSError, ValueError):
+                pass
+
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=one, args=(c,), daemon=True).start()
+
+
 def serve_echo(args):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -223,7 +322,8 @@ def serve_source(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("kind", choices=["http", "tls", "echoclose", "record", "echo", "source"])
+    ap.add_argument("kind", choices=["http", "tls", "echoclose", "record", "echo", "source",
+                                       "keepalive"])
     ap.add_argument("--bind", default="127.0.0.2")
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--max-seconds", type=int, default=300)
@@ -250,6 +350,10 @@ def main():
         serve_record(args)
     elif args.kind == "source":
         serve_source(args)
+    elif args.kind == "keepalive":
+        if not args.log:
+            sys.exit("servers.py: keepalive needs --log")
+        serve_keepalive(args)
     else:
         serve_echo(args)
 

@@ -254,6 +254,7 @@ static int start_gateway(const struct grant *g, int sock, const char *record_dir
 	int fds[2] = { -1, -1 }, audit;
 	struct gw_config cfg = { .allow = g->hosts, .n_allow = g->n_hosts,
 				 .deny = g->deny_hosts, .n_deny = g->n_deny_hosts,
+				 .allow_ranges = g->allow_ranges, .n_allow_ranges = g->n_allow_ranges,
 				 .dns_servers = getenv("CORDON_GATEWAY_DNS"), .audit_fd = -1 };
 
 	if (take_listeners(sock, fds, e) < 0)

@@ -113,6 +113,7 @@ static int start_gateway(const struct grant *g, struct listener ls[2], const cha
 	_cleanup_free_ char *audit_path = fs_path_join(record_dir, "network.jsonl");
 	struct gw_config cfg = { .allow = g->hosts, .n_allow = g->n_hosts,
 				 .deny = g->deny_hosts, .n_deny = g->n_deny_hosts,
+				 .allow_ranges = g->allow_ranges, .n_allow_ranges = g->n_allow_ranges,
 				 .dns_servers = getenv("CORDON_GATEWAY_DNS"), .audit_fd = -1 };
 	int r;
 
