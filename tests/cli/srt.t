@@ -278,7 +278,8 @@ adopt_launch() {
 		"$CORDON" run -q --provider srt --state-dir "$STATE" -w "$WS" -- true \
 		</dev/null >/dev/null 2>"$LAB/adopt.err" &
 	parent=$!
-	for i in $(seq 100); do [ -s "$LAB/log/ready" ] && break; sleep 0.1; done
+	# (generous: on a loaded machine a launch takes seconds)
+	for i in $(seq 600); do [ -s "$LAB/log/ready" ] && [ -s "$LAB/rootpid" ] && break; sleep 0.1; done
 	sleep 0.3
 	root=$(cat "$LAB/rootpid")
 	adrec=$(ls -td "$STATE"/runs/*/sandbox/1 | head -n 1)
