@@ -326,6 +326,12 @@ enum response_result response_head(const char *buf, size_t len, bool head_reques
 		struct span name = { line.p, (size_t)(colon - line.p) };
 		struct span value = { colon + 1, line.n - name.n - 1 };
 
+		/* a field name is a token: "Content-Length :" is not one the
+		 * gateway and a client could read alike */
+		for (size_t k = 0; k < name.n; k++)
+			if (!is_tchar((unsigned char)name.p[k]))
+				return RESPONSE_BAD;
+
 		if (span_ieq(name, "connection")) {
 			if (nconn == CONN_VALUES_MAX)
 				return RESPONSE_BAD;

@@ -178,6 +178,8 @@ static void test_response(void)
 		"HTTP/1.1 200 OK\r\nNo colon\r\n\r\n",
 		"HTTP/1.1 200 OK\r\n folded: x\r\n\r\n",
 		"HTTP/1.1 200 OK\r\nA: b\rc\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length : 5\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent Length: 5\r\n\r\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ok(resp(bad[i], false, &ri) == RESPONSE_BAD, "bad response head %zu refused", i);
