@@ -128,30 +128,32 @@ static int plan_bind(struct mount_plan *mp, const struct grant_rule *r,
 		    inside_tmp || r->kind == GRANT_READ, e);
 }
 
-/* A directory holding a read-only path is bound over itself, so it can be
- * neither renamed nor replaced with one of the command's making. */
+/* Every directory between a write grant and a read-only path it holds is
+ * bound over itself, so none can be renamed away or replaced with one of
+ * the command's making (.git/modules/x/config: .git/modules/x,
+ * .git/modules and .git). */
 static int plan_pins(const struct grant *g, struct mount_plan *mp, struct err **e)
 {
 	for (size_t i = 0; i < g->n_rules; i++) {
 		_cleanup_free_ char *parent = NULL;
 		char *slash;
-		bool have = false;
 
 		if (g->rules[i].kind != GRANT_READ_ONLY)
 			continue;
 		parent = strdup(g->rules[i].path);
 		if (!parent)
 			return err_set(e, ERR_INTERNAL, ENOMEM, "mount plan");
-		slash = strrchr(parent, '/');
-		if (!slash || slash == parent)
-			continue;
-		*slash = '\0';
-		if (grant_decide(g, parent) != GRANT_WRITE)
-			continue;
-		for (size_t k = 0; k < mp->n; k++)
-			have |= strcmp(mp->ops[k].path, parent) == 0;
-		if (!have && push(mp, MOP_PIN, parent, true, false, e) < 0)
-			return -1;
+		while ((slash = strrchr(parent, '/')) && slash != parent) {
+			bool have = false;
+
+			*slash = '\0';
+			if (grant_decide(g, parent) != GRANT_WRITE)
+				break;
+			for (size_t k = 0; k < mp->n; k++)
+				have |= strcmp(mp->ops[k].path, parent) == 0;
+			if (!have && push(mp, MOP_PIN, parent, true, false, e) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }
