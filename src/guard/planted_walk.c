@@ -64,8 +64,10 @@ struct walker {
 
 int planted_open_beneath(int dirfd, const char *rel, int flags)
 {
+	/* No O_NOFOLLOW: with O_PATH it would open a link itself; without
+	 * it, a link anywhere on the way, the last name too, is ELOOP. */
 	struct open_how how = {
-		.flags = (unsigned long long)(flags | O_CLOEXEC | O_NOFOLLOW),
+		.flags = (unsigned long long)(flags | O_CLOEXEC),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 
