@@ -290,3 +290,32 @@ agent_case "a .claude/settings.json there before and changed inside is named" \
 	.claude/settings.json "Claude Code settings (hooks, helpers)"
 agent_case "an .envrc written inside is named" .envrc direnv
 rm -rf "$WS/.claude" "$WS/old" "$LAB/other"
+
+# How to look at a workspace safely (docs/workspace.md): git run through
+# cordon in a scratch workspace of its own, the real one only readable. A
+# plant left in place (made on the host here) then runs inside, where it
+# can write nothing, and git still answers.
+look_case() {
+	local desc="git status of a planted workspace through cordon, the workspace read-only: it answers, the plant writes nothing"
+	local mark=$LAB/pwned.look rc=- out= ran=- ctl
+	mkdir -p "$LAB/look"
+	(cd "$WS" && mark=$mark copy=c && . "$PL/common.sh" && printf '../.cache/c\n' >.git/commondir)
+	if [ $MODE = full ]; then
+		out=$(run_in_cmd -w "$LAB/look" -- /usr/bin/env GIT_OPTIONAL_LOCKS=0 \
+			/usr/bin/git -C "$WS" status --short); rc=$?
+		if [ -e "$mark" ]; then ran=yes; else ran=no; fi
+	fi
+	if pl_payload "$mark"; then ctl=ran; else ctl="did not run"; fi
+	rm -rf "$WS/.cache" "$WS/.git/commondir" "$mark" "$LAB/look"
+	if [ "$ctl" != ran ]; then
+		tap fail "$desc # broken: control failed" "a host git status did not run the plant's payload"
+	elif [ $MODE != full ]; then
+		tap ok "$desc (control only)"
+	elif [ "$rc" = 0 ] && [ $ran = no ] && [[ $out == *"?? .cache/"* ]]; then
+		tap ok "$desc"
+	else
+		tap fail "$desc" "exit $rc; the payload wrote its marker: $ran; git said: $(printf '%s' "$out" | head -c 200)" \
+			"$(inside_diag "exit $rc")"
+	fi
+}
+look_case
