@@ -28,13 +28,11 @@
 #include "guard/planted_int.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
-#include "lib/json.h"
 #include "lib/strv.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,9 +97,28 @@ struct watch {
 	struct look at;
 };
 
+/* The workspace, and the directory beneath it last looked into: names
+ * are looked at in runs that share one. Forgotten whenever anything
+ * there moves. */
+struct ws {
+	int fd;
+	int dfd;	/* -1: none open; then derr says why, if dir is set */
+	int derr;
+	char dir[PATH_MAX];
+};
+
+static void ws_forget(struct ws *w)
+{
+	if (w->dfd >= 0)
+		close(w->dfd);
+	w->dfd = -1;
+	w->derr = 0;
+	w->dir[0] = '\0';
+}
+
 struct planted_state {
 	char *workspace;
-	int ws_fd;
+	struct ws ws;
 	struct timespec since;
 	bool top_git;		/* .git existed at launch: guarded, not walked */
 	bool top_dir;		/* ... and was a directory: its names watched */
@@ -111,30 +128,29 @@ struct planted_state {
 	struct look agent[N_AGENT];
 };
 
-static void look_at(int ws_fd, const char *rel, struct look *l)
+static void look_at(struct ws *w, const char *rel, struct look *l)
 {
-	_cleanup_free_ char *dir = strdup(rel);
-	_cleanup_close_ int dfd = -1;
-	const char *base = rel;
-	char *slash;
+	const char *slash = strrchr(rel, '/'), *base = slash ? slash + 1 : rel;
+	size_t dl = slash ? (size_t)(slash - rel) : 0;
 	struct stat st;
 
 	memset(l, 0, sizeof(*l));
-	if (!dir) {
-		l->err = ENOMEM;
-		return;
-	}
-	slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		base = slash + 1;
-		dfd = planted_open_beneath(ws_fd, dir, O_PATH | O_DIRECTORY);
-		if (dfd < 0) {
-			l->err = errno == ENOTDIR ? ENOENT : errno;
+	if (slash && (dl >= sizeof(w->dir) || strncmp(w->dir, rel, dl) != 0 || w->dir[dl])) {
+		ws_forget(w);
+		if (dl >= sizeof(w->dir)) {
+			l->err = ENAMETOOLONG;
 			return;
 		}
+		memcpy(w->dir, rel, dl);
+		w->dir[dl] = '\0';
+		w->dfd = planted_open_beneath(w->fd, w->dir, O_PATH | O_DIRECTORY);
+		w->derr = w->dfd < 0 ? (errno == ENOTDIR ? ENOENT : errno) : 0;
 	}
-	if (fstatat(slash ? dfd : ws_fd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (slash && w->dfd < 0) {
+		l->err = w->derr;
+		return;
+	}
+	if (fstatat(slash ? w->dfd : w->fd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		l->err = errno;
 		return;
 	}
@@ -188,16 +204,16 @@ static int refuse_link(const char *ws, const char *rel, struct err **e)
 		       "`%s/%s` is a symbolic link; it must be read-only in place", ws, rel);
 }
 
-static int scan_modules(int ws_fd, const char *ws, const char *gitdir, struct meta *m,
+static int scan_modules(struct ws *w, const char *ws, const char *gitdir, struct meta *m,
 			size_t depth, struct err **e);
 
 /* A directory beneath modules: git dirs (they hold HEAD) and what leads to
  * them. */
-static int scan_container(int ws_fd, const char *ws, const char *crel, struct meta *m,
+static int scan_container(struct ws *w, const char *ws, const char *crel, struct meta *m,
 			  size_t depth, struct err **e)
 {
 	_cleanup_strv_ char **names = NULL;
-	int fd = planted_open_beneath(ws_fd, crel, O_RDONLY | O_DIRECTORY);
+	int fd = planted_open_beneath(w->fd, crel, O_RDONLY | O_DIRECTORY);
 	struct dirent *d;
 	DIR *dir;
 
@@ -225,7 +241,7 @@ static int scan_container(int ws_fd, const char *ws, const char *crel, struct me
 			m->whole = true;
 			break;
 		}
-		look_at(ws_fd, rel, &l);
+		look_at(w, rel, &l);
 		if (l.err == 0 && S_ISLNK(l.mode))
 			return refuse_link(ws, rel, e);
 		if (l.err != 0 || !S_ISDIR(l.mode) || depth >= MODULES_DEPTH_MAX) {
@@ -235,7 +251,7 @@ static int scan_container(int ws_fd, const char *ws, const char *crel, struct me
 		}
 		char headrel[PATH_MAX];
 		(void)planted_join(headrel, sizeof(headrel), rel, "HEAD");
-		look_at(ws_fd, headrel, &head);
+		look_at(w, headrel, &head);
 		if (head.err == 0) {
 			if (++m->gitdirs > PLANTED_MODULES_MAX) {
 				m->whole = true;
@@ -243,40 +259,40 @@ static int scan_container(int ws_fd, const char *ws, const char *crel, struct me
 			}
 			if (meta_push(m, rel, R_GITDIR) < 0)
 				return err_set(e, ERR_INTERNAL, ENOMEM, "modules");
-			if (scan_modules(ws_fd, ws, rel, m, depth + 1, e) < 0)
+			if (scan_modules(w, ws, rel, m, depth + 1, e) < 0)
 				return -1;
 		} else {
 			if (meta_push(m, rel, R_CONTAINER) < 0)
 				return err_set(e, ERR_INTERNAL, ENOMEM, "modules");
-			if (scan_container(ws_fd, ws, rel, m, depth + 1, e) < 0)
+			if (scan_container(w, ws, rel, m, depth + 1, e) < 0)
 				return -1;
 		}
 	}
 	return 0;
 }
 
-static int scan_modules(int ws_fd, const char *ws, const char *gitdir, struct meta *m,
+static int scan_modules(struct ws *w, const char *ws, const char *gitdir, struct meta *m,
 			size_t depth, struct err **e)
 {
 	char rel[PATH_MAX];
 	struct look l;
 
 	(void)planted_join(rel, sizeof(rel), gitdir, "modules");
-	look_at(ws_fd, rel, &l);
+	look_at(w, rel, &l);
 	if (l.err != 0 || !S_ISDIR(l.mode)) {
 		if (l.err == 0 && S_ISLNK(l.mode))
 			return refuse_link(ws, rel, e);
 		return 0;
 	}
-	return scan_container(ws_fd, ws, rel, m, depth, e);
+	return scan_container(w, ws, rel, m, depth, e);
 }
 
 /* What .git is at launch: 0 none, 1 a directory, 2 a file. */
-static int top_git(int ws_fd, const char *ws, struct err **e)
+static int top_git(struct ws *w, const char *ws, struct err **e)
 {
 	struct look l;
 
-	look_at(ws_fd, ".git", &l);
+	look_at(w, ".git", &l);
 	if (l.err == ENOENT)
 		return 0;
 	if (l.err != 0)
@@ -298,11 +314,11 @@ static int open_ws(const char *workspace, struct err **e)
 }
 
 /* The git dirs whose names are held: .git and the submodules'. */
-static int git_dirs(int ws_fd, const char *ws, struct meta *m, struct err **e)
+static int git_dirs(struct ws *w, const char *ws, struct meta *m, struct err **e)
 {
 	if (meta_push(m, ".git", R_GITDIR) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "git");
-	return scan_modules(ws_fd, ws, ".git", m, 0, e);
+	return scan_modules(w, ws, ".git", m, 0, e);
 }
 
 static int push_abs(char ***out, const char *ws, const char *rel, struct err **e)
@@ -316,21 +332,24 @@ static int push_abs(char ***out, const char *ws, const char *rel, struct err **e
 
 int planted_git_readonly(const char *workspace, char ***out, struct err **e)
 {
-	_cleanup_close_ int ws_fd = open_ws(workspace, e);
+	struct ws w = { .fd = open_ws(workspace, e), .dfd = -1 };
 	_cleanup_strv_ char **ro = NULL;
 	struct meta m = { 0 };
-	int kind, rc = 0;
+	int kind = -1, rc = 0;
 
 	*out = NULL;
-	if (ws_fd < 0 || (kind = top_git(ws_fd, workspace, e)) < 0)
-		return -1;
-	if (kind == 0)
-		return 0;
-	if (kind == 2) /* a gitdir link file: keep it pointing home */
-		return push_abs(out, workspace, ".git", e);
-	if (git_dirs(ws_fd, workspace, &m, e) < 0) {
-		meta_clear(&m);
-		return -1;
+	if (w.fd < 0 || (kind = top_git(&w, workspace, e)) <= 0) {
+		/* kind 0: no .git, nothing to hold */
+		rc = w.fd < 0 || kind < 0 ? -1 : 0;
+		goto out;
+	}
+	if (kind == 2) { /* a gitdir link file: keep it pointing home */
+		rc = push_abs(&ro, workspace, ".git", e);
+		goto out;
+	}
+	if (git_dirs(&w, workspace, &m, e) < 0) {
+		rc = -1;
+		goto out;
 	}
 	if (m.whole)
 		rc = push_abs(&ro, workspace, ".git/modules", e);
@@ -342,21 +361,25 @@ int planted_git_readonly(const char *workspace, char ***out, struct err **e)
 			struct look l;
 
 			(void)planted_join(rel, sizeof(rel), m.rel[i], git_ro[j]);
-			look_at(ws_fd, rel, &l);
+			look_at(&w, rel, &l);
 			if (l.err == 0 && S_ISLNK(l.mode))
 				rc = refuse_link(workspace, rel, e);
 			else if (l.err == 0)
 				rc = push_abs(&ro, workspace, rel, e);
 		}
 	}
+out:
 	meta_clear(&m);
+	ws_forget(&w);
+	if (w.fd >= 0)
+		close(w.fd);
 	if (rc < 0)
 		return -1;
 	*out = steal_pointer(&ro);
 	return 0;
 }
 
-static int watch_push(struct planted_state *st, int ws_fd, const char *rel, enum role r)
+static int watch_push(struct planted_state *st, const char *rel, enum role r)
 {
 	struct watch *n = realloc(st->w, (st->n + 1) * sizeof(*n));
 
@@ -367,7 +390,7 @@ static int watch_push(struct planted_state *st, int ws_fd, const char *rel, enum
 	if (!n[st->n].rel)
 		return -1;
 	n[st->n].role = r;
-	look_at(ws_fd, rel, &n[st->n].at);
+	look_at(&st->ws, rel, &n[st->n].at);
 	st->n++;
 	return 0;
 }
@@ -399,35 +422,36 @@ int planted_before(const char *workspace, struct planted_state **out, struct err
 		free(st);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "planted");
 	}
-	st->ws_fd = open_ws(workspace, e);
-	if (st->ws_fd < 0 || (kind = top_git(st->ws_fd, workspace, e)) < 0) {
+	st->ws = (struct ws){ .fd = open_ws(workspace, e), .dfd = -1 };
+	if (st->ws.fd < 0 || (kind = top_git(&st->ws, workspace, e)) < 0) {
 		planted_state_free(st);
 		return -1;
 	}
-	fs_now(st->ws_fd, &st->since);
+	fs_now(st->ws.fd, &st->since);
 	st->top_git = kind != 0;
 	st->top_dir = kind == 1;
-	if (st->top_dir && git_dirs(st->ws_fd, workspace, &m, e) < 0)
+	if (st->top_dir && git_dirs(&st->ws, workspace, &m, e) < 0)
 		rc = -1;
 	st->modules_whole = m.whole;
 	for (size_t i = 0; rc == 0 && i < m.n; i++) {
 		char rel[PATH_MAX];
 
-		if (watch_push(st, st->ws_fd, m.rel[i], m.role[i]) < 0)
+		if (watch_push(st, m.rel[i], m.role[i]) < 0)
 			rc = -1;
 		if (m.role[i] != R_GITDIR)
 			continue;
 		for (size_t j = 0; rc == 0 && j < sizeof(git_watch) / sizeof(*git_watch); j++) {
 			(void)planted_join(rel, sizeof(rel), m.rel[i], git_watch[j]);
-			rc = watch_push(st, st->ws_fd, rel, R_NAME);
+			rc = watch_push(st, rel, R_NAME);
 		}
 		(void)planted_join(rel, sizeof(rel), m.rel[i], "modules");
 		if (rc == 0)
-			rc = watch_push(st, st->ws_fd, rel, R_MODULES);
+			rc = watch_push(st, rel, R_MODULES);
 	}
 	meta_clear(&m);
 	for (size_t i = 0; i < N_AGENT; i++)
-		look_at(st->ws_fd, agent_files[i].path, &st->agent[i]);
+		look_at(&st->ws, agent_files[i].path, &st->agent[i]);
+	ws_forget(&st->ws);
 	if (rc < 0) {
 		planted_state_free(st);
 		return e && *e ? -1 : err_set(e, ERR_INTERNAL, ENOMEM, "planted");
@@ -443,69 +467,11 @@ void planted_state_free(struct planted_state *st)
 	for (size_t i = 0; i < st->n; i++)
 		free(st->w[i].rel);
 	free(st->w);
-	if (st->ws_fd >= 0)
-		close(st->ws_fd);
+	ws_forget(&st->ws);
+	if (st->ws.fd >= 0)
+		close(st->ws.fd);
 	free(st->workspace);
 	free(st);
-}
-
-/* Printable ASCII: another byte as \xNN, a backslash doubled, so that a
- * name of the command's choosing prints as itself and nothing more. */
-static char *printable(const char *s)
-{
-	size_t n = strlen(s);
-	char *o = malloc(n * 4 + 1), *p = o;
-
-	if (!o)
-		return NULL;
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '\\')
-			p += sprintf(p, "\\\\");
-		else if (*c < 0x20 || *c > 0x7e)
-			p += sprintf(p, "\\x%02x", *c);
-		else
-			*p++ = (char)*c;
-	}
-	*p = '\0';
-	return o;
-}
-
-void planted_add(struct findings *f, const char *path, const char *key, const char *moved_to)
-{
-	struct finding n = { printable(path), printable(key), moved_to ? printable(moved_to) : NULL };
-
-	if (!n.path || !n.key || (moved_to && !n.moved_to))
-		goto drop;
-	for (size_t i = 0; i < f->n; i++)
-		if (strcmp(f->v[i].path, n.path) == 0 && strcmp(f->v[i].key, n.key) == 0)
-			goto drop_quiet;
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 16;
-		struct finding *v = realloc(f->v, cap * sizeof(*v));
-		if (!v)
-			goto drop;
-		f->v = v;
-		f->cap = cap;
-	}
-	f->v[f->n++] = n;
-	return;
-drop:
-	f->oom = true;
-drop_quiet:
-	free(n.path);
-	free(n.key);
-	free(n.moved_to);
-}
-
-static void findings_clear(struct findings *f)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		free(f->v[i].path);
-		free(f->v[i].key);
-		free(f->v[i].moved_to);
-	}
-	free(f->v);
-	memset(f, 0, sizeof(*f));
 }
 
 struct mover {
@@ -533,7 +499,7 @@ static int quarantine(struct mover *mv)
 
 	if (mv->q_fd >= 0)
 		return mv->q_fd;
-	git = planted_open_beneath(mv->st->ws_fd, ".git", O_PATH | O_DIRECTORY);
+	git = planted_open_beneath(mv->st->ws.fd, ".git", O_PATH | O_DIRECTORY);
 	for (int tries = 0; git >= 0 && tries < 8; tries++) {
 		unsigned int r = 0;
 
@@ -562,13 +528,15 @@ static void move_out(struct mover *mv, const char *rel, const char *key)
 	char *slash;
 	int err = 0;
 
+	/* What is looked at next must not be taken from before the move. */
+	ws_forget(&mv->st->ws);
 	if (!parent || !(slash = strrchr(parent, '/'))) {
 		mv->out->oom = true;
 		return;
 	}
 	*slash = '\0';
 	base = slash + 1;
-	sfd = planted_open_beneath(mv->st->ws_fd, parent, O_PATH | O_DIRECTORY);
+	sfd = planted_open_beneath(mv->st->ws.fd, parent, O_PATH | O_DIRECTORY);
 	if (sfd < 0) {
 		err = errno;
 		goto fail;
@@ -641,7 +609,7 @@ static void undo_container(struct mover *mv, const char *crel, size_t depth)
 {
 	_cleanup_strv_ char **names = NULL;
 
-	if (names_of(mv->st->ws_fd, crel, &names) < 0) {
+	if (names_of(mv->st->ws.fd, crel, &names) < 0) {
 		move_out(mv, crel, "submodule repositories");
 		return;
 	}
@@ -655,7 +623,7 @@ static void undo_container(struct mover *mv, const char *crel, size_t depth)
 			return;
 		}
 		w = find(mv->st, rel);
-		look_at(mv->st->ws_fd, rel, &now);
+		look_at(&mv->st->ws, rel, &now);
 		if (!w || w->role == R_NAME || w->role == R_MODULES || !same_object(&w->at, &now) ||
 		    (w->role == R_OTHER && !same(&w->at, &now)) || depth > 2UL * MODULES_DEPTH_MAX)
 			move_out(mv, rel, "submodule repository");
@@ -675,13 +643,13 @@ static void undo_gitdir(struct mover *mv, const char *g, size_t depth)
 
 	for (size_t j = 0; j < sizeof(git_watch) / sizeof(*git_watch); j++) {
 		(void)planted_join(rel, sizeof(rel), g, git_watch[j]);
-		look_at(mv->st->ws_fd, rel, &now);
+		look_at(&mv->st->ws, rel, &now);
 		w = find(mv->st, rel);
 		if (now.err != ENOENT && (!w || !same(&w->at, &now)))
 			move_out(mv, rel, git_watch[j]);
 	}
 	(void)planted_join(rel, sizeof(rel), g, "modules");
-	look_at(mv->st->ws_fd, rel, &now);
+	look_at(&mv->st->ws, rel, &now);
 	w = find(mv->st, rel);
 	if (now.err == ENOENT)
 		return;
@@ -689,47 +657,6 @@ static void undo_gitdir(struct mover *mv, const char *g, size_t depth)
 		move_out(mv, rel, "modules");
 	else if (!mv->st->modules_whole)
 		undo_container(mv, rel, depth);
-}
-
-static void report(FILE *f, const struct findings *fs, const struct walk_stats *ws)
-{
-	for (size_t i = 0; i < fs->n; i++) {
-		if (fs->v[i].moved_to)
-			fprintf(f, "cordon: planted: %s: %s (moved to %s)\n", fs->v[i].path,
-				fs->v[i].key, fs->v[i].moved_to);
-		else
-			fprintf(f, "cordon: planted: %s: %s\n", fs->v[i].path, fs->v[i].key);
-	}
-	if (!ws->complete)
-		fprintf(f, "cordon: planted: %s: not looked at beyond here (the walk stops at %d entries "
-			   "or %d levels)\n", ws->stopped ? ws->stopped : ".", PLANTED_WALK_MAX,
-			PLANTED_DEPTH_MAX);
-	if (fs->oom)
-		fprintf(f, "cordon: planted: .: some findings were lost (out of memory)\n");
-}
-
-/* <record>/planted.json: the same findings, and how far the walk went. */
-static int write_record(int rec_fd, const struct findings *fs, const struct walk_stats *ws,
-			struct err **e)
-{
-	_cleanup_json_ json_t *doc = NULL;
-	_cleanup_free_ char *text = NULL;
-	json_t *arr = json_array();
-
-	doc = json_pack("{s:o*, s:{s:I, s:I, s:b, s:s*}}", "findings", arr, "walk", "directories",
-			(json_int_t)ws->dirs, "entries", (json_int_t)ws->entries, "complete",
-			ws->complete && !fs->oom, "stopped_at", ws->stopped);
-	for (size_t i = 0; doc && arr && i < fs->n; i++) {
-		json_t *o = json_pack("{s:s, s:s}", "path", fs->v[i].path, "key", fs->v[i].key);
-		if (o && fs->v[i].moved_to)
-			json_object_set_new(o, "moved_to", json_string(fs->v[i].moved_to));
-		if (!o || json_array_append_new(arr, o) < 0)
-			return err_set(e, ERR_INTERNAL, ENOMEM, "planted.json");
-	}
-	text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) : NULL;
-	if (!text)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "planted.json");
-	return fs_write_atomic(rec_fd, "planted.json", text, strlen(text), 0444, fs->n > 0, e);
 }
 
 int planted_after(struct planted_state *st, const char *record_dir, FILE *f, struct err **e)
@@ -750,23 +677,24 @@ int planted_after(struct planted_state *st, const char *record_dir, FILE *f, str
 	}
 	if (st->top_dir)
 		undo_gitdir(&mv, ".git", 0);
-	if (planted_walk(st->ws_fd, st->workspace, st->top_git, &st->since, &fs, &ws) < 0)
+	if (planted_walk(st->ws.fd, st->workspace, st->top_git, &st->since, &fs, &ws) < 0)
 		err_set(e, ERR_UNAVAILABLE, errno, "walk the workspace `%s`", st->workspace);
 	for (size_t i = 0; i < N_AGENT; i++) {
 		struct look now;
 
-		look_at(st->ws_fd, agent_files[i].path, &now);
+		look_at(&st->ws, agent_files[i].path, &now);
 		if (now.err != ENOENT && !same(&st->agent[i], &now))
 			planted_add(&fs, agent_files[i].path,
 				    now.err == ELOOP ? "a symbolic link on the way" : agent_files[i].key,
 				    NULL);
 	}
-	report(f, &fs, &ws);
+	ws_forget(&st->ws);
+	planted_report(f, &fs, &ws);
 	rc = *e ? -1 : (int)fs.n;
 	if (mv.rec_fd >= 0) {
 		_cleanup_err_ struct err *late = NULL;
 
-		if (write_record(mv.rec_fd, &fs, &ws, &late) < 0 && rc >= 0) {
+		if (planted_write_record(mv.rec_fd, &fs, &ws, &late) < 0 && rc >= 0) {
 			*e = steal_pointer(&late);
 			rc = -1;
 		}
@@ -776,6 +704,6 @@ int planted_after(struct planted_state *st, const char *record_dir, FILE *f, str
 	if (mv.q_fd >= 0)
 		close(mv.q_fd);
 	free(ws.stopped);
-	findings_clear(&fs);
+	planted_findings_clear(&fs);
 	return rc;
 }

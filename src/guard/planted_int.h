@@ -4,7 +4,10 @@
 #ifndef CORDON_GUARD_PLANTED_INT_H
 #define CORDON_GUARD_PLANTED_INT_H
 
+#include "lib/err.h"
+
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -25,6 +28,8 @@ struct findings {
  * and key twice is one finding. */
 void planted_add(struct findings *f, const char *path, const char *key,
 		 const char *moved_to);
+
+void planted_findings_clear(struct findings *f);
 
 /* Was this inode changed (created, written, renamed, linked, chmod-ed)
  * at or after since? */
@@ -53,5 +58,13 @@ struct walk_stats {
  * them changed since `since`, for keys and hooks that run something. */
 int planted_walk(int ws_fd, const char *ws, bool top_git, const struct timespec *since,
 		 struct findings *out, struct walk_stats *stats);
+
+/* Each finding as a line on f (`cordon: planted: PATH: KEY`, and where
+ * it was moved), and a line for a walk cut short. */
+void planted_report(FILE *f, const struct findings *fs, const struct walk_stats *ws);
+/* The same as planted.json in the record dir (0444, atomically; synced
+ * when there is a finding). */
+int planted_write_record(int rec_fd, const struct findings *fs, const struct walk_stats *ws,
+			 struct err **e);
 
 #endif
