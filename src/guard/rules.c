@@ -2,6 +2,7 @@
  * needs into one set of path rules, the checks that refuse what no
  * provider could hold, and the check of each need against the grant. */
 #include "guard/internal.h"
+#include "guard/planted.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/strv.h"
@@ -81,32 +82,17 @@ static int add_defaults(struct guard_state *s, const struct resolved *r,
 	return rc;
 }
 
-/* The workspace's git metadata that host-side git would run code from. */
+/* The workspace's git metadata that host-side git would run code from
+ * (guard/planted.h says which). */
 static int add_git_needs(struct guard_state *s, struct err **e)
 {
-	static const char *const ro[] = { ".git/config", ".git/hooks", ".git/info" };
-	_cleanup_free_ char *git = fs_path_join(s->in->workspace, ".git");
-	struct stat st;
+	_cleanup_strv_ char **ro = NULL;
 
-	if (!git)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "workspace");
-	if (lstat(git, &st) < 0)
-		return errno == ENOENT ? 0 : err_set(e, ERR_DENIED, errno, "`%s`", git);
-	if (S_ISLNK(st.st_mode)) /* host-side git would follow it anywhere */
-		return err_set(e, ERR_DENIED, 0,
-			       "`%s` is a symbolic link; a workspace's .git must be its own", git);
-	if (!S_ISDIR(st.st_mode)) /* a gitdir link file: keep it pointing home */
-		return grant_add(s->g, git, GRANT_READ_ONLY, "workspace git", e);
-	for (size_t i = 0; i < sizeof(ro) / sizeof(*ro); i++) {
-		_cleanup_free_ char *p = fs_path_join(s->in->workspace, ro[i]);
-		if (!p)
-			return err_set(e, ERR_INTERNAL, ENOMEM, "workspace");
-		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
-			return err_set(e, ERR_DENIED, 0,
-				       "`%s` is a symbolic link; it must be read-only in place", p);
-		if (grant_add(s->g, p, GRANT_READ_ONLY, "workspace git", e) < 0)
+	if (planted_git_readonly(s->in->workspace, &ro, e) < 0)
+		return -1;
+	for (size_t i = 0; ro && ro[i]; i++)
+		if (grant_add(s->g, ro[i], GRANT_READ_ONLY, "workspace git", e) < 0)
 			return -1;
-	}
 	return 0;
 }
 

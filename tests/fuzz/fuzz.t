@@ -1,12 +1,12 @@
 #!/bin/sh
 # tests/fuzz/fuzz.t: a bounded run of the libFuzzer targets built by
 # `make fuzz` into $CORDON_FUZZ: the policy parser, then the gateway's
-# HTTP and SOCKS5 parsers. Each seed corpus is copied to a temporary
-# directory first, so libFuzzer's new inputs and any crash artifact land
-# there and never in the repository. Skipped when the targets are not
+# HTTP and SOCKS5 parsers, and the git config reader. Each seed corpus is
+# copied to a temporary directory first, so libFuzzer's new inputs and any
+# crash artifact land there and never in the repository. Skipped when the targets are not
 # built. CORDON_FUZZ_TIME (seconds, default 20) bounds the policy run;
-# each gateway parser gets two fifths of it (8 s), so the whole file
-# stays under 45 s.
+# each gateway parser gets two fifths of it (8 s) and the git config
+# reader one fifth (4 s), so the whole file stays under 50 s.
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=${CORDON_SRC:-$here/../..}
@@ -122,6 +122,30 @@ cat >"$dir/socks5.dict" <<'EOF'
 "example.com."
 EOF
 
+# git's config syntax.
+cat >"$dir/gitconfig.dict" <<'EOF'
+"["
+"]"
+" \""
+"\"]"
+"="
+"\\\x0a"
+"\x0d\x0a"
+"#"
+";"
+"\\t"
+"\\\""
+"\xef\xbb\xbf"
+"core"
+"fsmonitor"
+"alias"
+"!"
+"include"
+"path"
+"includeIf"
+"::"
+EOF
+
 report() { # report NAME LOG: a log's tail and any crashing input, as TAP comments
 	tail -n 30 "$dir/$1/$2" | sed 's/^/#   /'
 	for f in "$dir/$1/artifacts/"*; do
@@ -174,6 +198,7 @@ run_target fuzz_policy policy policy.dict 4096 "$seconds" "round-trip failure"
 # Past HTTP_HEAD_MAX (16 KiB), so the size limits are reached too.
 run_target fuzz_http http http.dict 20000 "$part" "broken invariant"
 run_target fuzz_socks5 socks5 socks5.dict 600 "$part" "broken invariant"
+run_target fuzz_gitconfig gitconfig gitconfig.dict 4096 "$(((seconds + 4) / 5))" "broken invariant"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
