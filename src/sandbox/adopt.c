@@ -102,6 +102,57 @@ bool adopt_namespaces_differ(pid_t pid)
 	return true;
 }
 
+#define SANDBOX_NS_FILE "sandbox-ns"
+
+int sandbox_ns_record(const char *record_dir, pid_t pid, struct err **e)
+{
+	unsigned long long id = 0;
+	char text[32];
+	_cleanup_close_ int dfd = -1;
+
+	if (procfs_ns_id(pid, "pid", &id, e) < 0)
+		return err_wrap(e, "note the sandbox's pid namespace");
+	snprintf(text, sizeof(text), "%llu\n", id);
+	dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "record `%s`", record_dir);
+	return fs_write_atomic(dfd, SANDBOX_NS_FILE, text, strlen(text), 0444, false, e);
+}
+
+/* Is any process left in the pid namespace the record names? An exited
+ * root proves nothing while the sandbox's own processes run on. */
+static int sandbox_ns_left(const char *record_dir, pid_t *left, struct err **e)
+{
+	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
+	_cleanup_free_ char *text = NULL;
+	unsigned long want = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*left = 0;
+	if (dfd < 0 || fs_read_file(dfd, SANDBOX_NS_FILE, 64, &text, NULL, NULL) < 0)
+		return err_set(e, ERR_DENIED, 0, "the record does not name the sandbox's pid namespace");
+	text[strcspn(text, "\n")] = '\0';
+	if (num_parse_ulong(text, ~0UL, &want) < 0)
+		return err_set(e, ERR_DENIED, 0, "the record's sandbox-ns is malformed");
+	d = opendir("/proc");
+	if (!d)
+		return err_set(e, ERR_DENIED, errno, "cannot list /proc");
+	while ((de = readdir(d))) {
+		unsigned long pid;
+		unsigned long long id = 0;
+
+		if (num_parse_ulong(de->d_name, INT_MAX, &pid) < 0)
+			continue;
+		if (procfs_ns_id((pid_t)pid, "pid", &id, NULL) == 0 && id == (unsigned long long)want) {
+			*left = (pid_t)pid;
+			break;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
 int adopt_check_root(const struct plan *p, const char *record_dir, pid_t parent,
 		     pid_t root, struct err **e)
 {
@@ -129,9 +180,28 @@ int adopt_check_root(const struct plan *p, const char *record_dir, pid_t parent,
 	if (rec.pid != (int)root)
 		return err_set(e, ERR_DENIED, 0, "pid %d is not the recorded root", (int)root);
 	n = alive(parent) ? adopt_children(parent, kids, 16) : 0;
-	if (!alive(root))
-		return n <= 0 ? 1 : err_set(e, ERR_DENIED, 0,
-					    "the root has exited but its parent runs something else");
+	if (!alive(root)) {
+		pid_t left = 0;
+
+		if (n > 0)
+			return err_set(e, ERR_DENIED, 0,
+				       "the root has exited but its parent runs something else");
+		/* Nothing of the sandbox may outlive it. Its first process
+		 * dies with the root and takes the namespace with it, which
+		 * can take the kernel a moment: a while is given. */
+		for (int i = 0; i < 40; i++) {
+			if (sandbox_ns_left(record_dir, &left, e) < 0)
+				return -1;
+			if (!left)
+				break;
+			usleep(50000);
+		}
+		if (left)
+			return err_set(e, ERR_DENIED, 0,
+				       "the root has exited but pid %d of its sandbox still runs",
+				       (int)left);
+		return 1;
+	}
 	if (n != 1 || kids[0] != root)
 		return err_set(e, ERR_DENIED, 0, "parent %d runs something besides the root",
 			       (int)parent);

@@ -24,4 +24,9 @@ int adopt_children(pid_t pid, pid_t *out, int max);
  * the caller's? */
 bool adopt_namespaces_differ(pid_t pid);
 
+/* Note in the record dir (sandbox-ns, 0444) the pid namespace that pid,
+ * the first process of the sandbox's own, holds: when the root has
+ * exited, adoption looks for any process still in it. */
+int sandbox_ns_record(const char *record_dir, pid_t pid, struct err **e);
+
 #endif

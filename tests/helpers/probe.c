@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -804,6 +805,94 @@ static int act_syscall(const char *name)
 	return usage();
 }
 
+/* ---- System V and POSIX IPC, namespaces ---- */
+
+#include <mqueue.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/shm.h>
+
+#define IPC_TEXT "HOST-IPC-SECRET"
+
+struct ipc_msg {
+	long type;
+	char text[32];
+};
+
+/* ipc-make KIND KEY: a shared-memory segment holding IPC_TEXT, a message
+ * queue holding it, or a POSIX queue (/KEY) holding it; they outlive the
+ * probe. ipc-read reads it back (attaching, receiving without waiting);
+ * ipc-remove removes it. */
+static int act_ipc(const char *what, const char *kind, const char *keytext)
+{
+	key_t key = (key_t)strtol(keytext, NULL, 0);
+	char name[64];
+	bool make = !strcmp(what, "make"), rm = !strcmp(what, "remove");
+
+	snprintf(name, sizeof(name), "/%s", keytext);
+	if (!strcmp(kind, "shm")) {
+		int id = shmget(key, 4096, make ? IPC_CREAT | IPC_EXCL | 0600 : 0);
+		char *p;
+		if (id < 0)
+			return fail("shmget");
+		if (rm)
+			return report(shmctl(id, IPC_RMID, NULL), errno, NULL);
+		p = shmat(id, NULL, 0);
+		if (p == (void *)-1)
+			return fail("shmat");
+		if (make)
+			strcpy(p, IPC_TEXT);
+		else if (strcmp(p, IPC_TEXT) != 0)
+			return shmdt(p), report(-1, ENOMSG, "content");
+		shmdt(p);
+		return report(0, 0, NULL);
+	}
+	if (!strcmp(kind, "msg")) {
+		int id = msgget(key, make ? IPC_CREAT | IPC_EXCL | 0600 : 0);
+		struct ipc_msg m = { 1, IPC_TEXT };
+		if (id < 0)
+			return fail("msgget");
+		if (rm)
+			return report(msgctl(id, IPC_RMID, NULL), errno, NULL);
+		if (make)
+			return report(msgsnd(id, &m, sizeof(m.text), IPC_NOWAIT), errno, "msgsnd");
+		/* read without taking it: the control reads it after */
+		if (msgrcv(id, &m, sizeof(m.text), 0, IPC_NOWAIT | MSG_COPY) < 0 &&
+		    msgrcv(id, &m, sizeof(m.text), 0, IPC_NOWAIT) < 0)
+			return fail("msgrcv");
+		return report(0, 0, NULL);
+	}
+	if (!strcmp(kind, "mq")) {
+		struct mq_attr at = { .mq_maxmsg = 4, .mq_msgsize = 32 };
+		mqd_t q;
+		if (rm)
+			return report(mq_unlink(name), errno, NULL);
+		q = mq_open(name, make ? O_CREAT | O_EXCL | O_RDWR : O_RDONLY, 0600, &at);
+		if (q == (mqd_t)-1)
+			return fail("mq_open");
+		if (make && mq_send(q, IPC_TEXT, sizeof(IPC_TEXT), 0) < 0) {
+			mq_close(q);
+			return fail("mq_send");
+		}
+		mq_close(q);
+		return report(0, 0, NULL);
+	}
+	return usage();
+}
+
+/* ns NAME: the inode of this process's namespace of that kind. */
+static int act_ns(const char *name)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+	if (stat(path, &st) < 0)
+		return fail("stat");
+	printf("ok %lu\n", (unsigned long)st.st_ino);
+	return 0;
+}
+
 /* ---- processes and identity ---- */
 
 static int act_caps(void)
@@ -971,6 +1060,14 @@ int main(int argc, char **argv)
 	if (!strcmp(a, "i386-entry")) {
 		NEED(0);
 		return act_i386_entry();
+	}
+	if (!strcmp(a, "ipc-make") || !strcmp(a, "ipc-read") || !strcmp(a, "ipc-remove")) {
+		NEED(2);
+		return act_ipc(a + 4, argv[2], argv[3]);
+	}
+	if (!strcmp(a, "ns")) {
+		NEED(1);
+		return act_ns(argv[2]);
 	}
 	if (!strcmp(a, "caps")) {
 		NEED(0);

@@ -116,6 +116,33 @@ for _ in $(seq 100); do kill -0 "$root" 2>/dev/null || break; sleep 0.05; done
 ok $(pgrep -f "^sleep 31$" >/dev/null && echo 1 || echo 0) "after TERM no process of the sandbox remains"
 "$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
 ok $? "an exited sandbox is adopted"
+[ -s "$lab/err" ] && echo "# $(cat "$lab/err")"
+
+# An exited root proves nothing while its sandbox's processes run on: the
+# record names the sandbox's pid namespace (sandbox-ns), and a process
+# left in it refuses adoption. A live namespace stands in for it (a sleep
+# in a pid namespace of its own, as root); the control names one that is
+# gone.
+if [ "$(id -u)" = 0 ] && unshare --pid --fork true 2>/dev/null; then
+	unshare --pid --fork sleep 34 &
+	holder=$!
+	for _ in $(seq 100); do pgrep -f "^sleep 34" >/dev/null && break; sleep 0.05; done
+	inner=$(pgrep -f "^sleep 34" | head -1)
+	cp -p "$rec/sandbox-ns" "$lab/ns.good"
+	chmod u+w "$rec/sandbox-ns"
+	stat -Lc %i "/proc/$inner/ns/pid" > "$rec/sandbox-ns"
+	"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
+	ok $([ $? = 125 ] && grep -q "the root has exited but pid $inner of its sandbox still runs" "$lab/err"; echo $?) \
+		"an exited root whose sandbox still has a process is refused"
+	[ -s "$lab/err" ] && echo "# $(cat "$lab/err")"
+	kill "$holder" 2>/dev/null; pkill -f "^sleep 34" 2>/dev/null; wait "$holder" 2>/dev/null
+	cp -p "$lab/ns.good" "$rec/sandbox-ns"
+	"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
+	ok $? "control: with its own namespace (gone) named again, it is adopted"
+else
+	n=$((n + 1)); echo "ok $n # skip a pid namespace of its own for the stand-in needs root"
+	n=$((n + 1)); echo "ok $n # skip as above"
+fi
 
 echo "1..$n"
 [ $fails = 0 ]

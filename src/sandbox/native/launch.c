@@ -4,6 +4,7 @@
  * loop: signals in (forwarded to the sandbox's pid 1), the child's exit,
  * and the status pipe that carries any failure before exec. */
 #include "sandbox/native/native.h"
+#include "sandbox/adopt.h"
 #include "gateway/gateway.h"
 #include "sandbox/native/child.h"
 #include "sandbox/native/landlock.h"
@@ -205,7 +206,7 @@ static int send_sync(int fd, const struct native_filter *f, int ruleset)
  * pins the plan and starts making it durable, then compiles the seccomp
  * filter, builds the Landlock ruleset and sends both (the child runs
  * nothing before it has them). */
-static int alongside(int sync_fd, bool unix_all, const struct child_args *a,
+static int alongside(int sync_fd, bool unix_all, const struct child_args *a, pid_t pid,
 		     const struct provider_record *rec, const char *record_dir,
 		     struct syncer *syncer, struct err **e)
 {
@@ -214,6 +215,9 @@ static int alongside(int sync_fd, bool unix_all, const struct child_args *a,
 	int ruleset = -1;
 	int r = rec->fn(rec->ctx, e);
 
+	/* the sandbox's pid namespace, for adoption to prove it gone */
+	if (r == 0)
+		r = sandbox_ns_record(record_dir, pid, e);
 	if (r == 0)
 		r = sync_start(syncer, record_dir, e);
 	if (r == 0)
@@ -325,7 +329,7 @@ static int launch(struct child_args *a, const struct grant *g,
 	}
 	/* Anything short of a whole start kills the child before it runs the
 	 * command: it waits for the filter, and a closed pipe ends it. */
-	if (alongside(a->sync_fd, unix_all, a, rec, record_dir, &syncer, e) < 0 ||
+	if (alongside(a->sync_fd, unix_all, a, pid, rec, record_dir, &syncer, e) < 0 ||
 	    (a->gw_fd >= 0 && start_gateway(g, a->gw_fd, record_dir, &l.gw, e) < 0)) {
 		struct child_status st;
 		int saved = errno;

@@ -9,6 +9,7 @@
 #include "gateway/gateway.h"
 #include "sandbox/adopt.h"
 #include "sandbox/terminal.h"
+#include "lib/text.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -23,6 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <stdnoreturn.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -203,79 +207,79 @@ static char **child_environ(const struct plan *p)
 	return env;
 }
 
-/* The keeper's signal that the root is gone: not one the root forwards. */
-#define KEEPER_ORPHANED (SIGRTMIN + 1)
+/* What the keeper reports when it could not set srt's namespaces up: the
+ * step, as the root prints it. */
+struct keeper_fail {
+	int err;	/* the errno of the step */
+	int exec;	/* 1: srt itself could not be executed */
+	char step[64];
+};
 
-/* Kill every process beneath the keeper, orphans reparented to it
- * included, until none is left. */
-static void keeper_kill_all(void)
+static noreturn void keeper_die(int status_fd, const char *step, int err, int exec)
 {
-	for (int round = 0; round < 64; round++) {
-		pid_t kids[64];
-		int n = adopt_children(getpid(), kids, 64);
+	struct keeper_fail f = { .err = err, .exec = exec };
 
-		if (n <= 0)
-			return;
-		for (int i = 0; i < n; i++) {
-			pid_t sub[64];
-			int m = adopt_children(kids[i], sub, 64);
-
-			kill(kids[i], SIGSTOP); /* no new children while its own die */
-			for (int k = 0; k < m; k++)
-				kill(sub[k], SIGKILL);
-			kill(kids[i], SIGKILL);
-		}
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
-		usleep(10000);
-	}
+	snprintf(f.step, sizeof(f.step), "%s", step);
+	(void)fs_write_exact(status_fd, &f, sizeof(f));
+	_exit(exec ? 127 : 125);
 }
 
-/* The keeper sits between the root and srt. srt's tree outlives srt
- * itself (its shell, bwrap, the bridges), and the plan's stop is a
- * SIGKILL of the root, which nothing in srt would notice: the keeper is a
- * subreaper, so the tree stays beneath it, and it kills all of it when
- * the root dies or when srt exits. It passes on the signals the root
- * forwards and exits with srt's status. */
-static _Noreturn void keeper(const struct plan *p, char **env, const sigset_t *mask,
-			     int status_fd, pid_t root)
+/* The keeper is the first process of namespaces of cordon's own around
+ * srt: a pid namespace (every process of the sandbox, srt's helpers on the
+ * host side and the command alike, ends when the keeper does, however it
+ * ends), and IPC, UTS and cgroup namespaces (srt's own sandbox shares the
+ * host's: a command could reach the host's System V and POSIX IPC), a
+ * mount namespace for a /proc of that pid namespace (srt names its own
+ * files by its pid under /proc), and, when the operator is not root, a
+ * user namespace that owns them. The keeper dies with the root (the
+ * plan's stop is a SIGKILL of the root), passes on the signals the root
+ * forwards and exits with srt's status, ending the rest as it goes. */
+static noreturn void keeper(const struct plan *p, char **env, const sigset_t *mask,
+			    int status_fd, int go_fd)
 {
+	struct pollfd root_gone = { .fd = go_fd, .events = POLLIN };
 	sigset_t set;
 	pid_t srt;
+	char go;
 	int sfd, code = 125;
 
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	prctl(PR_SET_PDEATHSIG, KEEPER_ORPHANED);
+	/* The root writes the id maps (and joins us to cgroups) first. */
+	if (fs_read_exact(go_fd, &go, 1) < 0)
+		_exit(125);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* the root keeps its end open for its life: gone already? */
+	if (poll(&root_gone, 1, 0) != 0)
+		_exit(125);
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+		keeper_die(status_fd, "srt's namespaces: mount propagation", errno, 0);
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		keeper_die(status_fd, "srt's namespaces: mount /proc", errno, 0);
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
 		sigaddset(&set, forwarded[i]);
 	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, KEEPER_ORPHANED);
+	/* blocked, so queued for the signalfd even to a namespace's init */
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (sfd < 0 || getppid() != root)
-		_exit(125);
+	if (sfd < 0)
+		keeper_die(status_fd, "srt's namespaces: signalfd", errno, 0);
 	srt = fork();
 	if (srt == 0) {
-		int err;
-
 		/* srt dies with the keeper, whatever else happens. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		sigprocmask(SIG_SETMASK, mask, NULL);
 		execve(p->argv[0], p->argv, env);
-		err = errno;
-		(void)!write(status_fd, &err, sizeof(err));
-		_exit(127);
+		keeper_die(status_fd, "exec srt", errno, 1);
 	}
+	if (srt < 0)
+		keeper_die(status_fd, "srt's namespaces: fork", errno, 0);
 	close(status_fd);
 	for (;;) {
 		struct signalfd_siginfo si;
 		int ws;
 		pid_t w;
 
-		if (srt < 0 || read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
-			break;
-		if ((int)si.ssi_signo == KEEPER_ORPHANED)
+		if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
 			break;
 		if (si.ssi_signo != SIGCHLD) {
 			kill(srt, (int)si.ssi_signo);
@@ -289,40 +293,104 @@ static _Noreturn void keeper(const struct plan *p, char **env, const sigset_t *m
 		if (srt == 0)
 			break;
 	}
-	keeper_kill_all();
+	/* The first process of its pid namespace: this ends every other,
+	 * and so would the keeper's own end. */
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
 	_exit(code);
 }
 
-static pid_t spawn(const struct plan *p, const sigset_t *mask, int *pidfd, int *errnum)
+static int write_proc(pid_t pid, const char *name, const char *text)
+{
+	char path[64];
+	_cleanup_close_ int fd = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	return fs_write_exact(fd, text, strlen(text));
+}
+
+/* The operator's own ids, and nobody else's, in the keeper's user
+ * namespace. */
+static int keeper_maps(pid_t pid)
+{
+	char map[64];
+
+	if (write_proc(pid, "setgroups", "deny") < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
+	if (write_proc(pid, "uid_map", map) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
+	return write_proc(pid, "gid_map", map);
+}
+
+/* Start the keeper in its namespaces; *go_keep is the end of the pipe
+ * the root holds for its life (the keeper sees the root gone by it). */
+static pid_t spawn(const struct plan *p, const sigset_t *mask, int *pidfd, int *go_keep,
+		   struct err **e)
 {
 	_cleanup_strv_ char **env = child_environ(p);
-	pid_t root = getpid();
-	int status[2];
+	unsigned long flags = SIGCHLD | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC |
+			      CLONE_NEWUTS | CLONE_NEWCGROUP |
+			      (geteuid() != 0 ? CLONE_NEWUSER : 0);
+	int status[2] = { -1, -1 }, go[2] = { -1, -1 };
+	struct keeper_fail f;
 	pid_t pid;
-	ssize_t n;
 
-	if (!env || pipe2(status, O_CLOEXEC) < 0) {
-		*errnum = env ? errno : ENOMEM;
-		return -1;
+	if (!env)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "start srt");
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, status) < 0 ||
+	    pipe2(go, O_CLOEXEC) < 0) {
+		int saved = errno;
+		for (int i = 0; i < 2; i++) {
+			if (status[i] >= 0)
+				close(status[i]);
+		}
+		return err_set(e, ERR_UNAVAILABLE, saved, "start srt");
 	}
-	pid = fork();
+	pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
 	if (pid == 0) {
 		close(status[0]);
-		keeper(p, env, mask, status[1], root);
+		close(go[1]);
+		keeper(p, env, mask, status[1], go[0]);
 	}
 	close(status[1]);
+	close(go[0]);
 	if (pid < 0) {
-		*errnum = errno;
+		int saved = errno;
 		close(status[0]);
-		return -1;
+		close(go[1]);
+		return err_set(e, ERR_UNAVAILABLE, saved,
+			       "srt's namespaces: clone (user namespaces usable? see `cordon doctor`)");
 	}
-	n = read(status[0], errnum, sizeof(*errnum));
-	close(status[0]);
-	if (n == (ssize_t)sizeof(*errnum)) {
+	const char *step = NULL;
+	if ((flags & CLONE_NEWUSER) && keeper_maps(pid) < 0)
+		step = "srt's namespaces: write the id maps";
+	else if ((*pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0 ||
+		 fs_write_exact(go[1], "g", 1) < 0)
+		step = "start srt";
+	if (step) {
+		int saved = errno;
+		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		return -1;
+		close(status[0]);
+		close(go[1]);
+		return err_set(e, ERR_UNAVAILABLE, saved, "%s", step);
 	}
-	*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	*go_keep = go[1];
+	/* srt started (the status socket closed by its exec) or a step failed */
+	if (fs_read_exact(status[0], &f, sizeof(f)) == 0) {
+		close(status[0]);
+		waitpid(pid, NULL, 0);
+		f.step[sizeof(f.step) - 1] = '\0';
+		text_printable(f.step, sizeof(f.step));
+		return err_set(e, ERR_UNAVAILABLE, f.err, "%s", f.step);
+	}
+	close(status[0]);
 	return pid;
 }
 
@@ -372,7 +440,7 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 	struct gateway *gw = NULL;
 	struct terminal term;
 	sigset_t set, old;
-	int pidfd = -1, sfd = -1, errnum = 0, code = -1;
+	int pidfd = -1, sfd = -1, go = -1, code = -1;
 	pid_t pid;
 
 	terminal_save(&term);
@@ -384,13 +452,13 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 		sigaddset(&set, forwarded[i]);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	pid = sfd < 0 ? -1 : spawn(p, &old, &pidfd, &errnum);
-	if (pid < 0 || pidfd < 0) {
-		if (pid > 0) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-		}
-		err_set(e, ERR_UNAVAILABLE, pid < 0 ? errnum : errno, "start srt");
+	pid = sfd < 0 ? err_set(e, ERR_UNAVAILABLE, errno, "start srt")
+		      : spawn(p, &old, &pidfd, &go, e);
+	if (pid < 0) {
+		/* nothing of the command ran */
+	} else if (sandbox_ns_record(paths->record_dir, pid, e) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
 	} else if (wait_srt(pid, pidfd, sfd, gw, &code) < 0) {
 		err_set(e, ERR_UNAVAILABLE, errno, "wait for srt");
 		code = -1;
@@ -400,6 +468,8 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 	if (code >= 0 && !rec->quiet)
 		note_refused(gw);
 out:
+	if (go >= 0)
+		close(go);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (sfd >= 0)
