@@ -12,6 +12,7 @@
 #include "lib/fs.h"
 #include "lib/json.h"
 #include "lib/strv.h"
+#include "policy/envfilter.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -190,15 +191,15 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 	return r;
 }
 
-/* The command's environment: the process's, with the plan's own keys. */
-static char **child_environ(const struct plan *p)
+/* The command's environment: the process's, less the credential-like
+ * variables the policy does not pass (policy/envfilter.h), with the
+ * plan's own keys. srt hands it on to the command as it is. */
+static char **child_environ(const struct grant *g, const struct plan *p, bool quiet)
 {
-	char **env = strv_dup(environ);
+	char **env = NULL;
 
-	for (size_t i = 0; env && p->env && p->env[i]; i++)
-		if (strv_push(&env, p->env[i]) < 0)
-			return NULL;
-	return env;
+	return envfilter_for_command(environ, g->env_pass, p->env, quiet ? NULL : stderr,
+				     &env) < 0 ? NULL : env;
 }
 
 /* The keeper's signal that the root is gone: not one the root forwards. */
@@ -291,9 +292,10 @@ static _Noreturn void keeper(const struct plan *p, char **env, const sigset_t *m
 	_exit(code);
 }
 
-static pid_t spawn(const struct plan *p, const sigset_t *mask, int *pidfd, int *errnum)
+static pid_t spawn(const struct grant *g, const struct plan *p, bool quiet,
+		   const sigset_t *mask, int *pidfd, int *errnum)
 {
-	_cleanup_strv_ char **env = child_environ(p);
+	_cleanup_strv_ char **env = child_environ(g, p, quiet);
 	pid_t root = getpid();
 	int status[2];
 	pid_t pid;
@@ -380,7 +382,7 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 		sigaddset(&set, forwarded[i]);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	pid = sfd < 0 ? -1 : spawn(p, &old, &pidfd, &errnum);
+	pid = sfd < 0 ? -1 : spawn(g, p, rec->quiet, &old, &pidfd, &errnum);
 	if (pid < 0 || pidfd < 0) {
 		if (pid > 0) {
 			kill(pid, SIGKILL);
