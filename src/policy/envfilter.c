@@ -1,6 +1,6 @@
 /* envfilter.c: the credential-like variables of a caller's environment
  * (envfilter.h). The lists below are the ones docs/policy.md shows, and
- * tests/unit/envfilter.c checks that the two agree.
+ * tests/unit/defaults.c checks that the two agree.
  *
  * Names are compared ignoring ASCII case: variable names are
  * case-sensitive, but the same secret turns up as GITHUB_TOKEN,
