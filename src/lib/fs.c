@@ -91,29 +91,19 @@ static bool lexically_normal(const char *p)
  * form, found in a syscall or two rather than one per component. */
 static bool no_links(const char *path)
 {
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-	int fd;
+	struct stat st;
+	bool link;
+	int fd = fs_open_nofollow(AT_FDCWD, path, O_PATH, 0);
 
-	if (n >= sizeof(buf))
-		return false;
-	memcpy(buf, path, n + 1);
-	for (;;) {
-		fd = fs_open_nofollow(AT_FDCWD, buf, O_PATH, 0);
-		if (fd >= 0) {
-			/* O_PATH|O_NOFOLLOW opens a final link itself */
-			struct stat st;
-			bool link = fstat(fd, &st) < 0 || S_ISLNK(st.st_mode);
-			close(fd);
-			return !link;
-		}
-		if (errno != ENOENT)
-			return false;
-		char *slash = strrchr(buf, '/');
-		if (!slash || slash == buf)
-			return false;
-		*slash = '\0';
-	}
+	/* Missing: the kernel walked every component before the missing one
+	 * and met no link (RESOLVE_NO_SYMLINKS would have said ELOOP), and
+	 * the rest is taken as written, as the walk below would take it. */
+	if (fd < 0)
+		return errno == ENOENT;
+	/* O_PATH|O_NOFOLLOW opens a final link itself */
+	link = fstat(fd, &st) < 0 || S_ISLNK(st.st_mode);
+	close(fd);
+	return !link;
 }
 
 int fs_canonical(const char *path, char **out, struct err **e)

@@ -28,6 +28,11 @@ struct default_env {
 	uid_t uid;
 };
 
+/* The default credentials, NULL-terminated: paths relative to HOME, and
+ * absolute paths of the host. docs/policy.md lists the same. */
+extern const char *const policy_home_credentials[];
+extern const char *const policy_host_credentials[];
+
 int policy_default_denies(const struct default_env *env,
 			  struct default_deny **out, size_t *n, struct err **e);
 void policy_default_denies_free(struct default_deny *d, size_t n);

@@ -228,11 +228,12 @@ refused $rc sandbox_unavailable "preflight_failed: srt printed [0-9]* bytes" "a 
 ok $([ "$(calls)" = "version preflight " ]; echo $?) "... and nothing was launched"
 
 : > "$LAB/log/calls.jsonl"
-SECRET_TOKEN=s3cr3t-value-xyz HTTP_PROXY=http://example.invalid:1 FAKE_SRT_EXIT=7 run -- true; rc=$?
+SECRET_TOKEN=s3cr3t-value-xyz HTTP_PROXY=http://example.invalid:1 FAKE_SRT_EXIT=7 \
+	run --pass-env SECRET_TOKEN -- true; rc=$?
 ok $([ "$rc" = 7 ]; echo $?) "a launch exits with srt's status (got $rc)"
 ok $([ "$(calls)" = "version preflight launch " ]; echo $?) "version, preflight, launch, in that order"
 launch_call 'env.get("SECRET_TOKEN") == "s3cr3t-value-xyz"'
-ok $? "the secret reaches srt through the environment"
+ok $? "a secret passed by name (--pass-env) reaches srt through the environment"
 launch_call '"s3cr3t" not in json.dumps(a) and "s3cr3t" not in c["settings"]'
 ok $? "... and is in no argv and not in the settings"
 rec_dir=$(ls -d "$STATE"/runs/*/sandbox/1 -t | head -n 1)
@@ -245,6 +246,11 @@ launch_call 'isinstance(s["network"]["httpProxyPort"], int) and isinstance(s["ne
 ok $? "a launch's settings name the gateway's HTTP and SOCKS ports"
 launch_call 'json.loads(open(a[a.index("--settings") + 1]).read()) == s'
 ok $? "the settings srt was handed are the ones kept in the record dir"
+SECRET_TOKEN=s3cr3t-value-xyz OTHER_TOKEN=s3cr3t-other run -- true
+launch_call '"SECRET_TOKEN" not in env and "OTHER_TOKEN" not in env and env.get("HOME") == os.environ["HOME"]'
+ok $? "credential-like variables not passed do not reach srt; the rest does (HOME)"
+ok $(grep -q "^cordon: env: left out .*: OTHER_TOKEN SECRET_TOKEN$" "$LAB/err" && ! grep -q s3cr3t "$LAB/err"; echo $?) \
+	"... and their names, without values, are noted on stderr"
 # A socket dir others may enter (another user could have made it first in
 # the shared /var/tmp) refuses the launch; the one above was the control.
 chmod 0755 "$SOCKDIR"

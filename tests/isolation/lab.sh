@@ -79,6 +79,49 @@ lab_setup() {
 	echo "other workspace secret" > "$HOME/proj-other/secret"
 	echo "other workspace public" > "$HOME/proj-other/public/readme"
 	echo "# lab profile" > "$HOME/.profile"
+	# Every default credential of the home (src/policy/defaults.c), each
+	# with a planted file: a directory's is `lab-secret` inside it (a
+	# trailing / marks one). cases/40-credentials.sh reads each, inside
+	# and outside, and checks that the list is the plan's.
+	LAB_HOME_CREDS=(.ssh/ .gnupg/ .aws/ .azure/ .config/gcloud/ .kube/ .config/gh/
+		.docker/config.json .netrc .git-credentials .config/git/credentials
+		.claude/.credentials.json .config/op/ .password-store/ .local/share/gopass/
+		.local/share/keyrings/ .local/share/kwalletd/ ".config/Bitwarden CLI/"
+		.config/hub .config/glab-cli/ .config/tea/ .vault-token
+		.terraform.d/credentials.tfrc.json .terraformrc .config/rclone/
+		.config/containers/auth.json .config/sops/age/ .minikube/
+		.config/helm/registry/ .config/helm/repositories.yaml
+		.mozilla/ snap/firefox/ .var/app/org.mozilla.firefox/ .config/google-chrome/
+		.config/google-chrome-beta/ .config/google-chrome-unstable/
+		.var/app/com.google.Chrome/ .config/chromium/ snap/chromium/
+		.var/app/org.chromium.Chromium/ .config/BraveSoftware/ snap/brave/
+		.var/app/com.brave.Browser/ .config/microsoft-edge/ .config/microsoft-edge-beta/
+		.config/microsoft-edge-dev/ .var/app/com.microsoft.Edge/ .config/vivaldi/
+		.config/opera/ .pki/nssdb/ .thunderbird/ snap/thunderbird/
+		.bash_history .zsh_history .histfile .sh_history .local/share/fish/fish_history
+		.python_history .node_repl_history .irb_history .psql_history .mysql_history
+		.sqlite_history .rediscli_history .dbshell .mongodb/
+		.pgpass .pg_service.conf .my.cnf .mylogin.cnf .cassandra/ .local/share/DBeaverData/
+		.oci/ .config/doctl/ .aliyun/ .tccli/ .bluemix/ .s3cfg .boto .config/openstack/
+		.config/hcloud/ .config/linode-cli .config/scw/ .pulumi/credentials.json .fly/
+		.cloudflared/ .wrangler/ .config/.wrangler/ .config/configstore/firebase-tools.json
+		.config/stripe/ .config/atlascli/ .sentryclirc .config/ngrok/ .ngrok2/
+		.npmrc .yarnrc.yml .pypirc .config/pip/pip.conf .pip/pip.conf
+		.config/pypoetry/auth.toml .cargo/credentials .cargo/credentials.toml
+		.m2/settings.xml .m2/settings-security.xml .gradle/gradle.properties
+		.gem/credentials .local/share/gem/credentials .bundle/config
+		.config/composer/auth.json .composer/auth.json .nuget/NuGet/NuGet.Config
+		.config/NuGet/NuGet.Config .config/dart/pub-credentials.json
+		.pub-cache/credentials.json .jfrog/
+		.codex/ .gemini/ .config/github-copilot/ .config/Slack/ .config/discord/
+		.config/Signal/ .bitcoin/ .electrum/ .ethereum/keystore/ .config/solana/)
+	for i in "${LAB_HOME_CREDS[@]}"; do
+		case $i in
+		*/) mkdir -p "$HOME/$i" && echo "lab secret" > "$HOME/${i}lab-secret" ;;
+		*) mkdir -p "$(dirname "$HOME/$i")" &&
+			{ [ -e "$HOME/$i" ] || echo "lab secret" > "$HOME/$i"; } ;;
+		esac || return 1
+	done
 
 	# cordon's state dir, with another execution's files.
 	mkdir -p "$STATE/runs/other-exec/run"

@@ -6,6 +6,7 @@
 #include "lib/fs.h"
 #include "sandbox/native/harden.h"
 #include "sandbox/native/landlock.h"
+#include "policy/envfilter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -173,10 +174,12 @@ static pid_t spawn_command(const struct child_args *a, const sigset_t *orig)
 	pid_t pid = -1;
 	int err;
 
-	/* the plan's variables replace the caller's of the same name, and
-	 * PATH is searched as the command will see it */
-	for (size_t i = 0; a->env && a->env[i]; i++)
-		putenv((char *)a->env[i]);
+	/* The host built the command's environment (policy/envfilter.h);
+	 * pid 1's own is the caller's, secrets and all, which the command
+	 * (the same user) could read in /proc/1/environ or /proc/1/mem: it
+	 * is zeroed. PATH is then searched as the command will see it. */
+	envfilter_scrub(environ);
+	environ = (char **)a->env;
 	/* exec resets handled signals; an ignored one stays ignored, as the
 	 * caller left it, except SIGPIPE, which the launcher ignored itself */
 	sigemptyset(&def);

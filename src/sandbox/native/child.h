@@ -30,7 +30,7 @@ struct child_args {
 	bool sigpipe_ignored;	/* the caller's disposition, to hand on */
 	bool foreground;	/* cordon held the terminal: the command takes it */
 	sigset_t caller_mask;	/* the caller's blocked signals, to hand on */
-	char *const *env;	/* KEY=value the sandbox sets (the plan's) */
+	char *const *env;	/* the command's whole environment (KEY=value) */
 	int gw_fd;		/* -1, or where to send the gateway's listeners */
 	int sync_fd;	/* read: once the plan is recorded and pinned, one
 			 * message: the seccomp filter (length, instructions)

@@ -17,6 +17,7 @@
 #include "lib/fs.h"
 #include "lib/strv.h"
 #include "lib/text.h"
+#include "policy/envfilter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -392,6 +393,7 @@ int native_run(const struct grant *g, const struct plan *p,
 {
 	struct mount_plan mp = { 0 };
 	struct child_args a = { 0 };
+	_cleanup_strv_ char **env = NULL;
 	int abi, rc = -1;
 
 	abi = native_landlock_abi();
@@ -399,9 +401,14 @@ int native_run(const struct grant *g, const struct plan *p,
 		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "landlock: ABI %d is below %d; see `cordon doctor`", abi,
 			       NATIVE_LANDLOCK_ABI_FLOOR);
+	/* The command's whole environment, made here: pid 1 is handed no
+	 * value of the caller's that the policy does not pass. */
+	if (envfilter_for_command(environ, g->env_pass, p->env, rec->quiet ? NULL : stderr,
+				  &env) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "the command's environment");
 	if (mounts_plan(g, &mp, e) == 0) {
 		a = (struct child_args){ .mp = &mp, .landlock_abi = abi, .argv = p->argv,
-					 .env = p->env, .gw_fd = -1 };
+					 .env = env, .gw_fd = -1 };
 		rc = launch(&a, g, rec, paths->record_dir, e);
 	}
 	mounts_plan_clear(&mp);

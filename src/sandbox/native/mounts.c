@@ -49,10 +49,16 @@ static bool host_visible(const struct grant *g, const struct mount_plan *mp,
 /* Is the nearest existing ancestor of a missing path writable inside? */
 static bool creatable(const struct grant *g, const char *path)
 {
-	_cleanup_free_ char *p = strdup(path);
+	_cleanup_free_ char *p = NULL;
 	struct stat st;
 	char *slash;
 
+	/* No write grant holds it: no ancestor is writable, and the walk
+	 * (a stat per level, for each of many missing default denies) is
+	 * spared. */
+	if (!grant_holder(g, path, GRANT_MASK(GRANT_WRITE)))
+		return false;
+	p = strdup(path);
 	while (p && (slash = strrchr(p, '/')) && slash != p) {
 		*slash = '\0';
 		if (lstat(p, &st) == 0)

@@ -20,6 +20,7 @@
 #define STAGE "/tmp"
 #define STAGE_ROOT "/tmp/root"
 #define STAGE_EMPTY "/tmp/empty"
+#define STAGE_EMPTY_DIR "/tmp/empty-dir"
 #define FAIL(s) do { *step = (s); return -1; } while (0)
 
 static int beneath(int root, const char *abs, int flags)
@@ -159,17 +160,22 @@ static int apply_ops(const struct mount_plan *mp, int root, int *src, int *masks
 		const struct mop *m = &mp->ops[i];
 		int fd = src[i];
 
-		if (m->kind == MOP_MASK_DIR) {
-			fd = tmpfs(m->holds_exceptions ? "0111" : "0000", "16k",
-				   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+		if (m->kind == MOP_MASK_DIR && m->holds_exceptions) {
+			/* its own tmpfs: the exceptions' mount points are made in it */
+			fd = tmpfs("0111", "16k", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
 			if (fd < 0)
 				FAIL("make a masking tmpfs");
 			masks[i] = fd;
-		} else if (m->kind == MOP_MASK_FILE) {
-			fd = open_tree(AT_FDCWD, STAGE_EMPTY, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		} else if (m->kind == MOP_MASK_DIR || m->kind == MOP_MASK_FILE) {
+			/* a read-only bind of the stage's empty directory or file:
+			 * a clone costs a third of a tmpfs of its own, and every
+			 * existing default credential is one */
+			fd = open_tree(AT_FDCWD, m->kind == MOP_MASK_DIR ? STAGE_EMPTY_DIR : STAGE_EMPTY,
+				       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 			if (fd < 0 || setattr(fd, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
 						      MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0) < 0)
-				FAIL("make a masking file");
+				FAIL(m->kind == MOP_MASK_DIR ? "make a masking directory"
+							     : "make a masking file");
 			src[i] = fd;
 		}
 		if (attach(fd, root, m->path, m->create, m->source_dir) < 0)
@@ -301,6 +307,8 @@ static int stage(int *rootsrc, int *devsrc, const char **step)
 	if (fd < 0)
 		FAIL("make the masking file");
 	close(fd);
+	if (mkdir(STAGE_EMPTY_DIR, 0000) < 0)
+		FAIL("make the masking directory");
 	if (move_mount(*rootsrc, "", AT_FDCWD, STAGE_ROOT, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		FAIL("attach the new root");
 	return 0;

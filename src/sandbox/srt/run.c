@@ -14,6 +14,7 @@
 #include "lib/fs.h"
 #include "lib/json.h"
 #include "lib/strv.h"
+#include "policy/envfilter.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -196,15 +197,15 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 	return r;
 }
 
-/* The command's environment: the process's, with the plan's own keys. */
-static char **child_environ(const struct plan *p)
+/* The command's environment: the process's, less the credential-like
+ * variables the policy does not pass (policy/envfilter.h), with the
+ * plan's own keys. srt hands it on to the command as it is. */
+static char **child_environ(const struct grant *g, const struct plan *p, bool quiet)
 {
-	char **env = strv_dup(environ);
+	char **env = NULL;
 
-	for (size_t i = 0; env && p->env && p->env[i]; i++)
-		if (strv_push(&env, p->env[i]) < 0)
-			return NULL;
-	return env;
+	return envfilter_for_command(environ, g->env_pass, p->env, quiet ? NULL : stderr,
+				     &env) < 0 ? NULL : env;
 }
 
 /* What the keeper reports when it could not set srt's namespaces up: the
@@ -330,10 +331,10 @@ static int keeper_maps(pid_t pid)
 
 /* Start the keeper in its namespaces; *go_keep is the end of the pipe
  * the root holds for its life (the keeper sees the root gone by it). */
-static pid_t spawn(const struct plan *p, const sigset_t *mask, int *pidfd, int *go_keep,
-		   struct err **e)
+static pid_t spawn(const struct grant *g, const struct plan *p, bool quiet,
+		   const sigset_t *mask, int *pidfd, int *go_keep, struct err **e)
 {
-	_cleanup_strv_ char **env = child_environ(p);
+	_cleanup_strv_ char **env = child_environ(g, p, quiet);
 	unsigned long flags = SIGCHLD | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC |
 			      CLONE_NEWUTS | CLONE_NEWCGROUP |
 			      (geteuid() != 0 ? CLONE_NEWUSER : 0);
@@ -453,7 +454,7 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 	sigprocmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	pid = sfd < 0 ? err_set(e, ERR_UNAVAILABLE, errno, "start srt")
-		      : spawn(p, &old, &pidfd, &go, e);
+		      : spawn(g, p, rec->quiet, &old, &pidfd, &go, e);
 	if (pid < 0) {
 		/* nothing of the command ran */
 	} else if (sandbox_ns_record(paths->record_dir, pid, e) < 0) {
