@@ -218,7 +218,7 @@ int launch_prepare(const struct launch_opts *o, struct launch *l,
 {
 	_cleanup_policy_ struct policy *pol = NULL;
 	_cleanup_free_ char *state = NULL, *config = NULL, *exec_id = NULL;
-	_cleanup_free_ char *config_canon = NULL;
+	_cleanup_free_ char *config_canon = NULL, *own_dir = NULL;
 	struct needs exec_needs = { 0 };
 	struct guard_input in = { 0 };
 	const char *home = NULL;
@@ -244,6 +244,8 @@ int launch_prepare(const struct launch_opts *o, struct launch *l,
 	if (plan_new_execution_id(&exec_id, e) < 0 ||
 	    plan_make_paths(l->state_dir, exec_id, 1, &l->paths, e) < 0)
 		return -1;
+	if (prov->own_dir && !(own_dir = prov->own_dir(&l->paths)))
+		return err_set(e, ERR_INTERNAL, ENOMEM, "paths");
 	/* The shell executor needs its workspace writable. */
 	if (strv_push(&exec_needs.write, l->workspace) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "needs");
@@ -255,6 +257,7 @@ int launch_prepare(const struct launch_opts *o, struct launch *l,
 		.state_dir = l->state_dir,
 		.run_dir = l->paths.run_dir,
 		.config_path = config_canon,
+		.provider_dir = own_dir,
 		.defaults = { home, getenv("XDG_RUNTIME_DIR"), getenv("SSH_AUTH_SOCK"), getuid() },
 	};
 	r = guard_launch(&in, &l->grant, e);

@@ -48,17 +48,19 @@ static int check_run_dir(const struct guard_input *in, struct err **e)
 static int build_protected(struct guard_state *s, struct err **e)
 {
 	const struct guard_input *in = s->in;
-	char fallback[64];
+	char fallback[64], sockets[64];
 	char **aliases = NULL;
 	int r;
 
-	snprintf(fallback, sizeof(fallback), "/tmp/cordon-%u", (unsigned)in->defaults.uid);
+	snprintf(fallback, sizeof(fallback), GUARD_TMP_FMT, (unsigned)in->defaults.uid);
+	snprintf(sockets, sizeof(sockets), GUARD_SRT_SOCKDIR_FMT, (unsigned)in->defaults.uid);
 	if (strv_push(&s->protected, in->state_dir) < 0 ||
-	    strv_push(&s->protected, fallback) < 0 ||
+	    strv_push(&s->protected, fallback) < 0 || strv_push(&s->protected, sockets) < 0 ||
 	    (in->config_path && strv_push(&s->protected, in->config_path) < 0))
 		return err_set(e, ERR_INTERNAL, ENOMEM, "protected set");
 	if (strv_push(&s->exceptions, in->run_dir) < 0 ||
-	    (in->toolbelt_dir && strv_push(&s->exceptions, in->toolbelt_dir) < 0))
+	    (in->toolbelt_dir && strv_push(&s->exceptions, in->toolbelt_dir) < 0) ||
+	    (in->provider_dir && strv_push(&s->exceptions, in->provider_dir) < 0))
 		return err_set(e, ERR_INTERNAL, ENOMEM, "protected set");
 	if (in->mountinfo)
 		r = procfs_mountinfo_parse(in->mountinfo, strlen(in->mountinfo), &s->mounts, e);

@@ -40,6 +40,13 @@ struct grant_rule {
 	const char *origin;	/* static: "policy", "default", "protected", ... */
 };
 
+/* cordon's own per-user scratch directories outside its state dir, in
+ * the protected set of every launch: the fallback toolbelt socket root,
+ * and the srt provider's bridge sockets (each srt launch sees its own
+ * subdirectory, as an exception). */
+#define GUARD_TMP_FMT "/tmp/cordon-%u"
+#define GUARD_SRT_SOCKDIR_FMT "/var/tmp/cordon-srt-%u"
+
 /* The pids limit a launch gets when its policy sets none. */
 #define GRANT_DEFAULT_PIDS 4096UL
 
@@ -76,6 +83,8 @@ struct guard_input {
 	const char *run_dir;		/* beneath <state>/runs/ */
 	const char *toolbelt_dir;	/* may be NULL */
 	const char *toolbelt_socket;	/* {toolbelt}; may be NULL */
+	const char *provider_dir;	/* the provider's own, inside the protected
+					 * set, readable by this launch; may be NULL */
 	const char *config_path;	/* cordon's config dir; may be NULL */
 	struct default_env defaults;
 	/* Mount table text to search for aliases; NULL reads the live one. */

@@ -102,8 +102,9 @@ static int add_exceptions(struct guard_state *s, const struct resolved *r,
 	const struct guard_input *in = s->in;
 
 	for (size_t i = 0; s->exceptions[i]; i++) {
-		bool tb = in->toolbelt_dir && strcmp(s->exceptions[i], in->toolbelt_dir) == 0;
-		if (grant_add(s->g, s->exceptions[i], tb ? GRANT_READ_ONLY : GRANT_READ,
+		bool ro = (in->toolbelt_dir && strcmp(s->exceptions[i], in->toolbelt_dir) == 0) ||
+			  (in->provider_dir && strcmp(s->exceptions[i], in->provider_dir) == 0);
+		if (grant_add(s->g, s->exceptions[i], ro ? GRANT_READ_ONLY : GRANT_READ,
 			      "protected exception", e) < 0)
 			return -1;
 	}

@@ -46,6 +46,10 @@ struct provider {
 		     pid_t root, struct err **e);
 	/* The provider's checks as JSON: {"ready": bool, "checks": [...]}. */
 	json_t *(*doctor)(void);
+	/* Optional: a directory of the provider's own, in cordon's protected
+	 * set, that this launch's sandbox must see (srt: its socket dir for
+	 * the launch); NULL when none or out of memory. The caller frees. */
+	char *(*own_dir)(const struct plan_paths *paths);
 	/* Optional: write the provider's own files beside a plan recorded
 	 * without a launch (`cordon plan`); a launch writes its own in run. */
 	int (*record)(const struct grant *g, const struct plan *p, const char *record_dir,

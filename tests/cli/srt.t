@@ -47,6 +47,8 @@ sys.exit(0 if eval(sys.argv[1]) else 1)
 PY
 }
 export LAB
+SOCKDIR=/var/tmp/cordon-srt-$(id -u)
+export SOCKDIR
 calls() { $PY -c 'import json,sys; [print(json.loads(l)["kind"]) for l in open(sys.argv[1])]' "$LAB/log/calls.jsonl" 2>/dev/null | tr '\n' ' '; }
 launch_call() {
 	$PY - "$@" <<'PY'
@@ -115,8 +117,8 @@ q 'L(os.environ["HOME"] + "/.ssh") in fs["denyRead"] and L(os.environ["HOME"] + 
 ok $? "default denies (~/.ssh, ~/.aws) and cordon's config dir are in denyRead"
 q 'L(os.environ["LAB"] + "/runtime") in fs["denyRead"]'
 ok $? "the runtime dir (escape sockets) is in denyRead"
-q 'len([x for x in fs["allowRead"] if x["path"] != os.path.realpath(os.environ["CORDON"])]) == 1 and fs["denyWrite"] == []'
-ok $? "nothing else is an exception or write-denied under the default policy (but cordon's binary, when built under /tmp)"
+q 'len([x for x in fs["allowRead"] if x["path"] != os.path.realpath(os.environ["CORDON"])]) == 2 and fs["denyWrite"] == [L(os.environ["SOCKDIR"] + "/" + r.split("/runs/")[1].split("/")[0])]'
+ok $? "nothing else is an exception or write-denied under the default policy (but cordon's binary, when built under /tmp, and the launch's own socket dir, read-only)"
 q 's["network"]["allowedDomains"] == [] and s["network"]["strictAllowlist"] is True and s["network"]["allowLocalBinding"] is False and "httpProxyPort" not in s["network"] and "allowAllUnixSockets" not in s["network"]'
 ok $? "network: srt's own allowlist empty and strict; no ports in a plan that binds none; unix sockets not all"
 q 's["bwrapPath"] == os.environ["LAB"] + "/bin/bwrap" and s["socatPath"] == os.environ["LAB"] + "/bin/socat" and s["ripgrep"] == {"command": os.environ["LAB"] + "/bin/rg"}'
@@ -198,13 +200,13 @@ rm -f "$HOME/.ssh/cordon"
 
 # ---- the wrapper argv
 plan -- echo hi
-SOCKDIR=/var/tmp/cordon-srt-$(id -u)
-export SOCKDIR
 CLEARED='"SRT_DEBUG", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"'
 q '(lambda a: a[0] == "/usr/bin/env" and all(a[a.index(k) - 1] == "-u" for k in ('"$CLEARED"')))(p["argv"][:p["argv"].index("--settings")])'
 ok $? "argv: env -u SRT_DEBUG and every proxy variable (srt would take it for its parent proxy) ..."
-q 'p["argv"][19:24] == ["-C", r, "PATH=" + os.environ["LAB"] + "/bin", "TMPDIR=" + os.environ["SOCKDIR"], os.environ["LAB"] + "/bin/srt"]'
-ok $? "... -C <record dir> (srt starts outside every grant) PATH=<cordon's> TMPDIR=<srt's socket dir> srt ..."
+q 'p["argv"][19:24] == ["-C", r, "PATH=" + os.environ["LAB"] + "/bin", "TMPDIR=" + os.environ["SOCKDIR"] + "/" + r.split("/runs/")[1].split("/")[0], os.environ["LAB"] + "/bin/srt"]'
+ok $? "... -C <record dir> (srt starts outside every grant) PATH=<cordon's> TMPDIR=<the launch's own socket dir> srt ..."
+q 'L(os.environ["SOCKDIR"]) in fs["denyRead"] and L(os.environ["SOCKDIR"] + "/" + r.split("/runs/")[1].split("/")[0]) in fs["allowRead"]'
+ok $? "... srt's socket dir denied (cordon's protected set), the launch's own beneath it readable"
 q 'p["argv"][24:27] == ["--settings", r + "/srt-settings.json", "--"]'
 ok $? "... --settings <record>/srt-settings.json -- ..."
 q 'p["argv"][27] == os.path.realpath(os.environ["CORDON"]) and p["argv"][28] == "confine"'
@@ -238,10 +240,12 @@ launch_call '"s3cr3t" not in json.dumps(a) and "s3cr3t" not in c["settings"]'
 ok $? "... and is in no argv and not in the settings"
 rec_dir=$(ls -d "$STATE"/runs/*/sandbox/1 -t | head -n 1)
 ok $(! grep -rq s3cr3t "$STATE"; echo $?) "... nor in any file under the state dir"
-launch_call 'env["TMPDIR"] == os.environ["SOCKDIR"] and env["PATH"] == os.environ["LAB"] + "/bin" and "SRT_DEBUG" not in env and "HTTP_PROXY" not in env'
-ok $? "srt runs with TMPDIR=<its socket dir>, cordon's PATH, no SRT_DEBUG, no proxy variable"
+launch_call 'os.path.dirname(env["TMPDIR"]) == os.environ["SOCKDIR"] and os.path.basename(env["TMPDIR"]) in a[a.index("--settings") + 1] and env["PATH"] == os.environ["LAB"] + "/bin" and "SRT_DEBUG" not in env and "HTTP_PROXY" not in env'
+ok $? "srt runs with TMPDIR=<the launch's own socket dir>, cordon's PATH, no SRT_DEBUG, no proxy variable"
 ok $([ -d "$SOCKDIR" ] && [ ! -L "$SOCKDIR" ] && [ "$(stat -c %a:%u "$SOCKDIR")" = "700:$(id -u)" ]; echo $?) \
 	"... the socket dir is the operator's own, 0700"
+ok $([ -z "$(ls -A "$SOCKDIR" | grep -F "$(basename "$(dirname "$(dirname "$rec_dir")")")")" ]; echo $?) \
+	"... and the launch's own is gone after it"
 launch_call 'isinstance(s["network"]["httpProxyPort"], int) and isinstance(s["network"]["socksProxyPort"], int) and 0 < s["network"]["httpProxyPort"] != s["network"]["socksProxyPort"] > 0'
 ok $? "a launch's settings name the gateway's HTTP and SOCKS ports"
 launch_call 'json.loads(open(a[a.index("--settings") + 1]).read()) == s'
@@ -298,7 +302,7 @@ if unshare --user --map-root-user true 2>/dev/null; then
 	[ "$rc" = 0 ] || sed 's/^/# /' "$LAB/err"
 	"$CORDON" adopt "$adrec" "$parent" "$parent" 2>"$LAB/err"; rc=$?
 	refused $rc sandbox_denied "pid $parent is not the recorded root" "adopt refuses another pid as the root"
-	inner=$(cat "$LAB/log/ready")
+	inner=$(pgrep -f '^sleep 30\.4242$' | head -n 1)
 	kill -KILL "$root" 2>/dev/null; wait
 	for i in $(seq 50); do kill -0 "$inner" 2>/dev/null || break; sleep 0.1; done
 	ok $(! kill -0 "$inner" 2>/dev/null; echo $?) "a SIGKILL of the root (the plan's stop) leaves nothing of srt's tree running"

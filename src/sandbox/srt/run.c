@@ -189,10 +189,13 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 		r = srt_settings_write(paths->record_dir, settings, true, e);
 	if (r == 0)
 		r = plan_sync_record(paths->record_dir, e);
+	_cleanup_free_ char *sockdir = srt_run_sockdir(paths->execution);
+	if (r == 0 && !sockdir)
+		r = err_set(e, ERR_INTERNAL, ENOMEM, "srt");
 	if (r == 0)
-		r = srt_sockdir_make(e);
+		r = srt_sockdir_make(sockdir, e);
 	if (r == 0)
-		r = srt_preflight(&t, file, paths->record_dir, paths->record_dir, e);
+		r = srt_preflight(&t, file, paths->record_dir, paths->record_dir, sockdir, e);
 	srt_env_clear(&t);
 	return r;
 }
@@ -469,6 +472,10 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 	if (code >= 0 && !rec->quiet)
 		note_refused(gw);
 out:
+	{
+		_cleanup_free_ char *sockdir = srt_run_sockdir(paths->execution);
+		srt_sockdir_remove(sockdir);
+	}
 	if (go >= 0)
 		close(go);
 	if (pidfd >= 0)

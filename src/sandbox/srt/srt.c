@@ -83,12 +83,13 @@ static int push_child_env(char ***argv, const char *workspace)
 }
 
 static int wrapper_argv(const struct grant *g, const struct srt_env *t, const char *self,
-			const char *settings, const char *record_dir, char *const *cmd,
+			const char *settings, const struct plan_paths *paths, char *const *cmd,
 			char ***out, struct err **e)
 {
 	_cleanup_strv_ char **argv = NULL;
 	_cleanup_free_ char *path_kv = NULL, *tmp_kv = NULL;
-	char dir[64];
+	_cleanup_free_ char *dir = srt_run_sockdir(paths->execution);
+	const char *record_dir = paths->record_dir;
 	int r;
 
 	if (!cmd || !cmd[0])
@@ -96,8 +97,9 @@ static int wrapper_argv(const struct grant *g, const struct srt_env *t, const ch
 	if (check_env_word(t->srt, "srt's path", e) < 0 ||
 	    check_env_word(cmd[0], "the command", e) < 0)
 		return -1;
-	srt_sockdir(dir);
-	if (asprintf(&path_kv, "PATH=%s", t->path) < 0 || asprintf(&tmp_kv, "TMPDIR=%s", dir) < 0)
+	/* srt's sockets in this launch's own socket dir */
+	if (!dir || asprintf(&path_kv, "PATH=%s", t->path) < 0 ||
+	    asprintf(&tmp_kv, "TMPDIR=%s", dir) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "srt plan");
 	r = strv_push(&argv, "/usr/bin/env");
 	/* srt prints its debug log on stderr when SRT_DEBUG is set, and takes
@@ -169,7 +171,7 @@ static int srt_plan(const struct grant *g, const struct plan_paths *paths, struc
 		err_set(e, ERR_INTERNAL, ENOMEM, "srt plan");
 		goto out;
 	}
-	if (wrapper_argv(g, &t, self, file, paths->record_dir, p->argv, &argv, e) < 0)
+	if (wrapper_argv(g, &t, self, file, paths, p->argv, &argv, e) < 0)
 		goto out;
 	strv_free(p->argv);
 	p->argv = argv;
@@ -339,7 +341,8 @@ static json_t *doctor_preflight(const struct srt_env *t)
 	}
 	bool written = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
 	close(fd);
-	if (!written || srt_sockdir_make(&e) < 0 || srt_preflight(t, file, dir, NULL, &e) < 0) {
+	if (!written || srt_sockdir_make(NULL, &e) < 0 ||
+	    srt_preflight(t, file, dir, NULL, NULL, &e) < 0) {
 		c = check("preflight", "fail", "preflight_failed",
 			  e ? e->msg : "cannot write an empty policy's settings",
 			  "run `srt --settings <file> -- /usr/bin/true` with an empty policy "
@@ -418,8 +421,14 @@ static json_t *srt_doctor(void)
 	return out;
 }
 
+static char *srt_own_dir(const struct plan_paths *paths)
+{
+	return srt_run_sockdir(paths->execution);
+}
+
 const struct provider srt_provider = {
 	.name = "srt",
+	.own_dir = srt_own_dir,
 	.plan = srt_plan,
 	.run = srt_run,
 	.adopt = srt_adopt,

@@ -25,13 +25,20 @@
 /* Where srt makes its bridge sockets (its TMPDIR): a short path, since a
  * unix socket's path must fit in 108 bytes; not /tmp, which the sandbox
  * gets private (a tmpfs over it would hide the sockets srt binds in); the
- * operator's own (0700, owned, not a link). */
-#define SRT_SOCKDIR_FMT "/var/tmp/cordon-srt-%u"
+ * operator's own (0700, owned, not a link), in cordon's protected set so
+ * that no sandbox reaches another's bridges; one subdirectory per launch
+ * (its execution id), the only part its own sandbox sees. */
+#define SRT_SOCKDIR_FMT GUARD_SRT_SOCKDIR_FMT
 /* The socket dir's path for this user into buf. */
 void srt_sockdir(char buf[64]);
-/* Make the socket dir, or check the one there: a directory (not a link)
- * owned by this user, mode 0700. ERR_UNAVAILABLE otherwise. */
-int srt_sockdir_make(struct err **e);
+/* A launch's own socket dir, <socket dir>/<execution>; caller frees. */
+char *srt_run_sockdir(const char *execution);
+/* Make the socket dir, or check the one there (a directory, not a link,
+ * owned by this user, mode 0700), and the launch's own in it (run_dir;
+ * NULL: none). ERR_UNAVAILABLE otherwise. */
+int srt_sockdir_make(const char *run_dir, struct err **e);
+/* Remove a launch's own socket dir and what srt left in it. */
+void srt_sockdir_remove(const char *run_dir);
 /* Scratch files of cordon's own, on the host (doctor's settings). */
 #define SRT_SCRATCH "/tmp"
 #define SRT_PREFLIGHT_LOG "srt-preflight.log"
@@ -62,8 +69,8 @@ extern const char *const srt_wrapper_keys[];
  * take a proxy variable as its parent proxy (inside, srt sets its own). */
 extern const char *const srt_cleared_keys[];
 /* srt's environment: the caller's, without srt_cleared_keys, PATH and
- * TMPDIR set. */
-char **srt_environ(const struct srt_env *t);
+ * TMPDIR (tmpdir; NULL: the socket dir) set. */
+char **srt_environ(const struct srt_env *t, const char *tmpdir);
 
 /* Run argv with envp, stdin from /dev/null, stdout and stderr captured
  * together (the first max bytes kept, *len counting all), killed after
@@ -76,7 +83,7 @@ int srt_capture(char *const argv[], char *const envp[], size_t max, int timeout_
  * when srt fails or prints anything. srt's output is kept in log_dir
  * (when not NULL), never echoed: it may quote what it was given. */
 int srt_preflight(const struct srt_env *t, const char *settings, const char *cwd,
-		  const char *log_dir, struct err **e);
+		  const char *log_dir, const char *tmpdir, struct err **e);
 
 /* cordon's own binary (srt runs it inside the sandbox), refused when the
  * grant denies it or it was replaced since it started. */

@@ -6,6 +6,7 @@
 #include "lib/fs.h"
 #include "lib/strv.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -37,12 +38,20 @@ void srt_sockdir(char buf[64])
 	snprintf(buf, 64, SRT_SOCKDIR_FMT, (unsigned)getuid());
 }
 
-int srt_sockdir_make(struct err **e)
+char *srt_run_sockdir(const char *execution)
 {
 	char dir[64];
-	struct stat st;
 
 	srt_sockdir(dir);
+	return fs_path_join(dir, execution);
+}
+
+/* dir made (0700), or checked when it was there: a directory of this
+ * user's, not a link, mode 0700. */
+static int own_dir(const char *dir, struct err **e)
+{
+	struct stat st;
+
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return err_set(e, ERR_UNAVAILABLE, errno, "srt: socket dir `%s`", dir);
 	/* Another user may have made it first in the shared /var/tmp. */
@@ -53,6 +62,36 @@ int srt_sockdir_make(struct err **e)
 			       "srt: socket dir `%s` must be a directory of this user's, mode 0700",
 			       dir);
 	return 0;
+}
+
+int srt_sockdir_make(const char *run_dir, struct err **e)
+{
+	char dir[64];
+
+	srt_sockdir(dir);
+	if (own_dir(dir, e) < 0)
+		return -1;
+	return run_dir ? own_dir(run_dir, e) : 0;
+}
+
+void srt_sockdir_remove(const char *run_dir)
+{
+	_cleanup_close_ int fd = run_dir ? fs_open_nofollow(AT_FDCWD, run_dir,
+							    O_RDONLY | O_DIRECTORY, 0) : -1;
+	DIR *d;
+	struct dirent *de;
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d)
+		return;
+	(void)steal_fd(&fd);
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+	(void)rmdir(run_dir);
 }
 
 static bool listed(const char *const *keys, const char *kv)
@@ -123,12 +162,14 @@ int srt_version_cmp(const char *a, const char *b)
 	return 0;
 }
 
-char **srt_environ(const struct srt_env *t)
+char **srt_environ(const struct srt_env *t, const char *tmpdir)
 {
 	char **env = NULL;
 	char *kv = NULL, dir[64];
 
 	srt_sockdir(dir);
+	if (tmpdir)
+		snprintf(dir, sizeof(dir), "%s", tmpdir);
 	for (char **p = environ; p && *p; p++)
 		if (!listed(srt_wrapper_keys, *p) && !listed(srt_cleared_keys, *p) &&
 		    strv_push(&env, *p) < 0)
@@ -255,7 +296,7 @@ static int locate_srt(struct srt_env *t, struct err **e)
 static int ask_version(struct srt_env *t, struct err **e)
 {
 	char *argv[] = { t->srt, (char *)"--version", NULL };
-	_cleanup_strv_ char **env = srt_environ(t);
+	_cleanup_strv_ char **env = srt_environ(t, NULL);
 	_cleanup_free_ char *out = NULL;
 	size_t len = 0;
 	int status = 0;
@@ -325,12 +366,12 @@ static void keep_log(const char *dir, const char *text, size_t len)
 }
 
 int srt_preflight(const struct srt_env *t, const char *settings, const char *cwd,
-		  const char *log_dir, struct err **e)
+		  const char *log_dir, const char *tmpdir, struct err **e)
 {
 	char *argv[] = { (char *)"/usr/bin/env", (char *)"-C", (char *)cwd, t->srt,
 			 (char *)"--settings", (char *)settings, (char *)"--",
 			 (char *)"/usr/bin/true", NULL };
-	_cleanup_strv_ char **env = srt_environ(t);
+	_cleanup_strv_ char **env = srt_environ(t, tmpdir);
 	_cleanup_free_ char *out = NULL;
 	size_t len = 0;
 	int status = 0;
