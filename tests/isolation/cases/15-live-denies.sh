@@ -73,9 +73,8 @@ live_case "a policy deny absent at launch and made during the run (~/proj-other/
 	--deny-read '~/proj-other/late'
 # The positive control: what the host makes elsewhere during the run, in
 # a write grant, stays readable.
-CASE_KIND=positive
 live_pos() {
-	local in w
+	local in w KIND=positive
 	rm -f "$WS/.ready" "$WS/.go"
 	[ $MODE = full ] || { skip "a file the host writes into the workspace during the run is readable" "cordon run is not available"; return; }
 	run_in_cmd -- "${PENV[@]}" sh -c \
@@ -88,7 +87,6 @@ live_pos() {
 	wait "$w"
 	in=$(first "$(cat "$LAB/live.out")")
 	rm -f "$WS/.ready" "$WS/.go" "$WS/from-host"
-	KIND=positive
 	if [ "${in%% *}" = ok ]; then
 		tap ok "a file the host writes into the workspace during the run is readable"
 	else
@@ -96,4 +94,3 @@ live_pos() {
 	fi
 }
 live_pos
-CASE_KIND=
