@@ -207,11 +207,64 @@ static int ways(char *const *denies, char ***out)
 	return 0;
 }
 
+/* The O_PATH descriptors a read side opened for its rules, closed at the
+ * end in as few calls as their numbers allow (a launch makes a few
+ * hundred rules, and every call into the kernel costs). */
+struct fdset {
+	int *v;
+	size_t n, cap;
+};
+
+static int fdset_add(struct fdset *f, int fd)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 256;
+		int *v = realloc(f->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		f->v = v;
+		f->cap = cap;
+	}
+	f->v[f->n++] = fd;
+	return 0;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Close every fd of the set: each run of consecutive numbers, all of them
+ * the set's, with one close_range. */
+static void fdset_close(struct fdset *f)
+{
+	qsort(f->v, f->n, sizeof(*f->v), int_cmp);
+	for (size_t i = 0; i < f->n;) {
+		size_t j = i;
+
+		while (j + 1 < f->n && f->v[j + 1] == f->v[j] + 1)
+			j++;
+		if (syscall(SYS_close_range, (unsigned)f->v[i], (unsigned)f->v[j], 0) < 0)
+			for (size_t k = i; k <= j; k++)
+				close(f->v[k]);
+		i = j + 1;
+	}
+	free(f->v);
+	f->v = NULL;
+	f->n = f->cap = 0;
+}
+
 /* Grant reading on the entries of dir but those on the way to a deny (in
  * ways) and the denies themselves, and listing on dir. A directory that
- * is not there, or cannot be read, grants nothing beneath it. */
+ * is not there, or cannot be read, grants nothing beneath it. The kind of
+ * each entry is the listing's: a link is passed over (followed at its
+ * use, where its target's rules decide), a directory gets the rights a
+ * directory may carry, anything else a file's. */
 static int read_entries(const struct ruleset *rs, const char *dir, char *const *way,
-			char *const *denies)
+			char *const *denies, struct fdset *fds)
 {
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	char path[4096];
@@ -229,9 +282,10 @@ static int read_entries(const struct ruleset *rs, const char *dir, char *const *
 	(void)steal_fd(&dfd);
 	while (r == 0 && (de = readdir(d))) {
 		struct stat st;
+		unsigned char type = de->d_type;
 		int fd;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (type == DT_LNK || strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
 				     de->d_name) >= sizeof(path))
@@ -241,11 +295,18 @@ static int read_entries(const struct ruleset *rs, const char *dir, char *const *
 		fd = openat(dirfd(d), de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue; /* gone since: nothing to grant */
-		/* a link is followed at its use, where its target's rules decide */
-		if (fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode))
-			r = add_rule(rs->fd, fd, S_ISDIR(st.st_mode) ? FS_READ & rs->all
-							       : (FS_READ & rs->file));
-		close(fd);
+		if (fdset_add(fds, fd) < 0) {
+			close(fd);
+			r = -1;
+			break;
+		}
+		/* a type the listing did not give is asked for */
+		if (type == DT_UNKNOWN)
+			type = fstat(fd, &st) < 0 ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR :
+							   S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+		if (type != DT_LNK)
+			r = add_rule(rs->fd, fd, type == DT_DIR ? FS_READ & rs->all
+								: (FS_READ & rs->file));
 	}
 	closedir(d);
 	return r;
@@ -258,11 +319,15 @@ static int read_side(const struct ruleset *rs, char *const *denies, char *const 
 
 	if (!denies || !denies[0])
 		return allow(rs->fd, "/", FS_READ);
+	struct fdset fds = { 0 };
 	if (ways(denies, &way) < 0)
 		return errno = ENOMEM, -1;
-	r = read_entries(rs, "/", way, denies);
+	r = read_entries(rs, "/", way, denies, &fds);
 	for (size_t i = 0; r == 0 && way[i]; i++)
-		r = read_entries(rs, way[i], way, denies);
+		r = read_entries(rs, way[i], way, denies, &fds);
+	int saved = errno;
+	fdset_close(&fds);
+	errno = saved;
 	/* the readable rules beneath a deny: what is bound into its mask */
 	for (size_t i = 0; r == 0 && exceptions && exceptions[i]; i++) {
 		_cleanup_close_ int fd = open(exceptions[i], O_PATH | O_CLOEXEC);
