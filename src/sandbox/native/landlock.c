@@ -241,6 +241,8 @@ static int int_cmp(const void *a, const void *b)
  * the set's, with one close_range. */
 static void fdset_close(struct fdset *f)
 {
+	if (!f->v)
+		return;
 	qsort(f->v, f->n, sizeof(*f->v), int_cmp);
 	for (size_t i = 0; i < f->n;) {
 		size_t j = i;
