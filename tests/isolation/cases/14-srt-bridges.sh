@@ -1,0 +1,45 @@
+# 14-srt-bridges.sh (sourced by native.t): an srt launch's bridge sockets
+# (its HTTP and SOCKS proxy bridges, in a directory of its own under
+# cordon's srt socket dir) are reachable by that launch alone. While an
+# srt launch runs, a sandbox of the provider under test, with every unix
+# socket allowed and no host, tries to connect to the running launch's
+# HTTP bridge. The control connects to it from the host.
+
+bridge_case() {
+	local desc="a sandbox cannot reach a concurrent srt launch's bridge socket" w sock in out
+	if ! command -v srt >/dev/null; then
+		skip "$desc" "srt is not installed"
+		return
+	fi
+	if [ $MODE != full ]; then
+		skip "$desc" "cordon run is not available"
+		return
+	fi
+	rm -f "$WS/.bridge-up" "$WS/.bridge-done"
+	# the srt launch, with a host allowed so its bridges carry something
+	timeout -k 5 "$LAB_TIMEOUT" "$CORDON" run -q --provider srt --state-dir "$STATE" -w "$WS" \
+		--allow-host example.invalid -- sh -c \
+		'touch .bridge-up; i=0; while [ ! -e .bridge-done ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done' \
+		</dev/null >/dev/null 2>"$LAB/bridge.err" &
+	w=$!
+	for _ in $(seq 600); do [ -e "$WS/.bridge-up" ] && break; sleep 0.05; done
+	sock=$(find "/var/tmp/cordon-srt-$(id -u)" -mindepth 2 -maxdepth 2 -name '*http*.sock' 2>/dev/null | head -n 1)
+	if [ -z "$sock" ]; then
+		touch "$WS/.bridge-done"; wait "$w"
+		tap fail "$desc # broken: control failed" "no bridge socket of the srt launch found" "$(head -c 300 "$LAB/bridge.err")"
+		return
+	fi
+	out=$(first "$(run_out connect-unix "$sock")")
+	in=$(first "$(run_in -p "$POL/all.json" -- connect-unix "$sock")")
+	touch "$WS/.bridge-done"
+	wait "$w"
+	rm -f "$WS/.bridge-up" "$WS/.bridge-done"
+	if [ "${out%% *}" != ok ]; then
+		tap fail "$desc # broken: control failed" "outside: '$out' ($sock)"
+	elif is_errno "${in%% *}"; then
+		tap ok "$desc (inside: $in; outside: $out)"
+	else
+		tap fail "$desc" "expected a refusal ($sock)" "$(inside_diag "'$in'")"
+	fi
+}
+bridge_case
