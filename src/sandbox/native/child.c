@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -267,7 +268,7 @@ noreturn void native_child(const struct child_args *a)
 		die(a->status_fd, "bring up loopback", errno, 0);
 	if (a->gw_fd >= 0 && hand_listeners(a->gw_fd) < 0)
 		die(a->status_fd, "hand the gateway its listeners", errno, 0);
-	if (mounts_apply(a->mp, &step) < 0)
+	if (mounts_apply(a->mp, a->sync_fd, &step) < 0)
 		die(a->status_fd, step, errno, 0);
 	if (harden_drop_caps(&step) < 0)
 		die(a->status_fd, step, errno, 0);
@@ -275,6 +276,10 @@ noreturn void native_child(const struct child_args *a)
 		die(a->status_fd, "set no_new_privs", errno, 0);
 	if (native_landlock_apply(a->mp, a->landlock_abi, &step) < 0)
 		die(a->status_fd, step, errno, 0);
+	/* In this user namespace the kernel counts only the sandbox's tasks
+	 * against it; hard and soft, so that nothing inside raises it. */
+	if (a->nproc && setrlimit(RLIMIT_NPROC, &(struct rlimit){ a->nproc, a->nproc }) < 0)
+		die(a->status_fd, "limits: set RLIMIT_NPROC", errno, 0);
 	if (harden_close_others(a->status_fd, a->sync_fd) < 0)
 		die(a->status_fd, "close inherited descriptors", errno, 0);
 	if (load_filter(a->sync_fd) < 0)

@@ -5,6 +5,7 @@
  * and the status pipe that carries any failure before exec. */
 #include "sandbox/native/native.h"
 #include "gateway/gateway.h"
+#include "sandbox/limits.h"
 #include "sandbox/native/child.h"
 #include "sandbox/native/mounts.h"
 #include "sandbox/native/prereq.h"
@@ -188,19 +189,73 @@ static int send_filter(int fd, const struct native_filter *f)
 		       ? 0 : -1;
 }
 
-/* Work done while the child builds its filesystem: the host records and
- * pins the plan and starts making it durable, then compiles the seccomp
- * filter and sends it (the child runs nothing before it has it). */
+/* Moving a process between cgroups waits for an RCU grace period (the
+ * kernel's threadgroup lock), which can take milliseconds: it runs on a
+ * thread of its own while the root records the plan and compiles the
+ * filter, and tells the child once it is in. */
+struct joiner {
+	pthread_t thread;
+	const struct limits_plan *lp;
+	pid_t pid;
+	int sync_fd;
+	struct err *err;
+	bool started;
+};
+
+static void *join_main(void *arg)
+{
+	struct joiner *j = arg;
+
+	if (limits_join(j->lp, j->pid, &j->err) == 0 && write(j->sync_fd, "\1", 1) != 1)
+		err_set(&j->err, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
+	return NULL;
+}
+
+static int join_finish(struct joiner *j, int r, struct err **e)
+{
+	if (!j->started)
+		return r;
+	pthread_join(j->thread, NULL);
+	j->started = false;
+	if (j->err && r == 0) {
+		*e = steal_pointer(&j->err);
+		return -1;
+	}
+	err_free(j->err);
+	j->err = NULL;
+	return r;
+}
+
+/* Work done while the child builds its filesystem: the sandbox's
+ * cgroups made and the child moved in (it has started nothing yet; it
+ * waits for the word before it shows them, and for the filter before it
+ * runs anything); the host records and pins the plan and starts making
+ * it durable, then compiles the seccomp filter and sends it (the child
+ * runs nothing before it has it). */
 static int alongside(int sync_fd, bool unix_all, const struct provider_record *rec,
-		     const char *record_dir, struct syncer *syncer, struct err **e)
+		     const char *record_dir, struct syncer *syncer, struct limits_plan *lp,
+		     pid_t pid, struct err **e)
 {
 	struct native_filter filter = { 0 };
-	int r = rec->fn(rec->ctx, e);
+	struct joiner j = { .lp = lp, .pid = pid, .sync_fd = sync_fd };
+	int r = limits_create(lp, e);
 
+	if (r == 0 && lp->n == 0 && write(sync_fd, "\1", 1) != 1)
+		r = err_set(e, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
+	else if (r == 0 && lp->n > 0) {
+		int err = pthread_create(&j.thread, NULL, join_main, &j);
+		if (err != 0)
+			r = err_set(e, ERR_UNAVAILABLE, err, "limits: move the sandbox in");
+		j.started = err == 0;
+	}
+	if (r == 0)
+		r = rec->fn(rec->ctx, e);
 	if (r == 0)
 		r = sync_start(syncer, record_dir, e);
 	if (r == 0)
 		r = native_seccomp_compile(unix_all, &filter, e);
+	/* the filter follows the word on the same pipe */
+	r = join_finish(&j, r, e);
 	if (r == 0 && send_filter(sync_fd, &filter) < 0)
 		r = err_set(e, ERR_UNAVAILABLE, errno, "hand the filter to the sandbox");
 	native_filter_free(&filter);
@@ -272,7 +327,8 @@ static void note_refused(const struct gateway *gw)
 }
 
 static int launch(struct child_args *a, const struct grant *g,
-		  const struct provider_record *rec, const char *record_dir, struct err **e)
+		  const struct provider_record *rec, const char *record_dir,
+		  struct limits_plan *lp, struct err **e)
 {
 	bool unix_all = g->unix_sockets_all;
 	struct syncer syncer = { .done_fd = -1 };
@@ -301,7 +357,7 @@ static int launch(struct child_args *a, const struct grant *g,
 	}
 	/* Anything short of a whole start kills the child before it runs the
 	 * command: it waits for the filter, and a closed pipe ends it. */
-	if (alongside(a->sync_fd, unix_all, rec, record_dir, &syncer, e) < 0 ||
+	if (alongside(a->sync_fd, unix_all, rec, record_dir, &syncer, lp, pid, e) < 0 ||
 	    (a->gw_fd >= 0 && start_gateway(g, a->gw_fd, record_dir, &l.gw, e) < 0)) {
 		struct child_status st;
 		int saved = errno;
@@ -310,6 +366,7 @@ static int launch(struct child_args *a, const struct grant *g,
 		close(a->sync_fd);
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		waitpid(pid, NULL, 0);
+		limits_remove(lp);
 		gateway_free(l.gw);
 		sync_finish(&syncer, &ignored); /* the first failure is the cause */
 		err_free(ignored);
@@ -335,14 +392,21 @@ static int launch(struct child_args *a, const struct grant *g,
 		gateway_free(l.gw);
 		sync_finish(&syncer, &ignored);
 		err_free(ignored);
+		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+		limits_remove(lp);
 		return err_set(e, ERR_UNAVAILABLE, saved, "wait for the sandbox");
 	}
 	reclaim_terminal();
 	/* Nothing is reported before the record is durable. */
-	if (sync_finish(&syncer, e) < 0) {
+	int synced = sync_finish(&syncer, e);
+	/* by now pid 1, the sandbox's last process, is gone or going */
+	limits_remove(lp);
+	if (synced < 0) {
 		gateway_free(l.gw);
 		return -1;
 	}
+	if (!rec->quiet)
+		limits_note(lp, stderr);
 	if (l.gw && !rec->quiet)
 		note_refused(l.gw);
 	gateway_free(l.gw);
@@ -357,12 +421,31 @@ static int launch(struct child_args *a, const struct grant *g,
 	return l.code;
 }
 
+/* Where the child shows each cgroup: its hierarchy's mount point, when
+ * that lies beneath /sys/fs/cgroup (and not beneath another's). */
+static int cgroup_views(const struct limits_plan *lp, struct mount_plan *mp, struct err **e)
+{
+	for (size_t i = 0; i < lp->n; i++) {
+		const struct limits_dir *d = &lp->dirs[i];
+		bool nested = false;
+
+		for (size_t k = 0; k < lp->n; k++)
+			nested |= k != i && fs_path_within(d->mount, lp->dirs[k].mount);
+		if (nested || !fs_path_within(d->mount, "/sys/fs/cgroup"))
+			continue;
+		if (strv_push(&mp->cgroups, d->dir) < 0 || strv_push(&mp->cgroup_views, d->mount) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "mount plan");
+	}
+	return 0;
+}
+
 int native_run(const struct grant *g, const struct plan *p,
 	       const struct plan_paths *paths, const struct provider_record *rec,
 	       struct err **e)
 {
 	struct mount_plan mp = { 0 };
 	struct child_args a = { 0 };
+	struct limits_plan lp = { 0 };
 	int abi, rc = -1;
 
 	abi = native_landlock_abi();
@@ -370,11 +453,13 @@ int native_run(const struct grant *g, const struct plan *p,
 		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "landlock: ABI %d is below %d; see `cordon doctor`", abi,
 			       NATIVE_LANDLOCK_ABI_FLOOR);
-	if (mounts_plan(g, &mp, e) == 0) {
+	if (limits_decide(NULL, g, paths->execution, &lp, e) == 0 && mounts_plan(g, &mp, e) == 0 &&
+	    cgroup_views(&lp, &mp, e) == 0) {
 		a = (struct child_args){ .mp = &mp, .landlock_abi = abi, .argv = p->argv,
-					 .env = p->env, .gw_fd = -1 };
-		rc = launch(&a, g, rec, paths->record_dir, e);
+					 .env = p->env, .gw_fd = -1, .nproc = lp.nproc };
+		rc = launch(&a, g, rec, paths->record_dir, &lp, e);
 	}
 	mounts_plan_clear(&mp);
+	limits_clear(&lp);
 	return rc;
 }

@@ -31,9 +31,26 @@ struct mount_plan {
 	struct mop *ops;	/* parents before children */
 	size_t n;
 	bool tmp_private;	/* /tmp is a fresh tmpfs */
+	unsigned long long tmp_size;	/* its size in bytes, and /dev/shm's */
+	unsigned long long shm_size;
 	char **placeholders;	/* host dirs made to mask a missing deny */
 	char *workspace;
+	/* The sandbox's own cgroups (host dirs, made by the launcher while
+	 * the child builds its filesystem) and where each shows inside,
+	 * read-only: its hierarchy's mount point beneath /sys/fs/cgroup. */
+	char **cgroups;
+	char **cgroup_views;
+	/* mounts_sys_kept[i] is bound in when bit i is set: not when a deny
+	 * holds it. */
+	unsigned int sys_keep;
 };
+
+/* What the sandbox's /sys shows of the host's, read-only: what common
+ * tools read (CPU counts, NUMA nodes, transparent huge pages) and the
+ * sandbox's own cgroups beneath /sys/fs/cgroup. Everything else (network
+ * interfaces and their addresses, devices, firmware, the host's cgroup
+ * tree) is hidden beneath an empty read-only tmpfs. */
+extern const char *const mounts_sys_kept[];
 
 /* Build the operations for a grant. Refuses (ERR_UNAVAILABLE) what cannot
  * be held: a write grant or read-only path that does not exist, a path
@@ -43,7 +60,10 @@ void mounts_plan_clear(struct mount_plan *mp);
 
 /* The child's steps, in its own user and mount namespace: returns 0 or
  * -1 with errno set and *step naming what failed. On success the process
- * has pivoted into the new root, the old one detached. */
-int mounts_apply(const struct mount_plan *mp, const char **step);
+ * has pivoted into the new root, the old one detached. Before it shows
+ * its cgroups it waits for one byte on sync_fd (the launcher has made
+ * them and moved this process in) and enters a cgroup namespace of its
+ * own, so that the command sees its own cgroup as the root. */
+int mounts_apply(const struct mount_plan *mp, int sync_fd, const char **step);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,7 +237,7 @@ static const char *const devices[] = { "null", "zero", "full", "random", "urando
 
 /* A minimal /dev: the harmless devices bound from the host, a private
  * devpts and shm; the tmpfs itself read-only afterwards. */
-static int setup_dev(int root, const int *devsrc, const char **step)
+static int setup_dev(int root, const int *devsrc, const char *shm_size, const char **step)
 {
 	int dev = tmpfs("0755", "64k", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC), d, pts, fs;
 
@@ -260,7 +261,7 @@ static int setup_dev(int root, const int *devsrc, const char **step)
 	close(fs);
 	if (pts < 0 || attach(pts, root, "/dev/pts", true, true) < 0)
 		FAIL("mount /dev/pts");
-	int shm = tmpfs("1777", "64m", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	int shm = tmpfs("1777", shm_size, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	if (shm < 0 || attach(shm, root, "/dev/shm", true, true) < 0)
 		FAIL("mount /dev/shm");
 	if (symlinkat("pts/ptmx", d, "ptmx") < 0 || symlinkat("/proc/self/fd", d, "fd") < 0 ||
@@ -271,6 +272,76 @@ static int setup_dev(int root, const int *devsrc, const char **step)
 	close(d);
 	if (setattr(dev, 0, MOUNT_ATTR_RDONLY, 0) < 0)
 		FAIL("make /dev read-only");
+	return 0;
+}
+
+/* A read-only bind of a host path, or -1 (errno ENOENT: not on this host). */
+static int bind_ro(const char *abs)
+{
+	int t = clone_path(abs, false);
+
+	if (t >= 0 && setattr(t, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					   MOUNT_ATTR_NOEXEC, 0) < 0) {
+		close(t);
+		return -1;
+	}
+	return t;
+}
+
+/* /sys: an empty tmpfs with what it keeps of the host's bound in, and the
+ * mount points of the sandbox's cgroups made; read-only once they are
+ * mounted (setup_cgroups). *sys: the tmpfs. */
+static int setup_sys(int root, const struct mount_plan *mp, int *sys, const char **step)
+{
+	*sys = tmpfs("0755", "64k", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	if (*sys < 0 || attach(*sys, root, "/sys", false, true) < 0)
+		FAIL("mount /sys");
+	for (size_t i = 0; mounts_sys_kept[i]; i++) {
+		int t;
+
+		if (!(mp->sys_keep & (1u << i)))
+			continue;
+		t = bind_ro(mounts_sys_kept[i]);
+		if (t < 0 && errno == ENOENT)
+			continue;
+		if (t < 0 || attach(t, root, mounts_sys_kept[i], true, true) < 0)
+			FAIL("bind a part of /sys");
+		close(t);
+	}
+	if (make_target(root, "/sys/fs/cgroup", true) < 0)
+		FAIL("make /sys/fs/cgroup");
+	for (size_t i = 0; mp->cgroup_views && mp->cgroup_views[i]; i++)
+		if (make_target(root, mp->cgroup_views[i], true) < 0)
+			FAIL("make a cgroup's mount point");
+	return 0;
+}
+
+/* The sandbox's own cgroups, once the launcher has made them and moved
+ * this process in, and a cgroup namespace rooted there: inside,
+ * /proc/self/cgroup says "/" and /sys/fs/cgroup shows the sandbox's own
+ * limits (cpu.max, memory.max, pids.max), read-only. */
+static int setup_cgroups(int root, const struct mount_plan *mp, int sync_fd, int sys,
+			 const char **step)
+{
+	char ready = 0;
+
+	if (fs_read_exact(sync_fd, &ready, 1) < 0 || ready != 1) {
+		if (errno == 0)
+			errno = EPROTO;
+		FAIL("wait for the sandbox's cgroups");
+	}
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		FAIL("enter a cgroup namespace");
+	for (size_t i = 0; mp->cgroups && mp->cgroups[i]; i++) {
+		int t = bind_ro(mp->cgroups[i]);
+
+		if (t < 0 || attach(t, root, mp->cgroup_views[i], false, true) < 0)
+			FAIL("show the sandbox's cgroup");
+		close(t);
+	}
+	if (setattr(sys, 0, MOUNT_ATTR_RDONLY, 0) < 0)
+		FAIL("make /sys read-only");
+	close(sys);
 	return 0;
 }
 
@@ -306,11 +377,12 @@ static int stage(int *rootsrc, int *devsrc, const char **step)
 	return 0;
 }
 
-int mounts_apply(const struct mount_plan *mp, const char **step)
+int mounts_apply(const struct mount_plan *mp, int sync_fd, const char **step)
 {
 	int devsrc[sizeof(devices) / sizeof(*devices)];
 	int *src = calloc(mp->n + 1, sizeof(int)), *masks = calloc(mp->n + 1, sizeof(int));
-	int rootsrc = -1, root;
+	int rootsrc = -1, root, sys = -1;
+	char tmp_size[32], shm_size[32];
 
 	if (!src || !masks)
 		FAIL("allocate");
@@ -322,14 +394,19 @@ int mounts_apply(const struct mount_plan *mp, const char **step)
 	root = open(STAGE_ROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		FAIL("open the new root");
+	snprintf(tmp_size, sizeof(tmp_size), "%llu", mp->tmp_size);
+	snprintf(shm_size, sizeof(shm_size), "%llu", mp->shm_size);
 	if (mp->tmp_private) {
-		int t = tmpfs("1777", "50%", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		int t = tmpfs("1777", tmp_size, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 		if (t < 0 || attach(t, root, "/tmp", false, true) < 0)
 			FAIL("mount a private /tmp");
 		close(t);
 	}
-	if (apply_ops(mp, root, src, masks, step) < 0 || setup_proc(root, step) < 0 ||
-	    setup_dev(root, devsrc, step) < 0)
+	/* /sys before the operations: a deny beneath what it keeps lands on
+	 * what it keeps. */
+	if (setup_sys(root, mp, &sys, step) < 0 || apply_ops(mp, root, src, masks, step) < 0 ||
+	    setup_proc(root, step) < 0 || setup_dev(root, devsrc, shm_size, step) < 0 ||
+	    setup_cgroups(root, mp, sync_fd, sys, step) < 0)
 		return -1;
 	if (fchdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
 		FAIL("pivot_root");
