@@ -8,6 +8,7 @@
 #include "sandbox/srt/srt.h"
 #include "gateway/gateway.h"
 #include "sandbox/adopt.h"
+#include "sandbox/srt/limits.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -153,7 +154,7 @@ static int same_srt(const struct plan *p, const struct srt_env *t, struct err **
 /* Record, settings, preflight: everything before srt runs the command. */
 static int prepare(const struct grant *g, const struct plan *p, const struct plan_paths *paths,
 		   const struct provider_record *rec, struct listener ls[2],
-		   struct gateway **gw, struct err **e)
+		   struct limits_plan *lp, struct gateway **gw, struct err **e)
 {
 	struct srt_env t = { 0 };
 	struct srt_helpers h;
@@ -175,6 +176,8 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 	if (r == 0)
 		r = srt_settings_build(g, &h, &ports, &settings, e);
 	if (r == 0)
+		r = srt_limits_settings(settings, p, e);
+	if (r == 0)
 		r = rec->fn(rec->ctx, e);
 	if (r == 0)
 		r = start_gateway(g, ls, paths->record_dir, gw, e);
@@ -184,6 +187,9 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 		r = plan_sync_record(paths->record_dir, e);
 	if (r == 0)
 		r = srt_sockdir_make(e);
+	/* srt binds the cgroups into its sandbox: they must exist first */
+	if (r == 0)
+		r = limits_create(lp, e);
 	if (r == 0)
 		r = srt_preflight(&t, file, paths->record_dir, paths->record_dir, e);
 	srt_env_clear(&t);
@@ -233,10 +239,11 @@ static void keeper_kill_all(void)
  * itself (its shell, bwrap, the bridges), and the plan's stop is a
  * SIGKILL of the root, which nothing in srt would notice: the keeper is a
  * subreaper, so the tree stays beneath it, and it kills all of it when
- * the root dies or when srt exits. It passes on the signals the root
- * forwards and exits with srt's status. */
+ * the root dies or when srt exits, then removes the sandbox's cgroups
+ * (nothing of the root may be left to). It passes on the signals the
+ * root forwards and exits with srt's status. */
 static _Noreturn void keeper(const struct plan *p, char **env, const sigset_t *mask,
-			     int status_fd, pid_t root)
+			     int status_fd, pid_t root, struct limits_plan *lp)
 {
 	sigset_t set;
 	pid_t srt;
@@ -288,10 +295,14 @@ static _Noreturn void keeper(const struct plan *p, char **env, const sigset_t *m
 			break;
 	}
 	keeper_kill_all();
+	/* The root may be gone (the plan's stop kills it): the sandbox's
+	 * cgroups go with the tree. */
+	limits_remove(lp);
 	_exit(code);
 }
 
-static pid_t spawn(const struct plan *p, const sigset_t *mask, int *pidfd, int *errnum)
+static pid_t spawn(const struct plan *p, const sigset_t *mask, struct limits_plan *lp,
+		   int *pidfd, int *errnum)
 {
 	_cleanup_strv_ char **env = child_environ(p);
 	pid_t root = getpid();
@@ -306,7 +317,7 @@ static pid_t spawn(const struct plan *p, const sigset_t *mask, int *pidfd, int *
 	pid = fork();
 	if (pid == 0) {
 		close(status[0]);
-		keeper(p, env, mask, status[1], root);
+		keeper(p, env, mask, status[1], root, lp);
 	}
 	close(status[1]);
 	if (pid < 0) {
@@ -367,20 +378,23 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 	    const struct provider_record *rec, struct err **e)
 {
 	struct listener ls[2] = { { -1, -1, 0 }, { -1, -1, 0 } };
+	struct limits_plan lp = { 0 };
 	struct gateway *gw = NULL;
 	sigset_t set, old;
 	int pidfd = -1, sfd = -1, errnum = 0, code = -1;
 	pid_t pid;
 
-	if (listener_open(&ls[0], e) < 0 || listener_open(&ls[1], e) < 0 ||
-	    prepare(g, p, paths, rec, ls, &gw, e) < 0)
+	/* the plan's cgroups must still be this host's */
+	if (limits_decide(NULL, g, paths->execution, &lp, e) < 0 ||
+	    srt_limits_check_plan(p, &lp, g, e) < 0 || listener_open(&ls[0], e) < 0 ||
+	    listener_open(&ls[1], e) < 0 || prepare(g, p, paths, rec, ls, &lp, &gw, e) < 0)
 		goto out;
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
 		sigaddset(&set, forwarded[i]);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	pid = sfd < 0 ? -1 : spawn(p, &old, &pidfd, &errnum);
+	pid = sfd < 0 ? -1 : spawn(p, &old, &lp, &pidfd, &errnum);
 	if (pid < 0 || pidfd < 0) {
 		if (pid > 0) {
 			kill(pid, SIGKILL);
@@ -392,9 +406,14 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 		code = -1;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (code >= 0 && !rec->quiet)
+	if (code >= 0 && !rec->quiet) {
+		limits_note(&lp, stderr);
 		note_refused(gw);
+	}
 out:
+	/* the keeper has killed everything beneath it */
+	limits_remove(&lp);
+	limits_clear(&lp);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (sfd >= 0)
