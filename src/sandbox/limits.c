@@ -150,7 +150,7 @@ static void controllers_text(unsigned int ctrls, const char *pre, char *buf, siz
 }
 
 static int add_dir(struct limits_plan *lp, const char *mount, const char *parent,
-		   unsigned int ctrls, unsigned int enable, bool v2)
+		   const char *self, unsigned int ctrls, unsigned int enable, bool v2)
 {
 	for (size_t i = 0; i < lp->n; i++)
 		if (strcmp(lp->dirs[i].mount, mount) == 0) {
@@ -162,10 +162,11 @@ static int add_dir(struct limits_plan *lp, const char *mount, const char *parent
 		return -1;
 	struct limits_dir *d = &lp->dirs[lp->n];
 	*d = (struct limits_dir){ .mount = strdup(mount), .parent = strdup(parent),
-				  .ctrls = ctrls, .enable = enable, .v2 = v2 };
-	if (!d->mount || !d->parent) {
+				  .self = strdup(self), .ctrls = ctrls, .enable = enable, .v2 = v2 };
+	if (!d->mount || !d->parent || !d->self) {
 		free(d->mount);
 		free(d->parent);
+		free(d->self);
 		return -1;
 	}
 	lp->n++;
@@ -220,13 +221,14 @@ static void find_v2(const struct limits_host *h, const struct mountinfo *m, cons
 		set_why(lp, want, "cordon's own cgroup v2 is not beneath `%s`", m->mountpoint);
 		return;
 	}
+	_cleanup_free_ char *own = join(m->mountpoint, rel);
 	for (;;) {
 		_cleanup_free_ char *cand = join(m->mountpoint, rel);
 		unsigned int enable = 0;
 		char *slash;
 
-		if (cand && v2_usable(h, cand, want, &enable)) {
-			if (add_dir(lp, m->mountpoint, cand, want, enable, true) < 0)
+		if (cand && own && v2_usable(h, cand, want, &enable)) {
+			if (add_dir(lp, m->mountpoint, cand, own, want, enable, true) < 0)
 				set_why(lp, want, "out of memory");
 			return;
 		}
@@ -272,7 +274,7 @@ static void find_v1(const struct limits_host *h, const struct mountinfo_table *t
 			strerror(errno));
 		return;
 	}
-	if (add_dir(lp, m->mountpoint, cand, LIMITS_BIT(c), 0, false) < 0)
+	if (add_dir(lp, m->mountpoint, cand, cand, LIMITS_BIT(c), 0, false) < 0)
 		set_why(lp, LIMITS_BIT(c), "out of memory");
 }
 
@@ -511,6 +513,18 @@ int limits_join(const struct limits_plan *lp, pid_t pid, struct err **e)
 	return 0;
 }
 
+int limits_leave(const struct limits_plan *lp, pid_t pid, struct err **e)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%d", (int)pid);
+	for (size_t i = 0; i < lp->n; i++)
+		if (lp->dirs[i].made && write_file(lp, lp->dirs[i].self, "cgroup.procs", v) < 0)
+			return err_set(e, ERR_UNAVAILABLE, errno, "limits: move pid 1 back to `%s`",
+				       lp->dirs[i].self);
+	return 0;
+}
+
 int limits_join_dir(const char *dir, pid_t pid)
 {
 	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0);
@@ -540,38 +554,45 @@ static void empty_fake(const char *path)
 		closedir(d);
 }
 
+/* rmdir path, waiting up to max_ns while the cgroup is still busy (its
+ * last process on its way out); true when it is gone. kill: first ask
+ * the kernel to kill what is left (v2's cgroup.kill, beside path). */
+static bool remove_waiting(const char *path, long max_ns, const char *kill)
+{
+	struct timespec nap = { 0, 50000 };
+	long waited = 0;
+
+	for (;;) {
+		if (rmdir(path) == 0 || errno == ENOENT)
+			return true;
+		if (errno != EBUSY || waited >= max_ns)
+			return false;
+		if (kill) {
+			_cleanup_close_ int fd = open(kill, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+			if (fd >= 0)
+				(void)fs_write_exact(fd, "1", 1);
+			kill = NULL;
+		}
+		nanosleep(&nap, NULL);
+		waited += nap.tv_nsec;
+		if (nap.tv_nsec < 2000000L)
+			nap.tv_nsec *= 2;
+	}
+}
+
 void limits_remove(struct limits_plan *lp)
 {
 	for (size_t i = lp->n; i > 0; i--) {
 		struct limits_dir *d = &lp->dirs[i - 1];
-		struct timespec nap = { 0, 50000 };
-		long waited = 0;
-		char p[PATH_BUF];
-		bool killed = false, gone = false;
+		char p[PATH_BUF], k[PATH_BUF];
 
-		if (!d->made || host_path(p, lp->prefix, d->dir, NULL) < 0)
+		if (!d->made || host_path(p, lp->prefix, d->dir, NULL) < 0 ||
+		    host_path(k, lp->prefix, d->dir, "cgroup.kill") < 0)
 			continue;
 		if (lp->fake)
 			empty_fake(p);
-		/* The sandbox's last process may still be on its way out. */
-		for (;;) {
-			if (rmdir(p) == 0 || errno == ENOENT) {
-				gone = true;
-				break;
-			}
-			if (errno != EBUSY || waited >= 1000000000L)
-				break;
-			if (d->v2 && !killed) {
-				killed = true;
-				(void)write_optional(lp, d->dir, "cgroup.kill", "1");
-			}
-			nanosleep(&nap, NULL);
-			waited += nap.tv_nsec;
-			if (nap.tv_nsec < 10000000L)
-				nap.tv_nsec *= 2;
-		}
+		d->left = !remove_waiting(p, 1000000000L, d->v2 ? k : NULL);
 		d->made = false;
-		d->left = !gone;
 	}
 }
 
@@ -580,6 +601,7 @@ void limits_clear(struct limits_plan *lp)
 	for (size_t i = 0; i < lp->n; i++) {
 		free(lp->dirs[i].mount);
 		free(lp->dirs[i].parent);
+		free(lp->dirs[i].self);
 		free(lp->dirs[i].dir);
 	}
 	free(lp->prefix);

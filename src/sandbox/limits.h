@@ -63,6 +63,7 @@ struct limits_host {
 struct limits_dir {
 	char *mount;		/* the hierarchy's mount point */
 	char *parent;		/* the cgroup beneath which the sandbox's goes */
+	char *self;		/* cordon's own cgroup in this hierarchy */
 	char *dir;		/* parent/cordon-<execution> */
 	unsigned int ctrls;	/* LIMITS_BIT()s it holds for the sandbox */
 	unsigned int enable;	/* v2: to enable in parent's subtree_control */
@@ -100,6 +101,11 @@ int limits_decide(const struct limits_host *h, const struct grant *g, const char
 int limits_create(struct limits_plan *lp, struct err **e);
 /* Move pid (0: the caller) into every cgroup made. */
 int limits_join(const struct limits_plan *lp, pid_t pid, struct err **e);
+/* Move pid back to cordon's own cgroups: the native sandbox's pid 1,
+ * once the command it started holds the sandbox's. pid 1's exit takes
+ * the sandbox's namespaces down (about a millisecond) before it leaves
+ * its cgroups; out of them, it no longer holds their removal up. */
+int limits_leave(const struct limits_plan *lp, pid_t pid, struct err **e);
 /* Write pid (0: the caller) into dir's cgroup.procs, dir on a cgroup
  * filesystem (checked): 0 or -1 with errno. */
 int limits_join_dir(const char *dir, pid_t pid);

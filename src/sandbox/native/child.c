@@ -298,5 +298,9 @@ noreturn void native_child(const struct child_args *a)
 	if (sfd < 0)
 		die(a->status_fd, "signalfd", errno, 0);
 	cmd = spawn_command(a, &orig);
+	/* the root moves this process out of the sandbox's cgroups: the
+	 * command holds them now */
+	(void)!write(a->status_fd, &(struct child_status){ .spawned = 1 },
+		     sizeof(struct child_status));
 	init_loop(cmd, sfd, a->status_fd);
 }

@@ -14,12 +14,14 @@
 #define CHILD_STEP_MAX 96
 
 /* What the status pipe carries: a step that failed, or, once the command
- * and every other process of the sandbox are gone, the exit status. */
+ * and every other process of the sandbox are gone, the exit status; and
+ * before either, once, that the command has started. */
 struct child_status {
 	char step[CHILD_STEP_MAX];
 	int err;
 	int exec;	/* 1: the command itself could not be executed */
 	int done;	/* 1: the command ended with code (no failure) */
+	int spawned;	/* 1: the command started (nothing else is said) */
 	int code;
 };
 

@@ -92,10 +92,64 @@ static int sync_finish(struct syncer *s, struct err **e)
 	return 0;
 }
 
+/* Moving a process between cgroups waits for an RCU grace period (the
+ * kernel's threadgroup lock), which can take milliseconds: pid 1 goes
+ * into the sandbox's cgroups on a thread of its own while the root
+ * records the plan and compiles the filter (the child is told once it is
+ * in), and back out, once the command holds them, while the command runs. */
+struct mover {
+	pthread_t thread;
+	const struct limits_plan *lp;
+	pid_t pid;
+	int tell_fd;	/* -1, or where to write a byte once moved */
+	bool leave;	/* back to cordon's own cgroups */
+	struct err *err;
+	bool started;
+};
+
+static void *mover_main(void *arg)
+{
+	struct mover *m = arg;
+	int r = m->leave ? limits_leave(m->lp, m->pid, &m->err)
+			 : limits_join(m->lp, m->pid, &m->err);
+
+	if (r == 0 && m->tell_fd >= 0 && write(m->tell_fd, "\1", 1) != 1)
+		err_set(&m->err, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
+	return NULL;
+}
+
+static int mover_start(struct mover *m, struct err **e)
+{
+	int err = m->started ? 0 : pthread_create(&m->thread, NULL, mover_main, m);
+
+	if (err != 0)
+		return err_set(e, ERR_UNAVAILABLE, err, "limits: move the sandbox's pid 1");
+	m->started = true;
+	return 0;
+}
+
+/* Wait for the move; r and *e are the caller's result so far, and the
+ * move's failure becomes it when there was none. */
+static int mover_finish(struct mover *m, int r, struct err **e)
+{
+	if (!m->started)
+		return r;
+	pthread_join(m->thread, NULL);
+	m->started = false;
+	if (m->err && r == 0) {
+		*e = steal_pointer(&m->err);
+		return -1;
+	}
+	err_free(m->err);
+	m->err = NULL;
+	return r;
+}
+
 struct loop {
 	int pidfd, sfd, status_fd;
 	struct gateway *gw;		/* NULL without hosts */
 	struct syncer *syncer;
+	struct mover *leaver;		/* pid 1 out of the sandbox's cgroups */
 	struct child_status st;
 	bool have_status;
 	int code;
@@ -125,6 +179,14 @@ static int wait_child(struct loop *l)
 			gateway_run(l->gw);
 		if (p[3].revents && l->status_fd >= 0) {
 			ssize_t n = read(l->status_fd, &l->st, sizeof(l->st));
+			/* the command started, in the sandbox's cgroups: pid 1
+			 * leaves them (a failure only slows their removal) */
+			if (n == (ssize_t)sizeof(l->st) && l->st.spawned) {
+				struct err *ignored = NULL;
+				if (mover_start(l->leaver, &ignored) < 0)
+					err_free(ignored);
+				continue;
+			}
 			close(l->status_fd);
 			l->status_fd = -1;
 			/* pid 1 ended the sandbox and reaped it: the status is
@@ -153,8 +215,12 @@ static int wait_child(struct loop *l)
 			if (waitid(P_PIDFD, (id_t)l->pidfd, &info, WEXITED) < 0)
 				return -1;
 			l->code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
-			if (l->status_fd >= 0 &&
-			    read(l->status_fd, &l->st, sizeof(l->st)) == (ssize_t)sizeof(l->st)) {
+			ssize_t n = 0;
+			while (l->status_fd >= 0 &&
+			       (n = read(l->status_fd, &l->st, sizeof(l->st))) == (ssize_t)sizeof(l->st) &&
+			       l->st.spawned)
+				;
+			if (n == (ssize_t)sizeof(l->st)) {
 				if (l->st.done)
 					l->code = l->st.code;
 				else
@@ -189,43 +255,6 @@ static int send_filter(int fd, const struct native_filter *f)
 		       ? 0 : -1;
 }
 
-/* Moving a process between cgroups waits for an RCU grace period (the
- * kernel's threadgroup lock), which can take milliseconds: it runs on a
- * thread of its own while the root records the plan and compiles the
- * filter, and tells the child once it is in. */
-struct joiner {
-	pthread_t thread;
-	const struct limits_plan *lp;
-	pid_t pid;
-	int sync_fd;
-	struct err *err;
-	bool started;
-};
-
-static void *join_main(void *arg)
-{
-	struct joiner *j = arg;
-
-	if (limits_join(j->lp, j->pid, &j->err) == 0 && write(j->sync_fd, "\1", 1) != 1)
-		err_set(&j->err, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
-	return NULL;
-}
-
-static int join_finish(struct joiner *j, int r, struct err **e)
-{
-	if (!j->started)
-		return r;
-	pthread_join(j->thread, NULL);
-	j->started = false;
-	if (j->err && r == 0) {
-		*e = steal_pointer(&j->err);
-		return -1;
-	}
-	err_free(j->err);
-	j->err = NULL;
-	return r;
-}
-
 /* Work done while the child builds its filesystem: the sandbox's
  * cgroups made and the child moved in (it has started nothing yet; it
  * waits for the word before it shows them, and for the filter before it
@@ -237,17 +266,13 @@ static int alongside(int sync_fd, bool unix_all, const struct provider_record *r
 		     pid_t pid, struct err **e)
 {
 	struct native_filter filter = { 0 };
-	struct joiner j = { .lp = lp, .pid = pid, .sync_fd = sync_fd };
+	struct mover j = { .lp = lp, .pid = pid, .tell_fd = sync_fd };
 	int r = limits_create(lp, e);
 
 	if (r == 0 && lp->n == 0 && write(sync_fd, "\1", 1) != 1)
 		r = err_set(e, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
-	else if (r == 0 && lp->n > 0) {
-		int err = pthread_create(&j.thread, NULL, join_main, &j);
-		if (err != 0)
-			r = err_set(e, ERR_UNAVAILABLE, err, "limits: move the sandbox in");
-		j.started = err == 0;
-	}
+	else if (r == 0 && lp->n > 0)
+		r = mover_start(&j, e);
 	if (r == 0)
 		r = rec->fn(rec->ctx, e);
 	if (r == 0)
@@ -255,7 +280,7 @@ static int alongside(int sync_fd, bool unix_all, const struct provider_record *r
 	if (r == 0)
 		r = native_seccomp_compile(unix_all, &filter, e);
 	/* the filter follows the word on the same pipe */
-	r = join_finish(&j, r, e);
+	r = mover_finish(&j, r, e);
 	if (r == 0 && send_filter(sync_fd, &filter) < 0)
 		r = err_set(e, ERR_UNAVAILABLE, errno, "hand the filter to the sandbox");
 	native_filter_free(&filter);
@@ -332,7 +357,8 @@ static int launch(struct child_args *a, const struct grant *g,
 {
 	bool unix_all = g->unix_sockets_all;
 	struct syncer syncer = { .done_fd = -1 };
-	struct loop l = { .code = 125, .syncer = &syncer };
+	struct mover leaver = { .lp = lp, .tell_fd = -1, .leave = true };
+	struct loop l = { .code = 125, .syncer = &syncer, .leaver = &leaver };
 	sigset_t set, old;
 	int pidfd = -1;
 	pid_t pid;
@@ -380,6 +406,7 @@ static int launch(struct child_args *a, const struct grant *g,
 		return err_set(e, ERR_UNAVAILABLE, saved, "start the sandbox");
 	}
 	close(a->sync_fd);
+	leaver.pid = pid;
 	l.pidfd = pidfd;
 	l.status_fd = a->status_fd;
 	if (a->gw_fd >= 0)
@@ -393,13 +420,19 @@ static int launch(struct child_args *a, const struct grant *g,
 		sync_finish(&syncer, &ignored);
 		err_free(ignored);
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+		mover_finish(&leaver, 0, &ignored);
+		err_free(ignored);
 		limits_remove(lp);
 		return err_set(e, ERR_UNAVAILABLE, saved, "wait for the sandbox");
 	}
 	reclaim_terminal();
 	/* Nothing is reported before the record is durable. */
 	int synced = sync_finish(&syncer, e);
-	/* by now pid 1, the sandbox's last process, is gone or going */
+	/* the command and all it started are gone, pid 1 out of the cgroups
+	 * (else the removal waits for pid 1's own exit) */
+	struct err *ignored = NULL;
+	mover_finish(&leaver, 0, &ignored);
+	err_free(ignored);
 	limits_remove(lp);
 	if (synced < 0) {
 		gateway_free(l.gw);
