@@ -501,13 +501,14 @@ fail:;
 	return 0;
 }
 
-int limits_join(const struct limits_plan *lp, pid_t pid, struct err **e)
+int limits_join(const struct limits_plan *lp, pid_t pid, bool v2_only, struct err **e)
 {
 	char v[32];
 
 	snprintf(v, sizeof(v), "%d", (int)pid);
 	for (size_t i = 0; i < lp->n; i++)
-		if (lp->dirs[i].made && write_file(lp, lp->dirs[i].dir, "cgroup.procs", v) < 0)
+		if (lp->dirs[i].made && (lp->dirs[i].v2 || !v2_only) &&
+		    write_file(lp, lp->dirs[i].dir, "cgroup.procs", v) < 0)
 			return err_set(e, ERR_UNAVAILABLE, errno,
 				       "limits: move the sandbox into cgroup `%s`", lp->dirs[i].dir);
 	return 0;
@@ -525,20 +526,22 @@ int limits_leave(const struct limits_plan *lp, pid_t pid, struct err **e)
 	return 0;
 }
 
-int limits_join_dir(const char *dir, pid_t pid)
+int limits_join_dir(const char *dir)
 {
 	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0);
 	_cleanup_close_ int fd = -1;
 	struct statfs sf;
-	char v[32];
 
 	if (dfd < 0 || fstatfs(dfd, &sf) < 0)
 		return -1;
 	if (sf.f_type != CGROUP_SUPER_MAGIC && sf.f_type != CGROUP2_SUPER_MAGIC)
 		return errno = ENOTDIR, -1;
-	fd = openat(dfd, "cgroup.procs", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	snprintf(v, sizeof(v), "%d", (int)pid);
-	return fd < 0 ? -1 : fs_write_exact(fd, v, strlen(v));
+	/* "0" in v1's tasks moves the calling thread alone, which the kernel
+	 * does without the lock whose grace period a process move waits for;
+	 * the caller has no other thread */
+	fd = openat(dfd, sf.f_type == CGROUP_SUPER_MAGIC ? "tasks" : "cgroup.procs",
+		    O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	return fd < 0 ? -1 : fs_write_exact(fd, "0", 1);
 }
 
 /* A test's tree holds plain files, which rmdir would not take. */

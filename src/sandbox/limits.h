@@ -99,16 +99,18 @@ int limits_decide(const struct limits_host *h, const struct grant *g, const char
 
 /* Make the cgroups and write the limits; on failure nothing made stays. */
 int limits_create(struct limits_plan *lp, struct err **e);
-/* Move pid (0: the caller) into every cgroup made. */
-int limits_join(const struct limits_plan *lp, pid_t pid, struct err **e);
+/* Move pid (0: the caller) into every cgroup made (v2_only: the cgroup
+ * v2 one; the process joins its v1 ones itself, limits_join_dir). */
+int limits_join(const struct limits_plan *lp, pid_t pid, bool v2_only, struct err **e);
 /* Move pid back to cordon's own cgroups: the native sandbox's pid 1,
  * once the command it started holds the sandbox's. pid 1's exit takes
  * the sandbox's namespaces down (about a millisecond) before it leaves
  * its cgroups; out of them, it no longer holds their removal up. */
 int limits_leave(const struct limits_plan *lp, pid_t pid, struct err **e);
-/* Write pid (0: the caller) into dir's cgroup.procs, dir on a cgroup
- * filesystem (checked): 0 or -1 with errno. */
-int limits_join_dir(const char *dir, pid_t pid);
+/* Move the caller, a process of one thread, into dir, a cgroup (checked:
+ * on a cgroup filesystem): 0 or -1 with errno. Allocates nothing (the
+ * native sandbox's pid 1 calls it before it runs anything). */
+int limits_join_dir(const char *dir);
 /* Remove the cgroups made, waiting briefly (about a second at most)
  * while the sandbox's last processes leave them. */
 void limits_remove(struct limits_plan *lp);

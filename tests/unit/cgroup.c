@@ -141,7 +141,10 @@ static void test_v1(void)
 	ok(!exists("/sys/fs/cgroup/memory/process_api/f13e/cordon-E1/memory.memsw.limit_in_bytes"),
 	   "v1: the optional memsw file is left alone where the kernel has none");
 	ok(!exists("/sys/fs/cgroup/cpuacct/cordon-E1"), "v1: nothing made in a hierarchy not needed");
-	ok(limits_join(&lp, 4321, &e) == 0, "v1: the sandbox is moved in");
+	ok(limits_join(&lp, 4321, true, &e) == 0 &&
+		   !exists("/sys/fs/cgroup/pids/cordon-E1/cgroup.procs"),
+	   "v1: the root moves nothing into a v1 hierarchy when pid 1 joins those itself");
+	ok(limits_join(&lp, 4321, false, &e) == 0, "v1: the sandbox is moved in");
 	is_str(slurp("/sys/fs/cgroup/pids/cordon-E1/cgroup.procs"), "4321", "v1: its pid in pids");
 	is_str(slurp("/sys/fs/cgroup/cpu/cordon-E1/cgroup.procs"), "4321", "v1: and in cpu");
 	ok(limits_leave(&lp, 4321, &e) == 0, "v1: and moved back out");
@@ -278,7 +281,7 @@ static void test_v2(void)
 	is_str(slurp(U "/app.slice/cordon-F1/pids.max"), "50", "v2: pids.max");
 	is_str(slurp(U "/app.slice/cordon-F1/memory.max"), "67108864", "v2: memory.max");
 	is_str(slurp(U "/app.slice/cordon-F1/cpu.max"), "150000 100000", "v2: cpu.max");
-	ok(limits_join(&lp, 77, &e) == 0, "v2: joined");
+	ok(limits_join(&lp, 77, false, &e) == 0, "v2: joined");
 	is_str(slurp(U "/app.slice/cordon-F1/cgroup.procs"), "77", "v2: its pid in cgroup.procs");
 	ok(limits_leave(&lp, 77, &e) == 0 &&
 		   strcmp(slurp(U "/app.slice/run.scope/cgroup.procs"), "77") == 0,
@@ -431,7 +434,7 @@ static void test_nproc(void)
 	else
 		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		   "control: in a user namespace of its own, as an ordinary user, it is");
-	ok(limits_join_dir("/tmp", 0) < 0 && errno == ENOTDIR,
+	ok(limits_join_dir("/tmp") < 0 && errno == ENOTDIR,
 	   "a directory that is not on a cgroup filesystem is never joined");
 }
 

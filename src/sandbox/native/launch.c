@@ -94,9 +94,11 @@ static int sync_finish(struct syncer *s, struct err **e)
 
 /* Moving a process between cgroups waits for an RCU grace period (the
  * kernel's threadgroup lock), which can take milliseconds: pid 1 goes
- * into the sandbox's cgroups on a thread of its own while the root
+ * into the sandbox's cgroup v2 on a thread of its own while the root
  * records the plan and compiles the filter (the child is told once it is
- * in), and back out, once the command holds them, while the command runs. */
+ * in; it joins cgroup v1 hierarchies itself, a thread's own move, which
+ * needs no such wait), and back out of all of them, once the command
+ * holds them, while the command runs. */
 struct mover {
 	pthread_t thread;
 	const struct limits_plan *lp;
@@ -111,7 +113,7 @@ static void *mover_main(void *arg)
 {
 	struct mover *m = arg;
 	int r = m->leave ? limits_leave(m->lp, m->pid, &m->err)
-			 : limits_join(m->lp, m->pid, &m->err);
+			 : limits_join(m->lp, m->pid, true, &m->err);
 
 	if (r == 0 && m->tell_fd >= 0 && write(m->tell_fd, "\1", 1) != 1)
 		err_set(&m->err, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
@@ -268,10 +270,13 @@ static int alongside(int sync_fd, bool unix_all, const struct provider_record *r
 	struct native_filter filter = { 0 };
 	struct mover j = { .lp = lp, .pid = pid, .tell_fd = sync_fd };
 	int r = limits_create(lp, e);
+	bool v2 = false;
 
-	if (r == 0 && lp->n == 0 && write(sync_fd, "\1", 1) != 1)
+	for (size_t i = 0; i < lp->n; i++)
+		v2 |= lp->dirs[i].v2;
+	if (r == 0 && !v2 && write(sync_fd, "\1", 1) != 1)
 		r = err_set(e, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
-	else if (r == 0 && lp->n > 0)
+	else if (r == 0 && v2)
 		r = mover_start(&j, e);
 	if (r == 0)
 		r = rec->fn(rec->ctx, e);
@@ -464,6 +469,9 @@ static int cgroup_views(const struct limits_plan *lp, struct mount_plan *mp, str
 
 		for (size_t k = 0; k < lp->n; k++)
 			nested |= k != i && fs_path_within(d->mount, lp->dirs[k].mount);
+		/* pid 1 joins a v1 hierarchy itself */
+		if (!d->v2 && strv_push(&mp->cgroup_enter, d->dir) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "mount plan");
 		if (nested || !fs_path_within(d->mount, "/sys/fs/cgroup"))
 			continue;
 		if (strv_push(&mp->cgroups, d->dir) < 0 || strv_push(&mp->cgroup_views, d->mount) < 0)

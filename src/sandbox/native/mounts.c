@@ -249,6 +249,7 @@ void mounts_plan_clear(struct mount_plan *mp)
 	strv_free(mp->placeholders);
 	strv_free(mp->cgroups);
 	strv_free(mp->cgroup_views);
+	strv_free(mp->cgroup_enter);
 	free(mp->workspace);
 	memset(mp, 0, sizeof(*mp));
 }

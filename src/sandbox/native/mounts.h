@@ -40,6 +40,7 @@ struct mount_plan {
 	 * read-only: its hierarchy's mount point beneath /sys/fs/cgroup. */
 	char **cgroups;
 	char **cgroup_views;
+	char **cgroup_enter;	/* the v1 ones, which pid 1 joins itself */
 	/* mounts_sys_kept[i] is bound in when bit i is set: not when a deny
 	 * holds it. */
 	unsigned int sys_keep;

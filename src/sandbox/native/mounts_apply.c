@@ -5,6 +5,7 @@
  * detached. Errors return -1 with errno and the failing step named. */
 #include "sandbox/native/mounts.h"
 #include "lib/fs.h"
+#include "sandbox/limits.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -316,8 +317,9 @@ static int setup_sys(int root, const struct mount_plan *mp, int *sys, const char
 	return 0;
 }
 
-/* The sandbox's own cgroups, once the launcher has made them and moved
- * this process in, and a cgroup namespace rooted there: inside,
+/* The sandbox's own cgroups, once the launcher has made them (and moved
+ * this process into a v2 one; it joins v1 ones itself, which is cheaper),
+ * and a cgroup namespace rooted there: inside,
  * /proc/self/cgroup says "/" and /sys/fs/cgroup shows the sandbox's own
  * limits (cpu.max, memory.max, pids.max), read-only. */
 static int setup_cgroups(int root, const struct mount_plan *mp, int sync_fd, int sys,
@@ -330,6 +332,9 @@ static int setup_cgroups(int root, const struct mount_plan *mp, int sync_fd, int
 			errno = EPROTO;
 		FAIL("wait for the sandbox's cgroups");
 	}
+	for (size_t i = 0; mp->cgroup_enter && mp->cgroup_enter[i]; i++)
+		if (limits_join_dir(mp->cgroup_enter[i]) < 0)
+			FAIL("join the sandbox's cgroup");
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		FAIL("enter a cgroup namespace");
 	for (size_t i = 0; mp->cgroups && mp->cgroups[i]; i++) {

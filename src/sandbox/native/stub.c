@@ -169,6 +169,7 @@ static void encode(struct buf *b, const struct child_args *a)
 	put_u32(b, mp->sys_keep);
 	put_strv(b, mp->cgroups);
 	put_strv(b, mp->cgroup_views);
+	put_strv(b, mp->cgroup_enter);
 	put(b, &a->nproc, sizeof(a->nproc));
 }
 
@@ -207,6 +208,7 @@ static int decode(struct buf *b, struct child_args *a, struct mount_plan *mp)
 	mp->sys_keep = get_u32(b);
 	mp->cgroups = get_strv(b);
 	mp->cgroup_views = get_strv(b);
+	mp->cgroup_enter = get_strv(b);
 	get(b, &a->nproc, sizeof(a->nproc));
 	a->mp = mp;
 	if (b->bad || b->off != b->n || !a->argv || !a->argv[0] ||

@@ -67,7 +67,7 @@ static int apply_limits(const struct srt_confine *c, struct err **e)
 	const char *why = NULL;
 
 	for (size_t i = 0; i < c->n_cgroups; i++)
-		if (limits_join_dir(c->cgroups[i], 0) < 0)
+		if (limits_join_dir(c->cgroups[i]) < 0)
 			return err_set(e, ERR_UNAVAILABLE, errno, "limits: join the cgroup `%s`",
 				       c->cgroups[i]);
 	if (!c->pids)
