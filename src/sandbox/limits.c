@@ -514,16 +514,39 @@ int limits_join(const struct limits_plan *lp, pid_t pid, bool v2_only, struct er
 	return 0;
 }
 
-int limits_leave(const struct limits_plan *lp, pid_t pid, struct err **e)
+int limits_leave(const struct limits_plan *lp, pid_t pid, bool v2_only, struct err **e)
 {
 	char v[32];
 
 	snprintf(v, sizeof(v), "%d", (int)pid);
 	for (size_t i = 0; i < lp->n; i++)
-		if (lp->dirs[i].made && write_file(lp, lp->dirs[i].self, "cgroup.procs", v) < 0)
+		if (lp->dirs[i].made && (lp->dirs[i].v2 || !v2_only) &&
+		    write_file(lp, lp->dirs[i].self, "cgroup.procs", v) < 0)
 			return err_set(e, ERR_UNAVAILABLE, errno, "limits: move pid 1 back to `%s`",
 				       lp->dirs[i].self);
 	return 0;
+}
+
+int limits_leave_files(const struct limits_plan *lp, int *fds, size_t max, struct err **e)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < lp->n; i++) {
+		char p[PATH_BUF];
+
+		if (!lp->dirs[i].made || lp->dirs[i].v2)
+			continue;
+		if (n == max || host_path(p, lp->prefix, lp->dirs[i].self, "tasks") < 0 ||
+		    (fds[n] = open(p, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+			int saved = errno;
+			while (n > 0)
+				close(fds[--n]);
+			return err_set(e, ERR_UNAVAILABLE, saved, "limits: open `%s/tasks`",
+				       lp->dirs[i].self);
+		}
+		n++;
+	}
+	return (int)n;
 }
 
 int limits_join_dir(const char *dir)

@@ -102,11 +102,16 @@ int limits_create(struct limits_plan *lp, struct err **e);
 /* Move pid (0: the caller) into every cgroup made (v2_only: the cgroup
  * v2 one; the process joins its v1 ones itself, limits_join_dir). */
 int limits_join(const struct limits_plan *lp, pid_t pid, bool v2_only, struct err **e);
-/* Move pid back to cordon's own cgroups: the native sandbox's pid 1,
- * once the command it started holds the sandbox's. pid 1's exit takes
- * the sandbox's namespaces down (about a millisecond) before it leaves
- * its cgroups; out of them, it no longer holds their removal up. */
-int limits_leave(const struct limits_plan *lp, pid_t pid, struct err **e);
+/* Move pid back to cordon's own cgroups (v2_only: from the v2 one): the
+ * native sandbox's pid 1, once the command it started holds them. pid
+ * 1's exit takes the sandbox's namespaces down (about a millisecond)
+ * before it leaves its cgroups; out of them, it does not hold their
+ * removal up. */
+int limits_leave(const struct limits_plan *lp, pid_t pid, bool v2_only, struct err **e);
+/* The `tasks` files of cordon's own v1 cgroups, opened for writing into
+ * fds (at most max): a process holding them moves itself back, cheaply,
+ * by writing "0" (see limits_join_dir). How many, or -1. */
+int limits_leave_files(const struct limits_plan *lp, int *fds, size_t max, struct err **e);
 /* Move the caller, a process of one thread, into dir, a cgroup (checked:
  * on a cgroup filesystem): 0 or -1 with errno. Allocates nothing (the
  * native sandbox's pid 1 calls it before it runs anything). */

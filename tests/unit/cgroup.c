@@ -147,7 +147,7 @@ static void test_v1(void)
 	ok(limits_join(&lp, 4321, false, &e) == 0, "v1: the sandbox is moved in");
 	is_str(slurp("/sys/fs/cgroup/pids/cordon-E1/cgroup.procs"), "4321", "v1: its pid in pids");
 	is_str(slurp("/sys/fs/cgroup/cpu/cordon-E1/cgroup.procs"), "4321", "v1: and in cpu");
-	ok(limits_leave(&lp, 4321, &e) == 0, "v1: and moved back out");
+	ok(limits_leave(&lp, 4321, false, &e) == 0, "v1: and moved back out");
 	is_str(slurp("/sys/fs/cgroup/memory/process_api/f13e/cgroup.procs"), "4321",
 	       "v1: back in cordon's own memory cgroup");
 	is_str(slurp("/sys/fs/cgroup/pids/cgroup.procs"), "4321", "v1: and its own pids cgroup");
@@ -283,7 +283,7 @@ static void test_v2(void)
 	is_str(slurp(U "/app.slice/cordon-F1/cpu.max"), "150000 100000", "v2: cpu.max");
 	ok(limits_join(&lp, 77, false, &e) == 0, "v2: joined");
 	is_str(slurp(U "/app.slice/cordon-F1/cgroup.procs"), "77", "v2: its pid in cgroup.procs");
-	ok(limits_leave(&lp, 77, &e) == 0 &&
+	ok(limits_leave(&lp, 77, false, &e) == 0 &&
 		   strcmp(slurp(U "/app.slice/run.scope/cgroup.procs"), "77") == 0,
 	   "v2: moved back out, into cordon's own cgroup (not the parent the sandbox's went beneath)");
 	limits_remove(&lp);

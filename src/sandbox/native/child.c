@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -206,6 +207,43 @@ static pid_t spawn_command(const struct child_args *a, const sigset_t *orig)
 	return pid;
 }
 
+/* The command holds the sandbox's cgroups now: this process goes back to
+ * cordon's own, so that its exit (which takes the namespaces down) does
+ * not hold their removal up. It says the command started; the root
+ * answers with its v1 cgroups' `tasks` files, where "0" moves this
+ * process, alone, cheaply (the root moves it out of a v2 one). While it
+ * holds them it is not dumpable, so the command cannot reopen them
+ * through /proc/1/fd. Failures only slow the removal. */
+static void leave_cgroups(int status_fd)
+{
+	int fds[8];
+	char byte, cbuf[CMSG_SPACE(sizeof(fds))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct pollfd p = { .fd = status_fd, .events = POLLIN };
+	struct cmsghdr *cm;
+	int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (write(status_fd, &(struct child_status){ .spawned = 1 },
+		  sizeof(struct child_status)) == (ssize_t)sizeof(struct child_status) &&
+	    poll(&p, 1, 1000) == 1 &&
+	    recvmsg(status_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) == 1 &&
+	    (cm = CMSG_FIRSTHDR(&msg)) && cm->cmsg_level == SOL_SOCKET &&
+	    cm->cmsg_type == SCM_RIGHTS) {
+		size_t n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		memcpy(fds, CMSG_DATA(cm), n * sizeof(int));
+		for (size_t i = 0; i < n; i++) {
+			(void)!write(fds[i], "0", 1);
+			close(fds[i]);
+		}
+	}
+	if (dumpable > 0)
+		prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0);
+}
+
 static int exit_code(int status)
 {
 	if (WIFEXITED(status))
@@ -298,9 +336,6 @@ noreturn void native_child(const struct child_args *a)
 	if (sfd < 0)
 		die(a->status_fd, "signalfd", errno, 0);
 	cmd = spawn_command(a, &orig);
-	/* the root moves this process out of the sandbox's cgroups: the
-	 * command holds them now */
-	(void)!write(a->status_fd, &(struct child_status){ .spawned = 1 },
-		     sizeof(struct child_status));
+	leave_cgroups(a->status_fd);
 	init_loop(cmd, sfd, a->status_fd);
 }

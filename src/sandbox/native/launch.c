@@ -93,12 +93,12 @@ static int sync_finish(struct syncer *s, struct err **e)
 }
 
 /* Moving a process between cgroups waits for an RCU grace period (the
- * kernel's threadgroup lock), which can take milliseconds: pid 1 goes
- * into the sandbox's cgroup v2 on a thread of its own while the root
- * records the plan and compiles the filter (the child is told once it is
- * in; it joins cgroup v1 hierarchies itself, a thread's own move, which
- * needs no such wait), and back out of all of them, once the command
- * holds them, while the command runs. */
+ * kernel's threadgroup lock), which can take milliseconds. pid 1 moves
+ * itself in and out of cgroup v1 hierarchies (a thread's own move needs
+ * no such wait); into the sandbox's cgroup v2 the root moves it on a
+ * thread of its own while it records the plan and compiles the filter
+ * (the child is told once it is in), and back out once the command holds
+ * it, while the command runs. */
 struct mover {
 	pthread_t thread;
 	const struct limits_plan *lp;
@@ -112,7 +112,7 @@ struct mover {
 static void *mover_main(void *arg)
 {
 	struct mover *m = arg;
-	int r = m->leave ? limits_leave(m->lp, m->pid, &m->err)
+	int r = m->leave ? limits_leave(m->lp, m->pid, true, &m->err)
 			 : limits_join(m->lp, m->pid, true, &m->err);
 
 	if (r == 0 && m->tell_fd >= 0 && write(m->tell_fd, "\1", 1) != 1)
@@ -147,11 +147,43 @@ static int mover_finish(struct mover *m, int r, struct err **e)
 	return r;
 }
 
+/* pid 1 asks its way out of the cgroups once the command has started
+ * (see struct mover): the answer is always one byte, with the `tasks`
+ * files of cordon's own v1 cgroups when there are any (pid 1 has no way
+ * to the host's cgroupfs by then). Sent only when asked: a message pid 1
+ * never read would make its end report a reset instead of its status. */
+static void answer_spawned(int status_fd, const struct limits_plan *lp)
+{
+	int fds[LIMITS_NCTRL];
+	char byte = 'L', cbuf[CMSG_SPACE(sizeof(fds))] = { 0 };
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct err *ignored = NULL;
+	int n = limits_leave_files(lp, fds, LIMITS_NCTRL, &ignored);
+
+	err_free(ignored);
+	if (n > 0) {
+		struct cmsghdr *cm;
+
+		msg.msg_control = cbuf;
+		msg.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, (size_t)n * sizeof(int));
+	}
+	(void)sendmsg(status_fd, &msg, MSG_NOSIGNAL);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+}
+
 struct loop {
 	int pidfd, sfd, status_fd;
 	struct gateway *gw;		/* NULL without hosts */
 	struct syncer *syncer;
 	struct mover *leaver;		/* pid 1 out of the sandbox's cgroups */
+	bool leave_v2;			/* the root moves it out of a v2 one */
 	struct child_status st;
 	bool have_status;
 	int code;
@@ -185,7 +217,8 @@ static int wait_child(struct loop *l)
 			 * leaves them (a failure only slows their removal) */
 			if (n == (ssize_t)sizeof(l->st) && l->st.spawned) {
 				struct err *ignored = NULL;
-				if (mover_start(l->leaver, &ignored) < 0)
+				answer_spawned(l->status_fd, l->leaver->lp);
+				if (l->leave_v2 && mover_start(l->leaver, &ignored) < 0)
 					err_free(ignored);
 				continue;
 			}
@@ -364,6 +397,9 @@ static int launch(struct child_args *a, const struct grant *g,
 	struct syncer syncer = { .done_fd = -1 };
 	struct mover leaver = { .lp = lp, .tell_fd = -1, .leave = true };
 	struct loop l = { .code = 125, .syncer = &syncer, .leaver = &leaver };
+
+	for (size_t i = 0; i < lp->n; i++)
+		l.leave_v2 |= lp->dirs[i].v2; /* v1 ones pid 1 leaves itself */
 	sigset_t set, old;
 	int pidfd = -1;
 	pid_t pid;
