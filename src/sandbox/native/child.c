@@ -295,6 +295,7 @@ static noreturn void init_loop(pid_t cmd, int sfd, int status_fd)
 noreturn void native_child(const struct child_args *a)
 {
 	const char *step = NULL;
+	unsigned long nproc = 0;
 	sigset_t forward, orig;
 	int sfd;
 	pid_t cmd;
@@ -306,7 +307,7 @@ noreturn void native_child(const struct child_args *a)
 		die(a->status_fd, "bring up loopback", errno, 0);
 	if (a->gw_fd >= 0 && hand_listeners(a->gw_fd) < 0)
 		die(a->status_fd, "hand the gateway its listeners", errno, 0);
-	if (mounts_apply(a->mp, a->sync_fd, &step) < 0)
+	if (mounts_apply(a->mp, a->sync_fd, &nproc, &step) < 0)
 		die(a->status_fd, step, errno, 0);
 	if (harden_drop_caps(&step) < 0)
 		die(a->status_fd, step, errno, 0);
@@ -316,7 +317,7 @@ noreturn void native_child(const struct child_args *a)
 		die(a->status_fd, step, errno, 0);
 	/* In this user namespace the kernel counts only the sandbox's tasks
 	 * against it; hard and soft, so that nothing inside raises it. */
-	if (a->nproc && setrlimit(RLIMIT_NPROC, &(struct rlimit){ a->nproc, a->nproc }) < 0)
+	if (nproc && setrlimit(RLIMIT_NPROC, &(struct rlimit){ nproc, nproc }) < 0)
 		die(a->status_fd, "limits: set RLIMIT_NPROC", errno, 0);
 	if (harden_close_others(a->status_fd, a->sync_fd) < 0)
 		die(a->status_fd, "close inherited descriptors", errno, 0);

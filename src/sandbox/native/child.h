@@ -34,10 +34,8 @@ struct child_args {
 	sigset_t caller_mask;	/* the caller's blocked signals, to hand on */
 	char *const *env;	/* KEY=value the sandbox sets (the plan's) */
 	int gw_fd;		/* -1, or where to send the gateway's listeners */
-	unsigned long nproc;	/* RLIMIT_NPROC for the sandbox (0: none): the
-				 * pids limit where no cgroup holds it */
-	int sync_fd;	/* read: a byte once the sandbox's cgroups are made
-			 * and pid 1 is in them; once the plan is recorded and
+	int sync_fd;	/* read: struct mounts_cgroups once the sandbox's
+			 * cgroups are made; once the plan is recorded and
 			 * pinned, the seccomp filter (length, instructions) */
 	int status_fd;	/* write: a struct child_status (close-on-exec) */
 };

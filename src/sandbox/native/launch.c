@@ -103,7 +103,9 @@ struct mover {
 	pthread_t thread;
 	const struct limits_plan *lp;
 	pid_t pid;
-	int tell_fd;	/* -1, or where to write a byte once moved */
+	int tell_fd;	/* -1, or where to write the word once moved */
+	const void *word;
+	size_t word_len;
 	bool leave;	/* back to cordon's own cgroups */
 	struct err *err;
 	bool started;
@@ -115,7 +117,7 @@ static void *mover_main(void *arg)
 	int r = m->leave ? limits_leave(m->lp, m->pid, true, &m->err)
 			 : limits_join(m->lp, m->pid, true, &m->err);
 
-	if (r == 0 && m->tell_fd >= 0 && write(m->tell_fd, "\1", 1) != 1)
+	if (r == 0 && m->tell_fd >= 0 && fs_write_exact(m->tell_fd, m->word, m->word_len) < 0)
 		err_set(&m->err, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
 	return NULL;
 }
@@ -290,6 +292,49 @@ static int send_filter(int fd, const struct native_filter *f)
 		       ? 0 : -1;
 }
 
+/* The word for the child (struct mounts_cgroups): the v1 cgroups it
+ * joins itself, and where each cgroup shows, at its hierarchy's mount
+ * point when that lies beneath /sys/fs/cgroup (and not beneath another's). */
+static int cgroup_word(const struct limits_plan *lp, char **out, size_t *len)
+{
+	struct mounts_cgroups w = { .nproc = lp->nproc };
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f || fwrite(&w, sizeof(w), 1, f) != 1) {
+		if (f)
+			fclose(f);
+		free(buf);
+		return -1;
+	}
+	for (size_t i = 0; i < lp->n; i++)
+		if (!lp->dirs[i].v2) {
+			fprintf(f, "%s%c", lp->dirs[i].dir, 0);
+			w.n_enter++;
+		}
+	for (size_t i = 0; i < lp->n; i++) {
+		const struct limits_dir *d = &lp->dirs[i];
+		bool nested = false;
+
+		for (size_t k = 0; k < lp->n; k++)
+			nested |= k != i && fs_path_within(d->mount, lp->dirs[k].mount);
+		if (nested || !fs_path_within(d->mount, "/sys/fs/cgroup"))
+			continue;
+		fprintf(f, "%s%c%s%c", d->dir, 0, d->mount, 0);
+		w.n_view++;
+	}
+	if (fclose(f) != 0 || size - sizeof(w) > MOUNTS_CGROUPS_MAX) {
+		free(buf);
+		return -1;
+	}
+	w.len = (uint32_t)(size - sizeof(w));
+	memcpy(buf, &w, sizeof(w));
+	*out = buf;
+	*len = size;
+	return 0;
+}
+
 /* Work done while the child builds its filesystem: the sandbox's
  * cgroups made and the child moved in (it has started nothing yet; it
  * waits for the word before it shows them, and for the filter before it
@@ -297,17 +342,23 @@ static int send_filter(int fd, const struct native_filter *f)
  * it durable, then compiles the seccomp filter and sends it (the child
  * runs nothing before it has it). */
 static int alongside(int sync_fd, bool unix_all, const struct provider_record *rec,
-		     const char *record_dir, struct syncer *syncer, struct limits_plan *lp,
-		     pid_t pid, struct err **e)
+		     const char *record_dir, struct syncer *syncer, const struct grant *g,
+		     const char *execution, struct limits_plan *lp, pid_t pid, struct err **e)
 {
 	struct native_filter filter = { 0 };
 	struct mover j = { .lp = lp, .pid = pid, .tell_fd = sync_fd };
-	int r = limits_create(lp, e);
+	_cleanup_free_ char *word = NULL;
+	int r = limits_decide(NULL, g, execution, lp, e);
 	bool v2 = false;
 
+	if (r == 0)
+		r = limits_create(lp, e);
+	if (r == 0 && cgroup_word(lp, &word, &j.word_len) < 0)
+		r = err_set(e, ERR_INTERNAL, ENOMEM, "limits");
+	j.word = word;
 	for (size_t i = 0; i < lp->n; i++)
 		v2 |= lp->dirs[i].v2;
-	if (r == 0 && !v2 && write(sync_fd, "\1", 1) != 1)
+	if (r == 0 && !v2 && fs_write_exact(sync_fd, word, j.word_len) < 0)
 		r = err_set(e, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
 	else if (r == 0 && v2)
 		r = mover_start(&j, e);
@@ -391,7 +442,7 @@ static void note_refused(const struct gateway *gw)
 
 static int launch(struct child_args *a, const struct grant *g,
 		  const struct provider_record *rec, const char *record_dir,
-		  struct limits_plan *lp, struct err **e)
+		  const char *execution, struct limits_plan *lp, struct err **e)
 {
 	bool unix_all = g->unix_sockets_all;
 	struct syncer syncer = { .done_fd = -1 };
@@ -424,7 +475,7 @@ static int launch(struct child_args *a, const struct grant *g,
 	}
 	/* Anything short of a whole start kills the child before it runs the
 	 * command: it waits for the filter, and a closed pipe ends it. */
-	if (alongside(a->sync_fd, unix_all, rec, record_dir, &syncer, lp, pid, e) < 0 ||
+	if (alongside(a->sync_fd, unix_all, rec, record_dir, &syncer, g, execution, lp, pid, e) < 0 ||
 	    (a->gw_fd >= 0 && start_gateway(g, a->gw_fd, record_dir, &l.gw, e) < 0)) {
 		struct child_status st;
 		int saved = errno;
@@ -495,27 +546,6 @@ static int launch(struct child_args *a, const struct grant *g,
 	return l.code;
 }
 
-/* Where the child shows each cgroup: its hierarchy's mount point, when
- * that lies beneath /sys/fs/cgroup (and not beneath another's). */
-static int cgroup_views(const struct limits_plan *lp, struct mount_plan *mp, struct err **e)
-{
-	for (size_t i = 0; i < lp->n; i++) {
-		const struct limits_dir *d = &lp->dirs[i];
-		bool nested = false;
-
-		for (size_t k = 0; k < lp->n; k++)
-			nested |= k != i && fs_path_within(d->mount, lp->dirs[k].mount);
-		/* pid 1 joins a v1 hierarchy itself */
-		if (!d->v2 && strv_push(&mp->cgroup_enter, d->dir) < 0)
-			return err_set(e, ERR_INTERNAL, ENOMEM, "mount plan");
-		if (nested || !fs_path_within(d->mount, "/sys/fs/cgroup"))
-			continue;
-		if (strv_push(&mp->cgroups, d->dir) < 0 || strv_push(&mp->cgroup_views, d->mount) < 0)
-			return err_set(e, ERR_INTERNAL, ENOMEM, "mount plan");
-	}
-	return 0;
-}
-
 int native_run(const struct grant *g, const struct plan *p,
 	       const struct plan_paths *paths, const struct provider_record *rec,
 	       struct err **e)
@@ -530,11 +560,12 @@ int native_run(const struct grant *g, const struct plan *p,
 		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "landlock: ABI %d is below %d; see `cordon doctor`", abi,
 			       NATIVE_LANDLOCK_ABI_FLOOR);
-	if (limits_decide(NULL, g, paths->execution, &lp, e) == 0 && mounts_plan(g, &mp, e) == 0 &&
-	    cgroup_views(&lp, &mp, e) == 0) {
+	/* the limits are decided and the cgroups made while the child builds
+	 * its filesystem (alongside) */
+	if (mounts_plan(g, &mp, e) == 0) {
 		a = (struct child_args){ .mp = &mp, .landlock_abi = abi, .argv = p->argv,
-					 .env = p->env, .gw_fd = -1, .nproc = lp.nproc };
-		rc = launch(&a, g, rec, paths->record_dir, &lp, e);
+					 .env = p->env, .gw_fd = -1 };
+		rc = launch(&a, g, rec, paths->record_dir, paths->execution, &lp, e);
 	}
 	mounts_plan_clear(&mp);
 	limits_clear(&lp);

@@ -247,9 +247,6 @@ void mounts_plan_clear(struct mount_plan *mp)
 	for (size_t i = strv_len(mp->placeholders); i > 0; i--)
 		rmdir(mp->placeholders[i - 1]);
 	strv_free(mp->placeholders);
-	strv_free(mp->cgroups);
-	strv_free(mp->cgroup_views);
-	strv_free(mp->cgroup_enter);
 	free(mp->workspace);
 	memset(mp, 0, sizeof(*mp));
 }

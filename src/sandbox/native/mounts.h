@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum mop_kind {
 	MOP_WRITE,	/* the host path, read-write */
@@ -35,16 +36,23 @@ struct mount_plan {
 	unsigned long long shm_size;
 	char **placeholders;	/* host dirs made to mask a missing deny */
 	char *workspace;
-	/* The sandbox's own cgroups (host dirs, made by the launcher while
-	 * the child builds its filesystem) and where each shows inside,
-	 * read-only: its hierarchy's mount point beneath /sys/fs/cgroup. */
-	char **cgroups;
-	char **cgroup_views;
-	char **cgroup_enter;	/* the v1 ones, which pid 1 joins itself */
 	/* mounts_sys_kept[i] is bound in when bit i is set: not when a deny
 	 * holds it. */
 	unsigned int sys_keep;
 };
+
+/* The word the child waits for on the sync pipe before it shows its
+ * cgroups: the launcher decides the limits and makes the sandbox's
+ * cgroups while the child builds its filesystem, and then sends this
+ * header and len bytes of NUL-terminated paths: n_enter cgroup v1 dirs
+ * the child joins itself, then n_view pairs of a cgroup dir and where it
+ * shows inside, read-only (its hierarchy's mount point beneath
+ * /sys/fs/cgroup). */
+struct mounts_cgroups {
+	uint32_t len, n_enter, n_view, pad;
+	uint64_t nproc;		/* RLIMIT_NPROC for the sandbox; 0: none */
+};
+#define MOUNTS_CGROUPS_MAX 65536u
 
 /* What the sandbox's /sys shows of the host's, read-only: what common
  * tools read (CPU counts, NUMA nodes, transparent huge pages) and the
@@ -62,9 +70,10 @@ void mounts_plan_clear(struct mount_plan *mp);
 /* The child's steps, in its own user and mount namespace: returns 0 or
  * -1 with errno set and *step naming what failed. On success the process
  * has pivoted into the new root, the old one detached. Before it shows
- * its cgroups it waits for one byte on sync_fd (the launcher has made
- * them and moved this process in) and enters a cgroup namespace of its
- * own, so that the command sees its own cgroup as the root. */
-int mounts_apply(const struct mount_plan *mp, int sync_fd, const char **step);
+ * its cgroups it reads struct mounts_cgroups on sync_fd, joins them (or
+ * is in them already) and enters a cgroup namespace of its own, so that
+ * the command sees its own cgroup as the root; *nproc is the word's. */
+int mounts_apply(const struct mount_plan *mp, int sync_fd, unsigned long *nproc,
+		 const char **step);
 
 #endif

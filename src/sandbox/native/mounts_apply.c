@@ -289,9 +289,36 @@ static int bind_ro(const char *abs)
 	return t;
 }
 
-/* /sys: an empty tmpfs with what it keeps of the host's bound in, and the
- * mount points of the sandbox's cgroups made; read-only once they are
- * mounted (setup_cgroups). *sys: the tmpfs. */
+/* Mount src at rel (relative to /sys) in the sandbox's /sys tmpfs, sys,
+ * making the directories on the way: a tmpfs this process has just made
+ * and nobody else reaches, so plain mkdirat and move_mount serve, with
+ * no link to fear (cheaper than attach's walk beneath the root). */
+static int sys_bind(int sys, int src, const char *rel)
+{
+	char buf[256];
+	size_t n = strlen(rel);
+
+	if (n >= sizeof(buf))
+		return errno = ENAMETOOLONG, -1;
+	memcpy(buf, rel, n + 1);
+	for (char *c = buf;; c++) {
+		if (*c != '/' && *c != '\0')
+			continue;
+		char end = *c;
+		*c = '\0';
+		if (mkdirat(sys, buf, 0755) < 0 && errno != EEXIST)
+			return -1;
+		if (end == '\0')
+			break;
+		*c = end;
+	}
+	return src < 0 ? 0
+		       : move_mount(src, "", sys, rel, MOVE_MOUNT_F_EMPTY_PATH);
+}
+
+/* /sys: an empty tmpfs with what it keeps of the host's bound in; the
+ * sandbox's cgroups are shown beneath fs/cgroup later (setup_cgroups),
+ * which makes it read-only. *sys: the tmpfs. */
 static int setup_sys(int root, const struct mount_plan *mp, int *sys, const char **step)
 {
 	*sys = tmpfs("0755", "64k", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
@@ -305,48 +332,72 @@ static int setup_sys(int root, const struct mount_plan *mp, int *sys, const char
 		t = bind_ro(mounts_sys_kept[i]);
 		if (t < 0 && errno == ENOENT)
 			continue;
-		if (t < 0 || attach(t, root, mounts_sys_kept[i], true, true) < 0)
+		if (t < 0 || sys_bind(*sys, t, mounts_sys_kept[i] + strlen("/sys/")) < 0)
 			FAIL("bind a part of /sys");
 		close(t);
 	}
-	if (make_target(root, "/sys/fs/cgroup", true) < 0)
+	if (sys_bind(*sys, -1, "fs/cgroup") < 0)
 		FAIL("make /sys/fs/cgroup");
-	for (size_t i = 0; mp->cgroup_views && mp->cgroup_views[i]; i++)
-		if (make_target(root, mp->cgroup_views[i], true) < 0)
-			FAIL("make a cgroup's mount point");
 	return 0;
 }
 
-/* The sandbox's own cgroups, once the launcher has made them (and moved
- * this process into a v2 one; it joins v1 ones itself, which is cheaper),
- * and a cgroup namespace rooted there: inside,
- * /proc/self/cgroup says "/" and /sys/fs/cgroup shows the sandbox's own
- * limits (cpu.max, memory.max, pids.max), read-only. */
-static int setup_cgroups(int root, const struct mount_plan *mp, int sync_fd, int sys,
-			 const char **step)
+/* The launcher's word (struct mounts_cgroups) into *w, *buf and *paths
+ * (pointers into *buf, checked), both the caller's to free. */
+static int read_cgroups(int sync_fd, struct mounts_cgroups *w, char **buf, char ***paths)
 {
-	char ready = 0;
+	size_t n, off = 0;
 
-	if (fs_read_exact(sync_fd, &ready, 1) < 0 || ready != 1) {
-		if (errno == 0)
-			errno = EPROTO;
-		FAIL("wait for the sandbox's cgroups");
+	if (fs_read_exact(sync_fd, w, sizeof(*w)) < 0 || w->len > MOUNTS_CGROUPS_MAX ||
+	    w->n_enter > 64 || w->n_view > 64)
+		return errno = errno ? errno : EPROTO, -1;
+	n = (size_t)w->n_enter + 2 * (size_t)w->n_view;
+	*buf = malloc((size_t)w->len + 1);
+	*paths = calloc(n + 1, sizeof(char *));
+	if (!*buf || !*paths || fs_read_exact(sync_fd, *buf, w->len) < 0)
+		return errno = errno ? errno : ENOMEM, -1;
+	(*buf)[w->len] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t l = off < w->len ? strlen(*buf + off) : 0;
+
+		if (l == 0 || (*buf)[off] != '/')
+			return errno = EPROTO, -1;
+		(*paths)[i] = *buf + off;
+		off += l + 1;
 	}
-	for (size_t i = 0; mp->cgroup_enter && mp->cgroup_enter[i]; i++)
-		if (limits_join_dir(mp->cgroup_enter[i]) < 0)
+	return off == w->len ? 0 : (errno = EPROTO, -1);
+}
+
+/* The sandbox's own cgroups, once the launcher has made them: this
+ * process joins the v1 ones itself (cheaper than being moved; it is in a
+ * v2 one already), then enters a cgroup namespace rooted there, so that
+ * inside /proc/self/cgroup says "/" and /sys/fs/cgroup shows the
+ * sandbox's own limits (cpu.max, memory.max, pids.max), read-only. */
+static int setup_cgroups(int sync_fd, int sys, unsigned long *nproc, const char **step)
+{
+	struct mounts_cgroups w = { 0 };
+	char **paths = NULL, *buf = NULL;
+
+	errno = 0;
+	if (read_cgroups(sync_fd, &w, &buf, &paths) < 0)
+		FAIL("wait for the sandbox's cgroups");
+	*nproc = (unsigned long)w.nproc;
+	for (size_t i = 0; i < w.n_enter; i++)
+		if (limits_join_dir(paths[i]) < 0)
 			FAIL("join the sandbox's cgroup");
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		FAIL("enter a cgroup namespace");
-	for (size_t i = 0; mp->cgroups && mp->cgroups[i]; i++) {
-		int t = bind_ro(mp->cgroups[i]);
+	for (size_t i = w.n_enter; i < w.n_enter + 2 * (size_t)w.n_view; i += 2) {
+		int t = strncmp(paths[i + 1], "/sys/fs/cgroup", 14) == 0 ? bind_ro(paths[i]) : -1;
 
-		if (t < 0 || attach(t, root, mp->cgroup_views[i], false, true) < 0)
+		if (t < 0 || sys_bind(sys, t, paths[i + 1] + strlen("/sys/")) < 0)
 			FAIL("show the sandbox's cgroup");
 		close(t);
 	}
 	if (setattr(sys, 0, MOUNT_ATTR_RDONLY, 0) < 0)
 		FAIL("make /sys read-only");
 	close(sys);
+	free(paths);
+	free(buf);
 	return 0;
 }
 
@@ -382,7 +433,8 @@ static int stage(int *rootsrc, int *devsrc, const char **step)
 	return 0;
 }
 
-int mounts_apply(const struct mount_plan *mp, int sync_fd, const char **step)
+int mounts_apply(const struct mount_plan *mp, int sync_fd, unsigned long *nproc,
+		 const char **step)
 {
 	int devsrc[sizeof(devices) / sizeof(*devices)];
 	int *src = calloc(mp->n + 1, sizeof(int)), *masks = calloc(mp->n + 1, sizeof(int));
@@ -411,7 +463,7 @@ int mounts_apply(const struct mount_plan *mp, int sync_fd, const char **step)
 	 * what it keeps. */
 	if (setup_sys(root, mp, &sys, step) < 0 || apply_ops(mp, root, src, masks, step) < 0 ||
 	    setup_proc(root, step) < 0 || setup_dev(root, devsrc, shm_size, step) < 0 ||
-	    setup_cgroups(root, mp, sync_fd, sys, step) < 0)
+	    setup_cgroups(sync_fd, sys, nproc, step) < 0)
 		return -1;
 	if (fchdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
 		FAIL("pivot_root");

@@ -2,7 +2,6 @@
 #include "sandbox/native/stub.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
-#include "lib/strv.h"
 #include "lib/text.h"
 
 #include <errno.h>
@@ -167,10 +166,6 @@ static void encode(struct buf *b, const struct child_args *a)
 	put(b, &mp->tmp_size, sizeof(mp->tmp_size));
 	put(b, &mp->shm_size, sizeof(mp->shm_size));
 	put_u32(b, mp->sys_keep);
-	put_strv(b, mp->cgroups);
-	put_strv(b, mp->cgroup_views);
-	put_strv(b, mp->cgroup_enter);
-	put(b, &a->nproc, sizeof(a->nproc));
 }
 
 /* Decoded into memory the stub then hands to pid 1 (never freed: pid 1
@@ -206,13 +201,8 @@ static int decode(struct buf *b, struct child_args *a, struct mount_plan *mp)
 	get(b, &mp->tmp_size, sizeof(mp->tmp_size));
 	get(b, &mp->shm_size, sizeof(mp->shm_size));
 	mp->sys_keep = get_u32(b);
-	mp->cgroups = get_strv(b);
-	mp->cgroup_views = get_strv(b);
-	mp->cgroup_enter = get_strv(b);
-	get(b, &a->nproc, sizeof(a->nproc));
 	a->mp = mp;
-	if (b->bad || b->off != b->n || !a->argv || !a->argv[0] ||
-	    strv_len(mp->cgroups) != strv_len(mp->cgroup_views))
+	if (b->bad || b->off != b->n || !a->argv || !a->argv[0])
 		return -1;
 	return 0;
 }
