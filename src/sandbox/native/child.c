@@ -13,7 +13,6 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -207,41 +206,52 @@ static pid_t spawn_command(const struct child_args *a, const sigset_t *orig)
 	return pid;
 }
 
-/* The command holds the sandbox's cgroups now: this process goes back to
- * cordon's own, so that its exit (which takes the namespaces down) does
- * not hold their removal up. It says the command started; the root
- * answers with its v1 cgroups' `tasks` files, where "0" moves this
- * process, alone, cheaply (the root moves it out of a v2 one). While it
- * holds them it is not dumpable, so the command cannot reopen them
- * through /proc/1/fd. Failures only slow the removal. */
-static void leave_cgroups(int status_fd)
-{
+/* pid 1 goes back to cordon's own cgroups once the command holds the
+ * sandbox's, so that its exit (which takes the namespaces down) does not
+ * hold their removal up. The root hands it, after the word on the sync
+ * socket, one byte with its v1 cgroups' `tasks` files, where "0" moves
+ * this process, alone, cheaply. It is not dumpable while it holds them,
+ * so the command cannot reopen them through /proc/1/fd. */
+struct leave {
 	int fds[8];
-	char byte, cbuf[CMSG_SPACE(sizeof(fds))];
+	size_t n;
+	int dumpable;
+};
+
+static int take_leave_files(int sync_fd, struct leave *l)
+{
+	char byte, cbuf[CMSG_SPACE(sizeof(l->fds))];
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			      .msg_controllen = sizeof(cbuf) };
-	struct pollfd p = { .fd = status_fd, .events = POLLIN };
 	struct cmsghdr *cm;
-	int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
 
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	if (write(status_fd, &(struct child_status){ .spawned = 1 },
-		  sizeof(struct child_status)) == (ssize_t)sizeof(struct child_status) &&
-	    poll(&p, 1, 1000) == 1 &&
-	    recvmsg(status_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) == 1 &&
-	    (cm = CMSG_FIRSTHDR(&msg)) && cm->cmsg_level == SOL_SOCKET &&
-	    cm->cmsg_type == SCM_RIGHTS) {
-		size_t n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-		memcpy(fds, CMSG_DATA(cm), n * sizeof(int));
-		for (size_t i = 0; i < n; i++) {
-			(void)!write(fds[i], "0", 1);
-			close(fds[i]);
-		}
+	l->n = 0;
+	l->dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ||
+	    recvmsg(sync_fd, &msg, MSG_CMSG_CLOEXEC) != 1 || (msg.msg_flags & MSG_CTRUNC))
+		return errno = errno ? errno : EPROTO, -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+		l->n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		memcpy(l->fds, CMSG_DATA(cm), l->n * sizeof(int));
 	}
-	if (dumpable > 0)
-		prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0);
+	return 0;
+}
+
+/* The command is in the sandbox's cgroups: leave them (failures only
+ * slow their removal), and tell the root, which moves this process out
+ * of a v2 one. */
+static void leave_cgroups(int status_fd, struct leave *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		(void)!write(l->fds[i], "0", 1);
+		close(l->fds[i]);
+	}
+	if (l->dumpable > 0)
+		prctl(PR_SET_DUMPABLE, l->dumpable, 0, 0, 0);
+	(void)!write(status_fd, &(struct child_status){ .spawned = 1 },
+		     sizeof(struct child_status));
 }
 
 static int exit_code(int status)
@@ -296,6 +306,7 @@ noreturn void native_child(const struct child_args *a)
 {
 	const char *step = NULL;
 	unsigned long nproc = 0;
+	struct leave leave;
 	sigset_t forward, orig;
 	int sfd;
 	pid_t cmd;
@@ -321,6 +332,8 @@ noreturn void native_child(const struct child_args *a)
 		die(a->status_fd, "limits: set RLIMIT_NPROC", errno, 0);
 	if (harden_close_others(a->status_fd, a->sync_fd) < 0)
 		die(a->status_fd, "close inherited descriptors", errno, 0);
+	if (take_leave_files(a->sync_fd, &leave) < 0)
+		die(a->status_fd, "limits: take the way out of the cgroups", errno, 0);
 	if (load_filter(a->sync_fd) < 0)
 		die(a->status_fd, "load the seccomp filter", errno, 0);
 	close(a->sync_fd);
@@ -337,6 +350,6 @@ noreturn void native_child(const struct child_args *a)
 	if (sfd < 0)
 		die(a->status_fd, "signalfd", errno, 0);
 	cmd = spawn_command(a, &orig);
-	leave_cgroups(a->status_fd);
+	leave_cgroups(a->status_fd, &leave);
 	init_loop(cmd, sfd, a->status_fd);
 }

@@ -92,6 +92,43 @@ static int sync_finish(struct syncer *s, struct err **e)
 	return 0;
 }
 
+/* After the word, one byte with the `tasks` files of cordon's own v1
+ * cgroups, when there are any: pid 1 moves itself back by writing "0"
+ * there once the command holds the sandbox's cgroups (it has no way to
+ * the host's cgroupfs by then). Always sent, so that pid 1 always reads
+ * exactly one. */
+static int tell_child(int sync_fd, const void *word, size_t len, const struct limits_plan *lp,
+		      struct err **e)
+{
+	int fds[LIMITS_NCTRL];
+	char byte = 'L', cbuf[CMSG_SPACE(sizeof(fds))] = { 0 };
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int n, r = 0;
+
+	if (fs_write_exact(sync_fd, word, len) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
+	n = limits_leave_files(lp, fds, LIMITS_NCTRL, e);
+	if (n < 0)
+		return -1;
+	if (n > 0) {
+		struct cmsghdr *cm;
+
+		msg.msg_control = cbuf;
+		msg.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, (size_t)n * sizeof(int));
+	}
+	if (sendmsg(sync_fd, &msg, MSG_NOSIGNAL) != 1)
+		r = err_set(e, ERR_UNAVAILABLE, errno, "limits: hand pid 1 its way out of the cgroups");
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	return r;
+}
+
 /* Moving a process between cgroups waits for an RCU grace period (the
  * kernel's threadgroup lock), which can take milliseconds. pid 1 moves
  * itself in and out of cgroup v1 hierarchies (a thread's own move needs
@@ -117,8 +154,8 @@ static void *mover_main(void *arg)
 	int r = m->leave ? limits_leave(m->lp, m->pid, true, &m->err)
 			 : limits_join(m->lp, m->pid, true, &m->err);
 
-	if (r == 0 && m->tell_fd >= 0 && fs_write_exact(m->tell_fd, m->word, m->word_len) < 0)
-		err_set(&m->err, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
+	if (r == 0 && m->tell_fd >= 0)
+		(void)tell_child(m->tell_fd, m->word, m->word_len, m->lp, &m->err);
 	return NULL;
 }
 
@@ -147,37 +184,6 @@ static int mover_finish(struct mover *m, int r, struct err **e)
 	err_free(m->err);
 	m->err = NULL;
 	return r;
-}
-
-/* pid 1 asks its way out of the cgroups once the command has started
- * (see struct mover): the answer is always one byte, with the `tasks`
- * files of cordon's own v1 cgroups when there are any (pid 1 has no way
- * to the host's cgroupfs by then). Sent only when asked: a message pid 1
- * never read would make its end report a reset instead of its status. */
-static void answer_spawned(int status_fd, const struct limits_plan *lp)
-{
-	int fds[LIMITS_NCTRL];
-	char byte = 'L', cbuf[CMSG_SPACE(sizeof(fds))] = { 0 };
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct err *ignored = NULL;
-	int n = limits_leave_files(lp, fds, LIMITS_NCTRL, &ignored);
-
-	err_free(ignored);
-	if (n > 0) {
-		struct cmsghdr *cm;
-
-		msg.msg_control = cbuf;
-		msg.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, (size_t)n * sizeof(int));
-	}
-	(void)sendmsg(status_fd, &msg, MSG_NOSIGNAL);
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
 }
 
 struct loop {
@@ -219,7 +225,6 @@ static int wait_child(struct loop *l)
 			 * leaves them (a failure only slows their removal) */
 			if (n == (ssize_t)sizeof(l->st) && l->st.spawned) {
 				struct err *ignored = NULL;
-				answer_spawned(l->status_fd, l->leaver->lp);
 				if (l->leave_v2 && mover_start(l->leaver, &ignored) < 0)
 					err_free(ignored);
 				continue;
@@ -358,8 +363,8 @@ static int alongside(int sync_fd, bool unix_all, const struct provider_record *r
 	j.word = word;
 	for (size_t i = 0; i < lp->n; i++)
 		v2 |= lp->dirs[i].v2;
-	if (r == 0 && !v2 && fs_write_exact(sync_fd, word, j.word_len) < 0)
-		r = err_set(e, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
+	if (r == 0 && !v2)
+		r = tell_child(sync_fd, word, j.word_len, lp, e);
 	else if (r == 0 && v2)
 		r = mover_start(&j, e);
 	if (r == 0)

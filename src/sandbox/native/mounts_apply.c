@@ -381,12 +381,12 @@ static int setup_cgroups(int sync_fd, int sys, unsigned long *nproc, const char 
 	if (read_cgroups(sync_fd, &w, &buf, &paths) < 0)
 		FAIL("wait for the sandbox's cgroups");
 	*nproc = (unsigned long)w.nproc;
-	for (size_t i = 0; i < w.n_enter; i++)
+	for (size_t i = 0; paths && i < w.n_enter; i++)
 		if (limits_join_dir(paths[i]) < 0)
 			FAIL("join the sandbox's cgroup");
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		FAIL("enter a cgroup namespace");
-	for (size_t i = w.n_enter; i < w.n_enter + 2 * (size_t)w.n_view; i += 2) {
+	for (size_t i = w.n_enter; paths && i < w.n_enter + 2 * (size_t)w.n_view; i += 2) {
 		int t = strncmp(paths[i + 1], "/sys/fs/cgroup", 14) == 0 ? bind_ro(paths[i]) : -1;
 
 		if (t < 0 || sys_bind(sys, t, paths[i + 1] + strlen("/sys/")) < 0)

@@ -313,7 +313,9 @@ void native_stub_start(void)
 		return;
 	stub.started = true;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0 ||
-	    pipe2(sync, O_CLOEXEC) < 0 ||
+	    /* a socket, so that the root can hand pid 1 descriptors on it
+	     * (its way out of the sandbox's cgroups) */
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0 ||
 	    /* a socket, not a pipe: pid 1 holds its end for the sandbox's
 	     * life, and a pipe could be opened anew through /proc/1/fd by
 	     * the command (same user) to forge a status; a socket cannot */
