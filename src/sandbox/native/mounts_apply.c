@@ -387,9 +387,10 @@ static int setup_cgroups(int sync_fd, int sys, unsigned long *nproc, const char 
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		FAIL("enter a cgroup namespace");
 	for (size_t i = w.n_enter; paths && i < w.n_enter + 2 * (size_t)w.n_view; i += 2) {
-		int t = strncmp(paths[i + 1], "/sys/fs/cgroup", 14) == 0 ? bind_ro(paths[i]) : -1;
+		const char *dir = paths[i], *view = paths[i + 1];
+		int t = dir && view && strncmp(view, "/sys/fs/cgroup", 14) == 0 ? bind_ro(dir) : -1;
 
-		if (t < 0 || sys_bind(sys, t, paths[i + 1] + strlen("/sys/")) < 0)
+		if (t < 0 || !view || sys_bind(sys, t, view + strlen("/sys/")) < 0)
 			FAIL("show the sandbox's cgroup");
 		close(t);
 	}
