@@ -147,6 +147,22 @@ static void test_v1(void)
 	ok(limits_join(&lp, 4321, false, &e) == 0, "v1: the sandbox is moved in");
 	is_str(slurp("/sys/fs/cgroup/pids/cordon-E1/cgroup.procs"), "4321", "v1: its pid in pids");
 	is_str(slurp("/sys/fs/cgroup/cpu/cordon-E1/cgroup.procs"), "4321", "v1: and in cpu");
+	{
+		int fds[LIMITS_NCTRL];
+		int n = limits_leave_files(&lp, fds, LIMITS_NCTRL, &e);
+
+		ok(n < 0 && e && strstr(e->msg, "/tasks"),
+		   "v1: cordon's own tasks files that are not there: refused, naming the file");
+		err_free(e);
+		e = NULL;
+		mk("/sys/fs/cgroup/pids/tasks", "");
+		mk("/sys/fs/cgroup/memory/process_api/f13e/tasks", "");
+		mk("/sys/fs/cgroup/cpu/tasks", "");
+		n = limits_leave_files(&lp, fds, LIMITS_NCTRL, &e);
+		is_int(n, 3, "v1: pid 1's way back out: the tasks file of cordon's own cgroup in each");
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+	}
 	ok(limits_leave(&lp, 4321, false, &e) == 0, "v1: and moved back out");
 	is_str(slurp("/sys/fs/cgroup/memory/process_api/f13e/cgroup.procs"), "4321",
 	       "v1: back in cordon's own memory cgroup");
@@ -283,6 +299,12 @@ static void test_v2(void)
 	is_str(slurp(U "/app.slice/cordon-F1/cpu.max"), "150000 100000", "v2: cpu.max");
 	ok(limits_join(&lp, 77, false, &e) == 0, "v2: joined");
 	is_str(slurp(U "/app.slice/cordon-F1/cgroup.procs"), "77", "v2: its pid in cgroup.procs");
+	{
+		int fds[LIMITS_NCTRL];
+
+		is_int(limits_leave_files(&lp, fds, LIMITS_NCTRL, &e), 0,
+		       "v2: no tasks file for pid 1 (the root moves it out of a v2 cgroup)");
+	}
 	ok(limits_leave(&lp, 77, false, &e) == 0 &&
 		   strcmp(slurp(U "/app.slice/run.scope/cgroup.procs"), "77") == 0,
 	   "v2: moved back out, into cordon's own cgroup (not the parent the sandbox's went beneath)");
