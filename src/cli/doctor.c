@@ -15,13 +15,15 @@
 static const char doctor_usage[] =
 	"usage: cordon doctor [--provider NAME] [--json]\n\n"
 	"Check what the native sandbox needs of this kernel and this user: kernel\n"
-	"version, user namespaces, Landlock, seccomp, the new mount API. Each check\n"
-	"runs for real, as the calling user. Prints PASS, WARN or FAIL per check and\n"
-	"a fix for each problem; with --json, one JSON object instead.\n"
+	"version, user namespaces, Landlock, seccomp, the new mount API; and how the\n"
+	"policy's limits are enforced here (pids, cgroup: a warning where they cannot\n"
+	"be). Each check runs for real, as the calling user. Prints PASS, WARN or\n"
+	"FAIL per check and a fix for each problem; with --json, one JSON object\n"
+	"instead.\n"
 	"With --provider srt, srt's checks instead: srt and its helpers (bwrap,\n"
 	"socat, rg) and its version (srt_unavailable, untested_version), user\n"
-	"namespaces, seccomp, and /usr/bin/true under an empty policy\n"
-	"(preflight_failed).\n"
+	"namespaces, seccomp, the limits (pids_unenforced, limits_unavailable:\n"
+	"warnings), and /usr/bin/true under an empty policy (preflight_failed).\n"
 	"Exits 0 when the provider is ready, 1 when it is not.\n";
 
 static const char *status_name(enum prereq_status s)

@@ -152,6 +152,7 @@ static void mountinfo_clear(struct mountinfo *m)
 	free(m->options);
 	free(m->fstype);
 	free(m->source);
+	free(m->superopts);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -190,7 +191,8 @@ static const char *parse_line(const char *line, size_t len,
 		return why;
 	/* Options are the kernel's own words and never escaped. */
 	m->options = strndup(f[5].s, f[5].len);
-	if (!m->options)
+	m->superopts = strndup(f[sep + 3].s, f[sep + 3].len);
+	if (!m->options || !m->superopts)
 		return "out of memory";
 	return NULL;
 }

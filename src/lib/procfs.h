@@ -16,6 +16,7 @@ struct mountinfo {
 	char *options;		/* per-mount options */
 	char *fstype;
 	char *source;
+	char *superopts;	/* the filesystem's own options ("rw,pids") */
 };
 
 struct mountinfo_table {

@@ -104,14 +104,18 @@ bool adopt_namespaces_differ(pid_t pid)
 
 #define SANDBOX_NS_FILE "sandbox-ns"
 
-int sandbox_ns_record(const char *record_dir, pid_t pid, struct err **e)
+int sandbox_ns_id(pid_t pid, unsigned long long *id, struct err **e)
 {
-	unsigned long long id = 0;
+	if (procfs_ns_id(pid, "pid", id, e) < 0)
+		return err_wrap(e, "note the sandbox's pid namespace");
+	return 0;
+}
+
+int sandbox_ns_record(const char *record_dir, unsigned long long id, struct err **e)
+{
 	char text[32];
 	_cleanup_close_ int dfd = -1;
 
-	if (procfs_ns_id(pid, "pid", &id, e) < 0)
-		return err_wrap(e, "note the sandbox's pid namespace");
 	snprintf(text, sizeof(text), "%llu\n", id);
 	dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
 	if (dfd < 0)

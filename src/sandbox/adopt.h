@@ -24,9 +24,13 @@ int adopt_children(pid_t pid, pid_t *out, int max);
  * the caller's? */
 bool adopt_namespaces_differ(pid_t pid);
 
-/* Note in the record dir (sandbox-ns, 0444) the pid namespace that pid,
- * the first process of the sandbox's own, holds: when the root has
+/* The pid namespace that pid, the first process of the sandbox's own,
+ * holds. Taken while that process may still be inspected: the native
+ * sandbox's pid 1 makes itself undumpable early in its setup. */
+int sandbox_ns_id(pid_t pid, unsigned long long *id, struct err **e);
+
+/* Note it in the record dir (sandbox-ns, 0444): when the root has
  * exited, adoption looks for any process still in it. */
-int sandbox_ns_record(const char *record_dir, pid_t pid, struct err **e);
+int sandbox_ns_record(const char *record_dir, unsigned long long id, struct err **e);
 
 #endif

@@ -19,6 +19,11 @@ ok $([ "$(tail -n 1 "$tmp/out")" = "native: ready" ]; echo $?) "the last line is
 for id in kernel userns landlock seccomp mount_api; do
 	ok $(grep -Eq "^PASS +$id +[^ ]" "$tmp/out"; echo $?) "a PASS line for $id, with a detail"
 done
+# How limits are enforced here: a warning (never a failure) where no
+# cgroup can be had.
+for id in pids cgroup; do
+	ok $(grep -Eq "^(PASS|WARN) +$id +[^ ]" "$tmp/out"; echo $?) "a PASS or WARN line for $id, with a detail"
+done
 ok $([ ! -s "$tmp/err" ]; echo $?) "nothing on stderr"
 
 "$CORDON" doctor --json >"$tmp/json" 2>"$tmp/err"; rc=$?
@@ -31,7 +36,7 @@ assert d["ready"] is True, d
 assert isinstance(d["landlock_abi"], int) and not isinstance(d["landlock_abi"], bool), d
 assert d["landlock_abi"] >= 1, d
 ids = [c["id"] for c in d["checks"]]
-assert ids == ["kernel", "userns", "landlock", "seccomp", "mount_api"], ids
+assert ids == ["kernel", "userns", "landlock", "seccomp", "mount_api", "pids", "cgroup"], ids
 for c in d["checks"]:
     assert set(c) == {"id", "status", "detail", "fix"}, c
     assert c["status"] in ("pass", "warn", "fail"), c
@@ -60,8 +65,11 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	ok $rc "as nobody doctor exits 0"
 	[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/out"
 	ok $(grep -q "uid 65534" "$tmp/out"; echo $?) "as nobody the userns probe ran as uid 65534"
+	# without a cgroup of its own, nobody still gets the pids limit
+	ok $(grep -Eq "^PASS +pids +pids by (cgroup|RLIMIT_NPROC)" "$tmp/out"; echo $?) "as nobody the pids limit is still enforced (a cgroup or RLIMIT_NPROC)"
 else
 	n=$((n + 1)); echo "ok $n # skip not root or no setpriv: the run above is the unprivileged one"
+	n=$((n + 1)); echo "ok $n # skip not root or no setpriv"
 	n=$((n + 1)); echo "ok $n # skip not root or no setpriv"
 fi
 

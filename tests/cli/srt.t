@@ -216,6 +216,16 @@ ok $? "... --write for each write grant, the run dir among them, and the sandbox
 q 'p["argv"][p["argv"].index("--", 29):] == ["--", "/usr/bin/env", "-C", os.environ["LAB"] + "/ws", "-u", "TMPDIR", "-u", "SRT_DEBUG", "--", "PATH=" + os.environ["LAB"] + "/bin", "echo", "hi"]'
 ok $? "... -- env -C <workspace> <the command's own PATH, TMPDIR and SRT_DEBUG> CMD"
 
+# ---- limits: the sandbox's cgroups, which confine joins (srt binds them
+# writable), or, with no cgroup, RLIMIT_NPROC set by confine
+LIMITS_Q='(lambda a, ex: ("--cgroup" in a and a[a.index("--cgroup") + 1].endswith("/cordon-" + ex) and L(a[a.index("--cgroup") + 1]) in fs["allowWrite"] and WANT_CG) or ("--cgroup" not in a and a[a.index("--pids"):a.index("--pids") + 3] == ["--pids", PIDS] + STRICT and WANT_RL))(p["argv"][p["argv"].index("confine"):p["argv"].index("--", 29)], r.split("/runs/")[1].split("/")[0])'
+plan -- echo hi
+q "$(echo "$LIMITS_Q" | sed 's/WANT_CG/True/; s/WANT_RL/"--pids-strict" not in a/; s/PIDS/"4096"/; s/+ STRICT/+ [a[a.index("--pids") + 2]]/')"
+ok $? "confine joins the sandbox's pids cgroup (bound writable by srt), or gets --pids 4096 without a cgroup"
+plan --limit pids=50 -- echo hi
+q "$(echo "$LIMITS_Q" | sed 's/WANT_CG/True/; s/WANT_RL/True/; s/PIDS/"50"/; s/+ STRICT/+ ["--pids-strict"]/')"
+ok $? "--limit pids=50: in the cgroup, or --pids 50 --pids-strict (confine refuses where RLIMIT_NPROC cannot hold it)"
+
 # ---- launches: preflight, the environment, secrets, the gateway
 : > "$LAB/log/calls.jsonl"
 FAKE_SRT_PREFLIGHT=fail run -- true; rc=$?
@@ -233,6 +243,9 @@ ok $([ "$(calls)" = "version preflight " ]; echo $?) "... and nothing was launch
 SECRET_TOKEN=s3cr3t-value-xyz HTTP_PROXY=http://example.invalid:1 FAKE_SRT_EXIT=7 \
 	run --pass-env SECRET_TOKEN -- true; rc=$?
 ok $([ "$rc" = 7 ]; echo $?) "a launch exits with srt's status (got $rc)"
+ex=$(ls -t "$STATE/runs" | head -n 1)
+ok $([ -z "$(find /sys/fs/cgroup -maxdepth 8 -type d -name "cordon-$ex" 2>/dev/null)" ]; echo $?) \
+	"... and leaves no cgroup of its own behind"
 ok $([ "$(calls)" = "version preflight launch " ]; echo $?) "version, preflight, launch, in that order"
 launch_call 'env.get("SECRET_TOKEN") == "s3cr3t-value-xyz"'
 ok $? "a secret passed by name (--pass-env) reaches srt through the environment"
@@ -306,10 +319,15 @@ if unshare --user --map-root-user true 2>/dev/null; then
 	kill -KILL "$root" 2>/dev/null; wait
 	for i in $(seq 50); do kill -0 "$inner" 2>/dev/null || break; sleep 0.1; done
 	ok $(! kill -0 "$inner" 2>/dev/null; echo $?) "a SIGKILL of the root (the plan's stop) leaves nothing of srt's tree running"
+	ex=${adrec%/sandbox/1}
+	ex=${ex##*/}
+	for i in $(seq 50); do [ -z "$(find /sys/fs/cgroup -maxdepth 8 -type d -name "cordon-$ex" 2>/dev/null)" ] && break; sleep 0.1; done
+	ok $([ -z "$(find /sys/fs/cgroup -maxdepth 8 -type d -name "cordon-$ex" 2>/dev/null)" ]; echo $?) \
+		"... nor its cgroups (the keeper removes them)"
 	"$CORDON" adopt "$adrec" "$parent" "$root" 2>"$LAB/err"; rc=$?
 	ok $rc "an exited root whose parent runs nothing is adopted"
 else
-	for i in 1 2 3 4; do n=$((n + 1)); echo "ok $n # skip no user namespaces for the stand-in's sandbox"; done
+	for i in 1 2 3 4 5; do n=$((n + 1)); echo "ok $n # skip no user namespaces for the stand-in's sandbox"; done
 fi
 adopt_launch plain
 "$CORDON" adopt "$adrec" "$parent" "$root" 2>"$LAB/err"; rc=$?
@@ -322,11 +340,13 @@ $PY - "$LAB/doc.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["provider"] == "srt" and d["ready"] is True and d["version"] == "0.0.83", d
-assert [c["id"] for c in d["checks"]] == ["srt", "version", "userns", "seccomp", "preflight"], d
+assert [c["id"] for c in d["checks"]] == ["srt", "version", "userns", "seccomp", "pids", "cgroup", "preflight"], d
 assert all(set(c) == {"id", "status", "code", "detail", "fix"} for c in d["checks"]), d
-assert all(c["status"] == "pass" and c["code"] == "" for c in d["checks"]), d
+assert all(c["status"] == "pass" and c["code"] == "" for c in d["checks"] if c["id"] not in ("pids", "cgroup")), d
+# how limits are enforced: a warning with a code and a fix where no cgroup can be had
+assert all((c["status"], c["code"]) in (("pass", ""), ("warn", "pids_unenforced"), ("warn", "limits_unavailable")) for c in d["checks"] if c["id"] in ("pids", "cgroup")), d
 PY
-ok $([ "$rc" = 0 ] && [ "$?" = 0 ]; echo $?) "doctor --provider srt --json: ready, five checks passing"
+ok $([ "$rc" = 0 ] && [ "$?" = 0 ]; echo $?) "doctor --provider srt --json: ready, seven checks (the limits' pass or warn)"
 FAKE_SRT_VERSION=0.0.90 C doctor --provider srt >"$LAB/doc.txt" 2>&1; rc=$?
 ok $([ "$rc" = 0 ] && grep -q '^WARN  version    untested_version: srt 0.0.90 is newer than 0.0.83' "$LAB/doc.txt" && grep -q '^      fix: ' "$LAB/doc.txt" && [ "$(tail -n 1 "$LAB/doc.txt")" = "srt: ready" ]; echo $?) \
 	"a newer srt is a warning (untested_version) with a fix; still ready"

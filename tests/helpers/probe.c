@@ -974,6 +974,63 @@ static int act_hostname(void)
 	return 0;
 }
 
+/* Fork up to n children that wait (holding their pids) until the probe
+ * is done, and print how many there were: "ok <made>" and, when a fork
+ * failed, the errno after it. */
+static int act_forks(const char *count)
+{
+	long n = strtol(count, NULL, 10), made = 0;
+	pid_t *kids = n > 0 && n <= 100000 ? calloc((size_t)n, sizeof(*kids)) : NULL;
+	int hold[2], err = 0;
+
+	if (!kids || pipe(hold) < 0)
+		return fail("forks");
+	for (; made < n; made++) {
+		pid_t c = fork();
+
+		if (c == 0) {
+			char b;
+
+			close(hold[1]);
+			(void)!read(hold[0], &b, 1);
+			_exit(0);
+		}
+		if (c < 0) {
+			err = errno;
+			break;
+		}
+		kids[made] = c;
+	}
+	close(hold[1]); /* every child reads EOF and leaves */
+	for (long i = 0; i < made; i++)
+		waitpid(kids[i], NULL, 0);
+	free(kids);
+	if (err && errno_name(err))
+		printf("ok %ld %s\n", made, errno_name(err));
+	else if (err)
+		printf("ok %ld E%d\n", made, err);
+	else
+		printf("ok %ld\n", made);
+	return 0;
+}
+
+/* Allocate n MiB and touch every page: "ok <n>", or ENOMEM; a memory
+ * limit may kill the probe instead (the parent sees the signal). */
+static int act_alloc(const char *mib)
+{
+	long n = strtol(mib, NULL, 10);
+	size_t len = n > 0 && n <= 65536 ? (size_t)n << 20 : 0;
+	volatile char *p = len ? malloc(len) : NULL;
+
+	if (!p)
+		return report(-1, ENOMEM, NULL);
+	for (size_t i = 0; i < len; i += 4096)
+		p[i] = 1;
+	printf("ok %ld\n", n);
+	free((void *)p);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *a;
@@ -1084,6 +1141,14 @@ int main(int argc, char **argv)
 	if (!strcmp(a, "hostname")) {
 		NEED(0);
 		return act_hostname();
+	}
+	if (!strcmp(a, "forks")) {
+		NEED(1);
+		return act_forks(argv[2]);
+	}
+	if (!strcmp(a, "alloc")) {
+		NEED(1);
+		return act_alloc(argv[2]);
 	}
 #undef NEED
 	return usage();

@@ -39,6 +39,8 @@ SERVERS=()
 cleanup() {
 	local p l
 	for p in "${SERVERS[@]}"; do kill "$p" 2>/dev/null; done
+	# a server started as another user is runuser's child, not ours
+	for l in "${LABS[@]}"; do pkill -f "^[^ ]*python3 $l/" 2>/dev/null; done
 	wait 2>/dev/null
 	for l in "${LABS[@]}"; do rm -rf "$l"; done
 }

@@ -40,6 +40,7 @@ cases=(
 	"close_range 1|close inherited descriptors"
 	"prctl 22 a0=22|load the seccomp filter"
 	"ioctl 1 a1=0x8914|bring up loopback"
+	"unshare 1 a0=0x2000000|enter a cgroup namespace"
 )
 for c in "${cases[@]}"; do
 	call=${c%%|*} step=${c#*|}

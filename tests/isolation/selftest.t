@@ -12,7 +12,9 @@ if [ ! -x "$CORDON_HELPERS/probe" ]; then
 	exit 1
 fi
 
-out=$(CORDON="$here/nosandbox" CORDON_ISO_SELFTEST=1 bash "$here/native.t" 2>&1)
+# Cases that need a real launch beside the one under test (an srt launch
+# whose bridges a sandbox must not reach) take it from CORDON_ISO_REAL.
+out=$(CORDON_ISO_REAL="${CORDON:-}" CORDON="$here/nosandbox" CORDON_ISO_SELFTEST=1 bash "$here/native.t" 2>&1)
 n=0
 fails=0
 ok() {

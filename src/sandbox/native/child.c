@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -59,8 +60,8 @@ static int loopback_up(void)
 }
 
 /* The filter is compiled, and the Landlock ruleset built, by the launcher
- * while this process builds the filesystem: they arrive on the sync socket
- * as one message, the filter's length and program with the ruleset's fd. */
+ * while this process builds the filesystem: they arrive on the sync
+ * socket, the filter's length with the ruleset's fd, then its program. */
 struct sync_msg {
 	struct sock_fprog prog;
 	int ruleset;
@@ -70,21 +71,22 @@ static int receive_sync(int fd, struct sync_msg *m, struct sock_filter *insns, s
 {
 	unsigned short len = 0;
 	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov[2] = { { &len, sizeof(len) }, { insns, max * sizeof(*insns) } };
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf,
+	struct iovec iov = { &len, sizeof(len) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			      .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
 	ssize_t n;
 
+	/* the length, with the ruleset's fd; then the program */
 	do
-		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
 	while (n < 0 && errno == EINTR);
-	cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+	cm = n == (ssize_t)sizeof(len) ? CMSG_FIRSTHDR(&msg) : NULL;
 	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
-	    cm->cmsg_len != CMSG_LEN(sizeof(int)) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+	    cm->cmsg_len != CMSG_LEN(sizeof(int)) || (msg.msg_flags & MSG_CTRUNC))
 		return errno = EPROTO, -1;
 	memcpy(&m->ruleset, CMSG_DATA(cm), sizeof(int));
-	if (len == 0 || len > max || (size_t)n != sizeof(len) + len * sizeof(*insns)) {
+	if (len == 0 || len > max || fs_read_exact(fd, insns, len * sizeof(*insns)) < 0) {
 		close(m->ruleset);
 		return errno = EPROTO, -1;
 	}
@@ -227,6 +229,54 @@ static pid_t spawn_command(const struct child_args *a, const sigset_t *orig)
 	return pid;
 }
 
+/* pid 1 goes back to cordon's own cgroups once the command holds the
+ * sandbox's, so that its exit (which takes the namespaces down) does not
+ * hold their removal up. The root hands it, after the word on the sync
+ * socket, one byte with its v1 cgroups' `tasks` files, where "0" moves
+ * this process, alone, cheaply. It is not dumpable while it holds them,
+ * so the command cannot reopen them through /proc/1/fd. */
+struct leave {
+	int fds[8];
+	size_t n;
+	int dumpable;
+};
+
+static int take_leave_files(int sync_fd, struct leave *l)
+{
+	char byte, cbuf[CMSG_SPACE(sizeof(l->fds))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+
+	l->n = 0;
+	l->dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ||
+	    recvmsg(sync_fd, &msg, MSG_CMSG_CLOEXEC) != 1 || (msg.msg_flags & MSG_CTRUNC))
+		return errno = errno ? errno : EPROTO, -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+		l->n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		memcpy(l->fds, CMSG_DATA(cm), l->n * sizeof(int));
+	}
+	return 0;
+}
+
+/* The command is in the sandbox's cgroups: leave them (failures only
+ * slow their removal), and tell the root, which moves this process out
+ * of a v2 one. */
+static void leave_cgroups(int status_fd, struct leave *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		(void)!write(l->fds[i], "0", 1);
+		close(l->fds[i]);
+	}
+	if (l->dumpable > 0)
+		prctl(PR_SET_DUMPABLE, l->dumpable, 0, 0, 0);
+	(void)!write(status_fd, &(struct child_status){ .spawned = 1 },
+		     sizeof(struct child_status));
+}
+
 static int exit_code(int status)
 {
 	if (WIFEXITED(status))
@@ -278,6 +328,8 @@ static noreturn void init_loop(pid_t cmd, int sfd, int status_fd)
 noreturn void native_child(const struct child_args *a)
 {
 	const char *step = NULL;
+	unsigned long nproc = 0;
+	struct leave leave;
 	sigset_t forward, orig;
 	int sfd;
 	pid_t cmd;
@@ -289,12 +341,20 @@ noreturn void native_child(const struct child_args *a)
 		die(a->status_fd, "bring up loopback", errno, 0);
 	if (a->gw_fd >= 0 && hand_listeners(a->gw_fd) < 0)
 		die(a->status_fd, "hand the gateway its listeners", errno, 0);
-	if (mounts_apply(a->mp, &step) < 0)
+	if (mounts_apply(a->mp, a->sync_fd, &nproc, &step) < 0)
 		die(a->status_fd, step, errno, 0);
 	if (harden_drop_caps(&step) < 0)
 		die(a->status_fd, step, errno, 0);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die(a->status_fd, "set no_new_privs", errno, 0);
+	/* In this user namespace the kernel counts only the sandbox's tasks
+	 * against it; hard and soft, so that nothing inside raises it. */
+	if (nproc && setrlimit(RLIMIT_NPROC, &(struct rlimit){ nproc, nproc }) < 0)
+		die(a->status_fd, "limits: set RLIMIT_NPROC", errno, 0);
+	if (harden_close_others(a->status_fd, a->sync_fd) < 0)
+		die(a->status_fd, "close inherited descriptors", errno, 0);
+	if (take_leave_files(a->sync_fd, &leave) < 0)
+		die(a->status_fd, "limits: take the way out of the cgroups", errno, 0);
 	/* Nothing of the command runs before the host has recorded the plan:
 	 * it sends what comes next only then, and a closed socket ends us. */
 	static struct sock_filter insns[4096];
@@ -304,8 +364,6 @@ noreturn void native_child(const struct child_args *a)
 	close(a->sync_fd);
 	if (native_landlock_enforce(sm.ruleset, a->mp, a->landlock_abi, &step) < 0)
 		die(a->status_fd, step, errno, 0);
-	if (harden_close_others(a->status_fd, a->status_fd) < 0)
-		die(a->status_fd, "close inherited descriptors", errno, 0);
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &sm.prog, 0, 0) < 0)
 		die(a->status_fd, "load the seccomp filter", errno, 0);
 
@@ -321,5 +379,6 @@ noreturn void native_child(const struct child_args *a)
 	if (sfd < 0)
 		die(a->status_fd, "signalfd", errno, 0);
 	cmd = spawn_command(a, &orig);
+	leave_cgroups(a->status_fd, &leave);
 	init_loop(cmd, sfd, a->status_fd);
 }

@@ -14,12 +14,14 @@
 #define CHILD_STEP_MAX 96
 
 /* What the status pipe carries: a step that failed, or, once the command
- * and every other process of the sandbox are gone, the exit status. */
+ * and every other process of the sandbox are gone, the exit status; and
+ * before either, once, that the command has started. */
 struct child_status {
 	char step[CHILD_STEP_MAX];
 	int err;
 	int exec;	/* 1: the command itself could not be executed */
 	int done;	/* 1: the command ended with code (no failure) */
+	int spawned;	/* 1: the command started (nothing else is said) */
 	int code;
 };
 
@@ -32,9 +34,10 @@ struct child_args {
 	sigset_t caller_mask;	/* the caller's blocked signals, to hand on */
 	char *const *env;	/* the command's whole environment (KEY=value) */
 	int gw_fd;		/* -1, or where to send the gateway's listeners */
-	int sync_fd;	/* read: once the plan is recorded and pinned, one
-			 * message: the seccomp filter (length, instructions)
-			 * with the Landlock ruleset's fd (launch.c) */
+	int sync_fd;	/* read: struct mounts_cgroups once the sandbox's
+			 * cgroups are made; its way out of them; once the plan
+			 * is recorded and pinned, the seccomp filter (length,
+			 * instructions) with the Landlock ruleset's fd */
 	int status_fd;	/* write: a struct child_status (close-on-exec) */
 };
 

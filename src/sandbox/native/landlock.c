@@ -410,10 +410,13 @@ int native_landlock_enforce(int fd, const struct mount_plan *mp, int abi, const 
 
 	*step = NULL;
 	ruleset_rights(&rs, abi);
-	/* what only the sandbox has: its /dev, /proc and private /tmp */
+	/* what only the sandbox has: its /dev, /proc, /sys (a read-only
+	 * tmpfs holding the few host parts it keeps) and private /tmp */
 	r = dev_rules(&rs);
 	if (r == 0)
 		r = allow(rs.fd, "/proc", FS_READ);
+	if (r == 0)
+		r = allow(rs.fd, "/sys", FS_READ);
 	if (r == 0 && mp->tmp_private)
 		r = allow(rs.fd, "/tmp", rs.all);
 	return ruleset_restrict(&rs, r, step);

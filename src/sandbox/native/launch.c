@@ -6,6 +6,7 @@
 #include "sandbox/native/native.h"
 #include "sandbox/adopt.h"
 #include "gateway/gateway.h"
+#include "sandbox/limits.h"
 #include "sandbox/native/child.h"
 #include "sandbox/native/landlock.h"
 #include "sandbox/native/mounts.h"
@@ -95,10 +96,106 @@ static int sync_finish(struct syncer *s, struct err **e)
 	return 0;
 }
 
+/* After the word, one byte with the `tasks` files of cordon's own v1
+ * cgroups, when there are any: pid 1 moves itself back by writing "0"
+ * there once the command holds the sandbox's cgroups (it has no way to
+ * the host's cgroupfs by then). Always sent, so that pid 1 always reads
+ * exactly one. */
+static int tell_child(int sync_fd, const void *word, size_t len, const struct limits_plan *lp,
+		      struct err **e)
+{
+	int fds[LIMITS_NCTRL];
+	char byte = 'L', cbuf[CMSG_SPACE(sizeof(fds))] = { 0 };
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int n, r = 0;
+
+	if (fs_write_exact(sync_fd, word, len) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
+	n = limits_leave_files(lp, fds, LIMITS_NCTRL, e);
+	if (n < 0)
+		return -1;
+	if (n > 0) {
+		struct cmsghdr *cm;
+
+		msg.msg_control = cbuf;
+		msg.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, (size_t)n * sizeof(int));
+	}
+	if (sendmsg(sync_fd, &msg, MSG_NOSIGNAL) != 1)
+		r = err_set(e, ERR_UNAVAILABLE, errno, "limits: hand pid 1 its way out of the cgroups");
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	return r;
+}
+
+/* Moving a process between cgroups waits for an RCU grace period (the
+ * kernel's threadgroup lock), which can take milliseconds. pid 1 moves
+ * itself in and out of cgroup v1 hierarchies (a thread's own move needs
+ * no such wait); into the sandbox's cgroup v2 the root moves it on a
+ * thread of its own while it records the plan and compiles the filter
+ * (the child is told once it is in), and back out once the command holds
+ * it, while the command runs. */
+struct mover {
+	pthread_t thread;
+	const struct limits_plan *lp;
+	pid_t pid;
+	int tell_fd;	/* -1, or where to write the word once moved */
+	const void *word;
+	size_t word_len;
+	bool leave;	/* back to cordon's own cgroups */
+	struct err *err;
+	bool started;
+};
+
+static void *mover_main(void *arg)
+{
+	struct mover *m = arg;
+	int r = m->leave ? limits_leave(m->lp, m->pid, true, &m->err)
+			 : limits_join(m->lp, m->pid, true, &m->err);
+
+	if (r == 0 && m->tell_fd >= 0)
+		(void)tell_child(m->tell_fd, m->word, m->word_len, m->lp, &m->err);
+	return NULL;
+}
+
+static int mover_start(struct mover *m, struct err **e)
+{
+	int err = m->started ? 0 : pthread_create(&m->thread, NULL, mover_main, m);
+
+	if (err != 0)
+		return err_set(e, ERR_UNAVAILABLE, err, "limits: move the sandbox's pid 1");
+	m->started = true;
+	return 0;
+}
+
+/* Wait for the move; r and *e are the caller's result so far, and the
+ * move's failure becomes it when there was none. */
+static int mover_finish(struct mover *m, int r, struct err **e)
+{
+	if (!m->started)
+		return r;
+	pthread_join(m->thread, NULL);
+	m->started = false;
+	if (m->err && r == 0) {
+		*e = steal_pointer(&m->err);
+		return -1;
+	}
+	err_free(m->err);
+	m->err = NULL;
+	return r;
+}
+
 struct loop {
 	int pidfd, sfd, status_fd;
 	struct gateway *gw;		/* NULL without hosts */
 	struct syncer *syncer;
+	struct mover *leaver;		/* pid 1 out of the sandbox's cgroups */
+	bool leave_v2;			/* the root moves it out of a v2 one */
 	struct child_status st;
 	bool have_status;
 	int code;
@@ -128,6 +225,14 @@ static int wait_child(struct loop *l)
 			gateway_run(l->gw);
 		if (p[3].revents && l->status_fd >= 0) {
 			ssize_t n = read(l->status_fd, &l->st, sizeof(l->st));
+			/* the command started, in the sandbox's cgroups: pid 1
+			 * leaves them (a failure only slows their removal) */
+			if (n == (ssize_t)sizeof(l->st) && l->st.spawned) {
+				struct err *ignored = NULL;
+				if (l->leave_v2 && mover_start(l->leaver, &ignored) < 0)
+					err_free(ignored);
+				continue;
+			}
 			close(l->status_fd);
 			l->status_fd = -1;
 			/* pid 1 ended the sandbox and reaped it: the status is
@@ -156,8 +261,12 @@ static int wait_child(struct loop *l)
 			if (waitid(P_PIDFD, (id_t)l->pidfd, &info, WEXITED) < 0)
 				return -1;
 			l->code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
-			if (l->status_fd >= 0 &&
-			    read(l->status_fd, &l->st, sizeof(l->st)) == (ssize_t)sizeof(l->st)) {
+			ssize_t n = 0;
+			while (l->status_fd >= 0 &&
+			       (n = read(l->status_fd, &l->st, sizeof(l->st))) == (ssize_t)sizeof(l->st) &&
+			       l->st.spawned)
+				;
+			if (n == (ssize_t)sizeof(l->st)) {
 				if (l->st.done)
 					l->code = l->st.code;
 				else
@@ -182,13 +291,12 @@ static void reclaim_terminal(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-/* One message: the filter's length and program, the ruleset's fd. */
+/* The filter's length with the ruleset's fd, then its program. */
 static int send_sync(int fd, const struct native_filter *f, int ruleset)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov[2] = { { (void *)&f->len, sizeof(f->len) },
-				{ f->insns, f->len * sizeof(*f->insns) } };
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf,
+	struct iovec iov = { (void *)&f->len, sizeof(f->len) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			      .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
 	ssize_t n;
@@ -200,29 +308,100 @@ static int send_sync(int fd, const struct native_filter *f, int ruleset)
 	do
 		n = sendmsg(fd, &msg, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)(sizeof(f->len) + f->len * sizeof(*f->insns)) ? 0 : -1;
+	if (n != (ssize_t)sizeof(f->len))
+		return -1;
+	return fs_write_exact(fd, f->insns, f->len * sizeof(*f->insns));
 }
 
-/* Work done while the child builds its filesystem: the host records and
- * pins the plan and starts making it durable, then compiles the seccomp
- * filter, builds the Landlock ruleset and sends both (the child runs
- * nothing before it has them). */
-static int alongside(int sync_fd, bool unix_all, const struct child_args *a, pid_t pid,
+/* The word for the child (struct mounts_cgroups): the v1 cgroups it
+ * joins itself, and where each cgroup shows, at its hierarchy's mount
+ * point when that lies beneath /sys/fs/cgroup (and not beneath another's). */
+static int cgroup_word(const struct limits_plan *lp, char **out, size_t *len)
+{
+	struct mounts_cgroups w = { .nproc = lp->nproc };
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f || fwrite(&w, sizeof(w), 1, f) != 1) {
+		if (f)
+			fclose(f);
+		free(buf);
+		return -1;
+	}
+	for (size_t i = 0; i < lp->n; i++)
+		if (!lp->dirs[i].v2) {
+			fprintf(f, "%s%c", lp->dirs[i].dir, 0);
+			w.n_enter++;
+		}
+	for (size_t i = 0; i < lp->n; i++) {
+		const struct limits_dir *d = &lp->dirs[i];
+		bool nested = false;
+
+		for (size_t k = 0; k < lp->n; k++)
+			nested |= k != i && fs_path_within(d->mount, lp->dirs[k].mount);
+		if (nested || !fs_path_within(d->mount, "/sys/fs/cgroup"))
+			continue;
+		fprintf(f, "%s%c%s%c", d->dir, 0, d->mount, 0);
+		w.n_view++;
+	}
+	if (fclose(f) != 0 || size - sizeof(w) > MOUNTS_CGROUPS_MAX) {
+		free(buf);
+		return -1;
+	}
+	w.len = (uint32_t)(size - sizeof(w));
+	memcpy(buf, &w, sizeof(w));
+	*out = buf;
+	*len = size;
+	return 0;
+}
+
+/* Work done while the child builds its filesystem: the sandbox's
+ * cgroups made and the child moved in (it has started nothing yet; it
+ * waits for the word before it shows them, and for the filter before it
+ * runs anything); the host records and pins the plan and starts making
+ * it durable, then compiles the seccomp filter, builds the Landlock
+ * ruleset and sends both (the child runs nothing before it has them). */
+static int alongside(int sync_fd, bool unix_all, const struct child_args *a,
 		     const struct provider_record *rec, const char *record_dir,
-		     struct syncer *syncer, struct err **e)
+		     struct syncer *syncer, const struct grant *g, const char *execution,
+		     struct limits_plan *lp, pid_t pid, struct err **e)
 {
 	struct native_filter filter = { 0 };
+	struct mover j = { .lp = lp, .pid = pid, .tell_fd = sync_fd };
+	_cleanup_free_ char *word = NULL;
 	const char *step = NULL;
 	int ruleset = -1;
-	int r = rec->fn(rec->ctx, e);
+	unsigned long long ns = 0;
+	/* before pid 1 hears anything: it then makes itself undumpable */
+	int r = sandbox_ns_id(pid, &ns, e);
+	bool v2 = false;
 
+	if (r == 0)
+		r = limits_decide(NULL, g, execution, lp, e);
+
+	if (r == 0)
+		r = limits_create(lp, e);
+	if (r == 0 && cgroup_word(lp, &word, &j.word_len) < 0)
+		r = err_set(e, ERR_INTERNAL, ENOMEM, "limits");
+	j.word = word;
+	for (size_t i = 0; i < lp->n; i++)
+		v2 |= lp->dirs[i].v2;
+	if (r == 0 && !v2)
+		r = tell_child(sync_fd, word, j.word_len, lp, e);
+	else if (r == 0 && v2)
+		r = mover_start(&j, e);
+	if (r == 0)
+		r = rec->fn(rec->ctx, e);
 	/* the sandbox's pid namespace, for adoption to prove it gone */
 	if (r == 0)
-		r = sandbox_ns_record(record_dir, pid, e);
+		r = sandbox_ns_record(record_dir, ns, e);
 	if (r == 0)
 		r = sync_start(syncer, record_dir, e);
 	if (r == 0)
 		r = native_seccomp_compile(unix_all, &filter, e);
+	/* the filter, with the ruleset, follows the word on the same socket */
+	r = mover_finish(&j, r, e);
 	if (r == 0 && native_landlock_build(a->mp, a->landlock_abi, &ruleset, &step) < 0)
 		r = err_set(e, ERR_UNAVAILABLE, errno, "%s", step ? step : "landlock");
 	if (r == 0 && send_sync(sync_fd, &filter, ruleset) < 0)
@@ -299,12 +478,17 @@ static void note_refused(const struct gateway *gw)
 }
 
 static int launch(struct child_args *a, const struct grant *g,
-		  const struct provider_record *rec, const char *record_dir, struct err **e)
+		  const struct provider_record *rec, const char *record_dir,
+		  const char *execution, struct limits_plan *lp, struct err **e)
 {
 	bool unix_all = g->unix_sockets_all;
 	struct syncer syncer = { .done_fd = -1 };
-	struct loop l = { .code = 125, .syncer = &syncer };
+	struct mover leaver = { .lp = lp, .tell_fd = -1, .leave = true };
+	struct loop l = { .code = 125, .syncer = &syncer, .leaver = &leaver };
 	struct terminal term;
+
+	for (size_t i = 0; i < lp->n; i++)
+		l.leave_v2 |= lp->dirs[i].v2; /* v1 ones pid 1 leaves itself */
 	sigset_t set, old;
 	int pidfd = -1;
 	pid_t pid;
@@ -330,7 +514,8 @@ static int launch(struct child_args *a, const struct grant *g,
 	}
 	/* Anything short of a whole start kills the child before it runs the
 	 * command: it waits for the filter, and a closed pipe ends it. */
-	if (alongside(a->sync_fd, unix_all, a, pid, rec, record_dir, &syncer, e) < 0 ||
+	if (alongside(a->sync_fd, unix_all, a, rec, record_dir, &syncer, g, execution, lp, pid,
+		      e) < 0 ||
 	    (a->gw_fd >= 0 && start_gateway(g, a->gw_fd, record_dir, &l.gw, e) < 0)) {
 		struct child_status st;
 		int saved = errno;
@@ -339,6 +524,7 @@ static int launch(struct child_args *a, const struct grant *g,
 		close(a->sync_fd);
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		waitpid(pid, NULL, 0);
+		limits_remove(lp);
 		gateway_free(l.gw);
 		sync_finish(&syncer, &ignored); /* the first failure is the cause */
 		err_free(ignored);
@@ -352,6 +538,7 @@ static int launch(struct child_args *a, const struct grant *g,
 		return err_set(e, ERR_UNAVAILABLE, saved, "start the sandbox");
 	}
 	close(a->sync_fd);
+	leaver.pid = pid;
 	l.pidfd = pidfd;
 	l.status_fd = a->status_fd;
 	if (a->gw_fd >= 0)
@@ -364,15 +551,28 @@ static int launch(struct child_args *a, const struct grant *g,
 		gateway_free(l.gw);
 		sync_finish(&syncer, &ignored);
 		err_free(ignored);
+		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+		mover_finish(&leaver, 0, &ignored);
+		err_free(ignored);
+		limits_remove(lp);
 		return err_set(e, ERR_UNAVAILABLE, saved, "wait for the sandbox");
 	}
 	reclaim_terminal();
 	terminal_restore(&term);
 	/* Nothing is reported before the record is durable. */
-	if (sync_finish(&syncer, e) < 0) {
+	int synced = sync_finish(&syncer, e);
+	/* the command and all it started are gone, pid 1 out of the cgroups
+	 * (else the removal waits for pid 1's own exit) */
+	struct err *ignored = NULL;
+	mover_finish(&leaver, 0, &ignored);
+	err_free(ignored);
+	limits_remove(lp);
+	if (synced < 0) {
 		gateway_free(l.gw);
 		return -1;
 	}
+	if (!rec->quiet)
+		limits_note(lp, stderr);
 	if (l.gw && !rec->quiet)
 		note_refused(l.gw);
 	gateway_free(l.gw);
@@ -394,6 +594,7 @@ int native_run(const struct grant *g, const struct plan *p,
 	struct mount_plan mp = { 0 };
 	struct child_args a = { 0 };
 	_cleanup_strv_ char **env = NULL;
+	struct limits_plan lp = { 0 };
 	int abi, rc = -1;
 
 	abi = native_landlock_abi();
@@ -406,11 +607,14 @@ int native_run(const struct grant *g, const struct plan *p,
 	if (envfilter_for_command(environ, g->env_pass, p->env, rec->quiet ? NULL : stderr,
 				  &env) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "the command's environment");
+	/* the limits are decided and the cgroups made while the child builds
+	 * its filesystem (alongside) */
 	if (mounts_plan(g, &mp, e) == 0) {
 		a = (struct child_args){ .mp = &mp, .landlock_abi = abi, .argv = p->argv,
 					 .env = env, .gw_fd = -1 };
-		rc = launch(&a, g, rec, paths->record_dir, e);
+		rc = launch(&a, g, rec, paths->record_dir, paths->execution, &lp, e);
 	}
 	mounts_plan_clear(&mp);
+	limits_clear(&lp);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/strv.h"
+#include "sandbox/limits.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -196,9 +197,30 @@ static void mark_exceptions(struct mount_plan *mp)
 				mp->ops[i].create = true;
 }
 
+const char *const mounts_sys_kept[] = {
+	"/sys/devices/system/cpu",
+	"/sys/devices/system/node",
+	"/sys/kernel/mm/transparent_hugepage",
+	NULL,
+};
+
+/* A rule beneath what /sys keeps of the host's still applies there. */
+static bool sys_kept(const char *path)
+{
+	for (size_t i = 0; mounts_sys_kept[i]; i++)
+		if (fs_path_within(path, mounts_sys_kept[i]))
+			return true;
+	return false;
+}
+
 int mounts_plan(const struct grant *g, struct mount_plan *mp, struct err **e)
 {
 	memset(mp, 0, sizeof(*mp));
+	mp->tmp_size = limits_tmp_bytes(&g->limits);
+	mp->shm_size = limits_shm_bytes(&g->limits);
+	for (size_t i = 0; mounts_sys_kept[i]; i++)
+		if (grant_decide(g, mounts_sys_kept[i]) != GRANT_DENY)
+			mp->sys_keep |= 1u << i;
 	/* /tmp is the host's only when it is granted by name */
 	mp->tmp_private = true;
 	for (size_t i = 0; i < g->n_rules; i++)
@@ -212,7 +234,8 @@ int mounts_plan(const struct grant *g, struct mount_plan *mp, struct err **e)
 		bool in_tmp = mp->tmp_private && fs_path_within(r->path, "/tmp");
 		int rc;
 
-		if (fs_path_within(r->path, "/proc") || fs_path_within(r->path, "/dev"))
+		if (fs_path_within(r->path, "/proc") || fs_path_within(r->path, "/dev") ||
+		    (fs_path_within(r->path, "/sys") && !sys_kept(r->path)))
 			continue; /* rebuilt from scratch inside */
 		if (r->kind == GRANT_DENY) {
 			rc = host_visible(g, mp, r->path) ? plan_deny(g, mp, r->path, e) : 0;

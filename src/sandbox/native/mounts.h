@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum mop_kind {
 	MOP_WRITE,	/* the host path, read-write */
@@ -31,6 +32,8 @@ struct mount_plan {
 	struct mop *ops;	/* parents before children */
 	size_t n;
 	bool tmp_private;	/* /tmp is a fresh tmpfs */
+	unsigned long long tmp_size;	/* its size in bytes, and /dev/shm's */
+	unsigned long long shm_size;
 	char **placeholders;	/* host dirs made to mask a missing deny */
 	char *workspace;
 	/* For Landlock's read side (landlock.h): the denies outside every
@@ -38,7 +41,30 @@ struct mount_plan {
 	 * beneath a deny (exceptions). */
 	char **read_denies;
 	char **read_exceptions;
+	/* mounts_sys_kept[i] is bound in when bit i is set: not when a deny
+	 * holds it. */
+	unsigned int sys_keep;
 };
+
+/* The word the child waits for on the sync pipe before it shows its
+ * cgroups: the launcher decides the limits and makes the sandbox's
+ * cgroups while the child builds its filesystem, and then sends this
+ * header and len bytes of NUL-terminated paths: n_enter cgroup v1 dirs
+ * the child joins itself, then n_view pairs of a cgroup dir and where it
+ * shows inside, read-only (its hierarchy's mount point beneath
+ * /sys/fs/cgroup). */
+struct mounts_cgroups {
+	uint32_t len, n_enter, n_view, pad;
+	uint64_t nproc;		/* RLIMIT_NPROC for the sandbox; 0: none */
+};
+#define MOUNTS_CGROUPS_MAX 65536u
+
+/* What the sandbox's /sys shows of the host's, read-only: what common
+ * tools read (CPU counts, NUMA nodes, transparent huge pages) and the
+ * sandbox's own cgroups beneath /sys/fs/cgroup. Everything else (network
+ * interfaces and their addresses, devices, firmware, the host's cgroup
+ * tree) is hidden beneath an empty read-only tmpfs. */
+extern const char *const mounts_sys_kept[];
 
 /* Build the operations for a grant. Refuses (ERR_UNAVAILABLE) what cannot
  * be held: a write grant or read-only path that does not exist, a path
@@ -48,7 +74,11 @@ void mounts_plan_clear(struct mount_plan *mp);
 
 /* The child's steps, in its own user and mount namespace: returns 0 or
  * -1 with errno set and *step naming what failed. On success the process
- * has pivoted into the new root, the old one detached. */
-int mounts_apply(const struct mount_plan *mp, const char **step);
+ * has pivoted into the new root, the old one detached. Before it shows
+ * its cgroups it reads struct mounts_cgroups on sync_fd, joins them (or
+ * is in them already) and enters a cgroup namespace of its own, so that
+ * the command sees its own cgroup as the root; *nproc is the word's. */
+int mounts_apply(const struct mount_plan *mp, int sync_fd, unsigned long *nproc,
+		 const char **step);
 
 #endif

@@ -5,9 +5,11 @@
  * detached. Errors return -1 with errno and the failing step named. */
 #include "sandbox/native/mounts.h"
 #include "lib/fs.h"
+#include "sandbox/limits.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,7 +244,7 @@ static const char *const devices[] = { "null", "zero", "full", "random", "urando
 
 /* A minimal /dev: the harmless devices bound from the host, a private
  * devpts and shm; the tmpfs itself read-only afterwards. */
-static int setup_dev(int root, const int *devsrc, const char **step)
+static int setup_dev(int root, const int *devsrc, const char *shm_size, const char **step)
 {
 	int dev = tmpfs("0755", "64k", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC), d, pts, fs;
 
@@ -266,7 +268,7 @@ static int setup_dev(int root, const int *devsrc, const char **step)
 	close(fs);
 	if (pts < 0 || attach(pts, root, "/dev/pts", true, true) < 0)
 		FAIL("mount /dev/pts");
-	int shm = tmpfs("1777", "64m", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	int shm = tmpfs("1777", shm_size, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	if (shm < 0 || attach(shm, root, "/dev/shm", true, true) < 0)
 		FAIL("mount /dev/shm");
 	if (symlinkat("pts/ptmx", d, "ptmx") < 0 || symlinkat("/proc/self/fd", d, "fd") < 0 ||
@@ -277,6 +279,132 @@ static int setup_dev(int root, const int *devsrc, const char **step)
 	close(d);
 	if (setattr(dev, 0, MOUNT_ATTR_RDONLY, 0) < 0)
 		FAIL("make /dev read-only");
+	return 0;
+}
+
+/* A read-only bind of a host path, or -1 (errno ENOENT: not on this host). */
+static int bind_ro(const char *abs)
+{
+	int t = clone_path(abs, false);
+
+	if (t >= 0 && setattr(t, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					   MOUNT_ATTR_NOEXEC, 0) < 0) {
+		close(t);
+		return -1;
+	}
+	return t;
+}
+
+/* Mount src at rel (relative to /sys) in the sandbox's /sys tmpfs, sys,
+ * making the directories on the way: a tmpfs this process has just made
+ * and nobody else reaches, so plain mkdirat and move_mount serve, with
+ * no link to fear (cheaper than attach's walk beneath the root). */
+static int sys_bind(int sys, int src, const char *rel)
+{
+	char buf[256];
+	size_t n = strlen(rel);
+
+	if (n >= sizeof(buf))
+		return errno = ENAMETOOLONG, -1;
+	memcpy(buf, rel, n + 1);
+	for (char *c = buf;; c++) {
+		if (*c != '/' && *c != '\0')
+			continue;
+		char end = *c;
+		*c = '\0';
+		if (mkdirat(sys, buf, 0755) < 0 && errno != EEXIST)
+			return -1;
+		if (end == '\0')
+			break;
+		*c = end;
+	}
+	return src < 0 ? 0
+		       : move_mount(src, "", sys, rel, MOVE_MOUNT_F_EMPTY_PATH);
+}
+
+/* /sys: an empty tmpfs with what it keeps of the host's bound in; the
+ * sandbox's cgroups are shown beneath fs/cgroup later (setup_cgroups),
+ * which makes it read-only. *sys: the tmpfs. */
+static int setup_sys(int root, const struct mount_plan *mp, int *sys, const char **step)
+{
+	*sys = tmpfs("0755", "64k", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	if (*sys < 0 || attach(*sys, root, "/sys", false, true) < 0)
+		FAIL("mount /sys");
+	for (size_t i = 0; mounts_sys_kept[i]; i++) {
+		int t;
+
+		if (!(mp->sys_keep & (1u << i)))
+			continue;
+		t = bind_ro(mounts_sys_kept[i]);
+		if (t < 0 && errno == ENOENT)
+			continue;
+		if (t < 0 || sys_bind(*sys, t, mounts_sys_kept[i] + strlen("/sys/")) < 0)
+			FAIL("bind a part of /sys");
+		close(t);
+	}
+	if (sys_bind(*sys, -1, "fs/cgroup") < 0)
+		FAIL("make /sys/fs/cgroup");
+	return 0;
+}
+
+/* The launcher's word (struct mounts_cgroups) into *w, *buf and *paths
+ * (pointers into *buf, checked), both the caller's to free. */
+static int read_cgroups(int sync_fd, struct mounts_cgroups *w, char **buf, char ***paths)
+{
+	size_t n, off = 0;
+
+	if (fs_read_exact(sync_fd, w, sizeof(*w)) < 0 || w->len > MOUNTS_CGROUPS_MAX ||
+	    w->n_enter > 64 || w->n_view > 64)
+		return errno = errno ? errno : EPROTO, -1;
+	n = (size_t)w->n_enter + 2 * (size_t)w->n_view;
+	*buf = malloc((size_t)w->len + 1);
+	*paths = calloc(n + 1, sizeof(char *));
+	if (!*buf || !*paths || fs_read_exact(sync_fd, *buf, w->len) < 0)
+		return errno = errno ? errno : ENOMEM, -1;
+	(*buf)[w->len] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t l = off < w->len ? strlen(*buf + off) : 0;
+
+		if (l == 0 || (*buf)[off] != '/')
+			return errno = EPROTO, -1;
+		(*paths)[i] = *buf + off;
+		off += l + 1;
+	}
+	return off == w->len ? 0 : (errno = EPROTO, -1);
+}
+
+/* The sandbox's own cgroups, once the launcher has made them: this
+ * process joins the v1 ones itself (cheaper than being moved; it is in a
+ * v2 one already), then enters a cgroup namespace rooted there, so that
+ * inside /proc/self/cgroup says "/" and /sys/fs/cgroup shows the
+ * sandbox's own limits (cpu.max, memory.max, pids.max), read-only. */
+static int setup_cgroups(int sync_fd, int sys, unsigned long *nproc, const char **step)
+{
+	struct mounts_cgroups w = { 0 };
+	char **paths = NULL, *buf = NULL;
+
+	errno = 0;
+	if (read_cgroups(sync_fd, &w, &buf, &paths) < 0)
+		FAIL("wait for the sandbox's cgroups");
+	*nproc = (unsigned long)w.nproc;
+	for (size_t i = 0; paths && i < w.n_enter; i++)
+		if (limits_join_dir(paths[i]) < 0)
+			FAIL("join the sandbox's cgroup");
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		FAIL("enter a cgroup namespace");
+	for (size_t i = w.n_enter; paths && i < w.n_enter + 2 * (size_t)w.n_view; i += 2) {
+		const char *dir = paths[i], *view = paths[i + 1];
+		int t = dir && view && strncmp(view, "/sys/fs/cgroup", 14) == 0 ? bind_ro(dir) : -1;
+
+		if (t < 0 || !view || sys_bind(sys, t, view + strlen("/sys/")) < 0)
+			FAIL("show the sandbox's cgroup");
+		close(t);
+	}
+	if (setattr(sys, 0, MOUNT_ATTR_RDONLY, 0) < 0)
+		FAIL("make /sys read-only");
+	close(sys);
+	free(paths);
+	free(buf);
 	return 0;
 }
 
@@ -314,11 +442,13 @@ static int stage(int *rootsrc, int *devsrc, const char **step)
 	return 0;
 }
 
-int mounts_apply(const struct mount_plan *mp, const char **step)
+int mounts_apply(const struct mount_plan *mp, int sync_fd, unsigned long *nproc,
+		 const char **step)
 {
 	int devsrc[sizeof(devices) / sizeof(*devices)];
 	int *src = calloc(mp->n + 1, sizeof(int)), *masks = calloc(mp->n + 1, sizeof(int));
-	int rootsrc = -1, root;
+	int rootsrc = -1, root, sys = -1;
+	char tmp_size[32], shm_size[32];
 
 	if (!src || !masks)
 		FAIL("allocate");
@@ -330,14 +460,19 @@ int mounts_apply(const struct mount_plan *mp, const char **step)
 	root = open(STAGE_ROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		FAIL("open the new root");
+	snprintf(tmp_size, sizeof(tmp_size), "%llu", mp->tmp_size);
+	snprintf(shm_size, sizeof(shm_size), "%llu", mp->shm_size);
 	if (mp->tmp_private) {
-		int t = tmpfs("1777", "50%", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		int t = tmpfs("1777", tmp_size, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 		if (t < 0 || attach(t, root, "/tmp", false, true) < 0)
 			FAIL("mount a private /tmp");
 		close(t);
 	}
-	if (apply_ops(mp, root, src, masks, step) < 0 || setup_proc(root, step) < 0 ||
-	    setup_dev(root, devsrc, step) < 0)
+	/* /sys before the operations: a deny beneath what it keeps lands on
+	 * what it keeps. */
+	if (setup_sys(root, mp, &sys, step) < 0 || apply_ops(mp, root, src, masks, step) < 0 ||
+	    setup_proc(root, step) < 0 || setup_dev(root, devsrc, shm_size, step) < 0 ||
+	    setup_cgroups(sync_fd, sys, nproc, step) < 0)
 		return -1;
 	if (fchdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
 		FAIL("pivot_root");

@@ -2,6 +2,7 @@
  * sandbox is built in process by run), adopt, doctor. */
 #include "sandbox/native/native.h"
 #include "sandbox/adopt.h"
+#include "sandbox/limits.h"
 #include "sandbox/native/prereq.h"
 #include "sandbox/native/stub.h"
 #include "lib/cleanup.h"
@@ -16,15 +17,25 @@
 static int native_plan(const struct grant *g, const struct plan_paths *paths,
 		       struct plan *p, struct err **e)
 {
+	struct limits_plan lp = { 0 };
 	char *summary = NULL;
+	int r;
 
-	(void)paths;
 	/* Fail closed: nothing of the plan may go unenforced. */
 	if (strv_len(g->sockets) > 0 && !g->unix_sockets_all)
 		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "sockets: `%s`: on Linux a unix socket cannot be allowed by path; "
 			       "set \"unix_sockets\": \"all\" to reach the sockets left visible",
 			       g->sockets[0]);
+	/* Limits this host cannot hold are refused here, before anything is
+	 * recorded (the launch decides again, with what it then finds). The
+	 * default pids limit alone is never refused: that launch decides once. */
+	if (g->limits.memory || g->limits.cpu_millis || !g->pids_default) {
+		r = limits_decide(NULL, g, paths->execution, &lp, e);
+		limits_clear(&lp);
+		if (r < 0)
+			return -1;
+	}
 	if (asprintf(&summary, "native: %s", p->summary) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "native plan");
 	free(p->summary);

@@ -6,6 +6,7 @@
  * single-threaded child is what unshare(CLONE_NEWUSER) requires. */
 #include "sandbox/native/prereq.h"
 #include "lib/fs.h"
+#include "sandbox/limits.h"
 
 #include "lib/cleanup.h"
 
@@ -600,7 +601,7 @@ static void check_seccomp(struct prereq_check *c)
 
 /* ---- the report ------------------------------------------------------- */
 
-enum { C_KERNEL, C_USERNS, C_LANDLOCK, C_SECCOMP, C_MOUNT_API, C_COUNT };
+enum { C_KERNEL, C_USERNS, C_LANDLOCK, C_SECCOMP, C_MOUNT_API, C_PIDS, C_CGROUP, C_COUNT };
 
 _Static_assert(C_COUNT <= PREREQ_MAX, "prereq_report holds every check");
 
@@ -609,7 +610,8 @@ void native_prereq_run(struct prereq_report *r)
 	static const char *const ids[C_COUNT] = {
 		[C_KERNEL] = "kernel",	   [C_USERNS] = "userns",
 		[C_LANDLOCK] = "landlock", [C_SECCOMP] = "seccomp",
-		[C_MOUNT_API] = "mount_api",
+		[C_MOUNT_API] = "mount_api", [C_PIDS] = "pids",
+		[C_CGROUP] = "cgroup",
 	};
 
 	memset(r, 0, sizeof(*r));
@@ -620,6 +622,9 @@ void native_prereq_run(struct prereq_report *r)
 	check_userns_and_mount_api(&r->checks[C_USERNS], &r->checks[C_MOUNT_API]);
 	check_landlock(&r->checks[C_LANDLOCK], &r->landlock_abi);
 	check_seccomp(&r->checks[C_SECCOMP]);
+	/* how the grant's limits are enforced here (warnings, never failures:
+	 * what cannot be enforced is refused at launch) */
+	limits_doctor(NULL, &r->checks[C_PIDS], &r->checks[C_CGROUP]);
 }
 
 int native_prereq_require(const struct prereq_report *r, struct err **e)

@@ -18,7 +18,7 @@ enum prereq_status { PREREQ_PASS, PREREQ_WARN, PREREQ_FAIL };
 struct prereq_check {
 	const char *id;		/* "kernel", "userns", "landlock", "seccomp", ... */
 	enum prereq_status status;
-	char detail[256];	/* what was found */
+	char detail[512];	/* what was found */
 	char fix[256];		/* what to do, for a warn or fail; "" otherwise */
 };
 

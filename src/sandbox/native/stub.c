@@ -165,6 +165,9 @@ static void encode(struct buf *b, const struct child_args *a)
 	put_strv(b, mp->read_exceptions);
 	put_strv(b, a->argv);
 	put_strv(b, a->env);
+	put(b, &mp->tmp_size, sizeof(mp->tmp_size));
+	put(b, &mp->shm_size, sizeof(mp->shm_size));
+	put_u32(b, mp->sys_keep);
 }
 
 /* Decoded into memory the stub then hands to pid 1 (never freed: pid 1
@@ -199,6 +202,9 @@ static int decode(struct buf *b, struct child_args *a, struct mount_plan *mp)
 	mp->read_exceptions = get_strv(b);
 	a->argv = get_strv(b);
 	a->env = get_strv(b);
+	get(b, &mp->tmp_size, sizeof(mp->tmp_size));
+	get(b, &mp->shm_size, sizeof(mp->shm_size));
+	mp->sys_keep = get_u32(b);
 	a->mp = mp;
 	if (b->bad || b->off != b->n || !a->argv || !a->argv[0] || !mp->read_denies ||
 	    !mp->read_exceptions)
@@ -312,8 +318,9 @@ void native_stub_start(void)
 		return;
 	stub.started = true;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0 ||
-	    /* a socket: the filter arrives with the Landlock ruleset's fd */
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sync) < 0 ||
+	    /* a socket, so that the root can hand pid 1 descriptors on it
+	     * (its way out of the sandbox's cgroups, the Landlock ruleset) */
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0 ||
 	    /* a socket, not a pipe: pid 1 holds its end for the sandbox's
 	     * life, and a pipe could be opened anew through /proc/1/fd by
 	     * the command (same user) to forge a status; a socket cannot */

@@ -1,5 +1,6 @@
 /* confine.c: see confine.h. The order is the native child's, less what
- * srt has done already (namespaces, mounts): descriptors, capabilities,
+ * srt has done already (namespaces, mounts): descriptors, the sandbox's
+ * cgroups or RLIMIT_NPROC, capabilities,
  * no_new_privs, Landlock, then the seccomp filter, which comes last so
  * that every step before it may still make any call it needs. */
 #include "sandbox/srt/confine.h"
@@ -7,11 +8,13 @@
 #include "sandbox/native/landlock.h"
 #include "sandbox/native/prereq.h"
 #include "sandbox/native/seccomp.h"
+#include "sandbox/limits.h"
 
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* The first ABI with scopes (abstract unix sockets, signals). */
@@ -57,6 +60,28 @@ static void own_group(void)
 	(void)setpgid(0, 0); /* fails only for a session leader, which leads its group */
 }
 
+/* Into the sandbox's cgroups (srt binds them writable; Landlock below
+ * leaves them read-only to the command), or the pids limit as
+ * RLIMIT_NPROC where srt's user namespace is the sandbox's own. */
+static int apply_limits(const struct srt_confine *c, struct err **e)
+{
+	const char *why = NULL;
+
+	for (size_t i = 0; i < c->n_cgroups; i++)
+		if (limits_join_dir(c->cgroups[i]) < 0)
+			return err_set(e, ERR_UNAVAILABLE, errno, "limits: join the cgroup `%s`",
+				       c->cgroups[i]);
+	if (!c->pids)
+		return 0;
+	if (!limits_nproc_usable(&why))
+		return c->pids_strict ? err_set(e, ERR_UNAVAILABLE, 0,
+						"limits.pids: RLIMIT_NPROC cannot hold it here: %s",
+						why) : 0;
+	if (setrlimit(RLIMIT_NPROC, &(struct rlimit){ c->pids, c->pids }) < 0)
+		return step_failed(e, "limits: set RLIMIT_NPROC", errno);
+	return 0;
+}
+
 int srt_confine_exec(const struct srt_confine *c, struct err **e)
 {
 	struct native_filter f = { 0 };
@@ -69,6 +94,8 @@ int srt_confine_exec(const struct srt_confine *c, struct err **e)
 		return step_failed(e, "close inherited descriptors", errno);
 	if (!c->argv || !c->argv[0])
 		return err_set(e, ERR_UNAVAILABLE, 0, "no command");
+	if (apply_limits(c, e) < 0)
+		return -1;
 	/* Compiled while every call is still allowed; loaded last. */
 	if (native_seccomp_compile(c->unix_all, &f, e) < 0)
 		return -1;

@@ -4,9 +4,10 @@
  * root operator, /proc/sys writable, a denied directory writable, calls
  * such as ptrace, bpf and keyctl open, datagram socketpairs). So the srt
  * provider runs `cordon confine` as srt's command: in srt's sandbox it
- * takes the same steps the native child takes last (capabilities, the
- * bounding set, no_new_privs, Landlock, the seccomp filter) and then
- * executes the real command in its own place. */
+ * joins the sandbox's cgroups (or sets its RLIMIT_NPROC), takes the same
+ * steps the native child takes last (capabilities, the bounding set,
+ * no_new_privs, Landlock, the seccomp filter) and then executes the real
+ * command in its own place. */
 #ifndef CORDON_SANDBOX_SRT_CONFINE_H
 #define CORDON_SANDBOX_SRT_CONFINE_H
 
@@ -24,6 +25,10 @@ struct srt_confine {
 	bool unix_all;		/* socket(AF_UNIX) left open ("unix_sockets": "all") */
 	bool scope;		/* scoping abstract sockets and signals is required */
 	char *const *argv;	/* the command; argv[0] is looked up in PATH */
+	char *const *cgroups;	/* the sandbox's cgroups, joined first */
+	size_t n_cgroups;
+	unsigned long pids;	/* RLIMIT_NPROC in srt's user namespace; 0: none */
+	bool pids_strict;	/* refuse when that namespace cannot hold it */
 };
 
 /* Confine this process and execute c->argv. Returns only when that

@@ -10,6 +10,7 @@
 #include "sandbox/adopt.h"
 #include "sandbox/terminal.h"
 #include "lib/text.h"
+#include "sandbox/srt/limits.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -160,7 +161,7 @@ static int same_srt(const struct plan *p, const struct srt_env *t, struct err **
 /* Record, settings, preflight: everything before srt runs the command. */
 static int prepare(const struct grant *g, const struct plan *p, const struct plan_paths *paths,
 		   const struct provider_record *rec, struct listener ls[2],
-		   struct gateway **gw, struct err **e)
+		   struct limits_plan *lp, struct gateway **gw, struct err **e)
 {
 	struct srt_env t = { 0 };
 	struct srt_helpers h;
@@ -182,6 +183,8 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 	if (r == 0)
 		r = srt_settings_build(g, &h, &ports, &settings, e);
 	if (r == 0)
+		r = srt_limits_settings(settings, p, e);
+	if (r == 0)
 		r = rec->fn(rec->ctx, e);
 	if (r == 0)
 		r = start_gateway(g, ls, paths->record_dir, gw, e);
@@ -194,6 +197,9 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 		r = err_set(e, ERR_INTERNAL, ENOMEM, "srt");
 	if (r == 0)
 		r = srt_sockdir_make(sockdir, e);
+	/* srt binds the cgroups into its sandbox: they must exist first */
+	if (r == 0)
+		r = limits_create(lp, e);
 	if (r == 0)
 		r = srt_preflight(&t, file, paths->record_dir, paths->record_dir, sockdir, e);
 	srt_env_clear(&t);
@@ -219,6 +225,9 @@ struct keeper_fail {
 	char step[64];
 };
 
+/* The keeper's signal that the root is gone: not one the root forwards. */
+#define KEEPER_ORPHANED (SIGRTMIN + 1)
+
 static noreturn void keeper_die(int status_fd, const char *step, int err, int exec)
 {
 	struct keeper_fail f = { .err = err, .exec = exec };
@@ -235,11 +244,13 @@ static noreturn void keeper_die(int status_fd, const char *step, int err, int ex
  * host's: a command could reach the host's System V and POSIX IPC), a
  * mount namespace for a /proc of that pid namespace (srt names its own
  * files by its pid under /proc), and, when the operator is not root, a
- * user namespace that owns them. The keeper dies with the root (the
- * plan's stop is a SIGKILL of the root), passes on the signals the root
- * forwards and exits with srt's status, ending the rest as it goes. */
+ * user namespace that owns them. The keeper passes on the signals the
+ * root forwards and exits with srt's status. When srt exits, or the root
+ * dies (the plan's stop is a SIGKILL of the root, which nothing in srt
+ * would notice), it ends everything beneath it, then removes what the
+ * root would have: the sandbox's cgroups and its bridge socket dir. */
 static noreturn void keeper(const struct plan *p, char **env, const sigset_t *mask,
-			    int status_fd, int go_fd)
+			    int status_fd, int go_fd, struct limits_plan *lp, const char *sockdir)
 {
 	struct pollfd root_gone = { .fd = go_fd, .events = POLLIN };
 	sigset_t set;
@@ -247,10 +258,17 @@ static noreturn void keeper(const struct plan *p, char **env, const sigset_t *ma
 	char go;
 	int sfd, code = 125;
 
-	/* The root writes the id maps (and joins us to cgroups) first. */
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, KEEPER_ORPHANED);
+	/* blocked, so queued for the signalfd even to a namespace's init */
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* The root writes the id maps first. */
 	if (fs_read_exact(go_fd, &go, 1) < 0)
 		_exit(125);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_PDEATHSIG, KEEPER_ORPHANED);
 	/* the root keeps its end open for its life: gone already? */
 	if (poll(&root_gone, 1, 0) != 0)
 		_exit(125);
@@ -258,12 +276,6 @@ static noreturn void keeper(const struct plan *p, char **env, const sigset_t *ma
 		keeper_die(status_fd, "srt's namespaces: mount propagation", errno, 0);
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		keeper_die(status_fd, "srt's namespaces: mount /proc", errno, 0);
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
-		sigaddset(&set, forwarded[i]);
-	sigaddset(&set, SIGCHLD);
-	/* blocked, so queued for the signalfd even to a namespace's init */
-	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0)
 		keeper_die(status_fd, "srt's namespaces: signalfd", errno, 0);
@@ -285,6 +297,8 @@ static noreturn void keeper(const struct plan *p, char **env, const sigset_t *ma
 
 		if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
 			break;
+		if ((int)si.ssi_signo == KEEPER_ORPHANED)
+			break;
 		if (si.ssi_signo != SIGCHLD) {
 			kill(srt, (int)si.ssi_signo);
 			continue;
@@ -302,6 +316,9 @@ static noreturn void keeper(const struct plan *p, char **env, const sigset_t *ma
 	kill(-1, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
+	/* the root may be gone; it tries again when it is not */
+	limits_remove(lp);
+	srt_sockdir_remove(sockdir);
 	_exit(code);
 }
 
@@ -335,7 +352,8 @@ static int keeper_maps(pid_t pid)
 /* Start the keeper in its namespaces; *go_keep is the end of the pipe
  * the root holds for its life (the keeper sees the root gone by it). */
 static pid_t spawn(const struct grant *g, const struct plan *p, bool quiet,
-		   const sigset_t *mask, int *pidfd, int *go_keep, struct err **e)
+		   const sigset_t *mask, struct limits_plan *lp, const char *sockdir, int *pidfd,
+		   int *go_keep, struct err **e)
 {
 	_cleanup_strv_ char **env = child_environ(g, p, quiet);
 	unsigned long flags = SIGCHLD | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC |
@@ -360,7 +378,7 @@ static pid_t spawn(const struct grant *g, const struct plan *p, bool quiet,
 	if (pid == 0) {
 		close(status[0]);
 		close(go[1]);
-		keeper(p, env, mask, status[1], go[0]);
+		keeper(p, env, mask, status[1], go[0], lp, sockdir);
 	}
 	close(status[1]);
 	close(go[0]);
@@ -441,15 +459,20 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 	    const struct provider_record *rec, struct err **e)
 {
 	struct listener ls[2] = { { -1, -1, 0 }, { -1, -1, 0 } };
+	struct limits_plan lp = { 0 };
+	_cleanup_free_ char *sockdir = srt_run_sockdir(paths->execution);
 	struct gateway *gw = NULL;
 	struct terminal term;
 	sigset_t set, old;
 	int pidfd = -1, sfd = -1, go = -1, code = -1;
+	unsigned long long ns = 0;
 	pid_t pid;
 
 	terminal_save(&term);
-	if (listener_open(&ls[0], e) < 0 || listener_open(&ls[1], e) < 0 ||
-	    prepare(g, p, paths, rec, ls, &gw, e) < 0)
+	/* the plan's cgroups must still be this host's */
+	if (limits_decide(NULL, g, paths->execution, &lp, e) < 0 ||
+	    srt_limits_check_plan(p, &lp, g, e) < 0 || listener_open(&ls[0], e) < 0 ||
+	    listener_open(&ls[1], e) < 0 || prepare(g, p, paths, rec, ls, &lp, &gw, e) < 0)
 		goto out;
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
@@ -457,10 +480,11 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 	sigprocmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	pid = sfd < 0 ? err_set(e, ERR_UNAVAILABLE, errno, "start srt")
-		      : spawn(g, p, rec->quiet, &old, &pidfd, &go, e);
+	      : !sockdir ? err_set(e, ERR_INTERNAL, ENOMEM, "start srt")
+			 : spawn(g, p, rec->quiet, &old, &lp, sockdir, &pidfd, &go, e);
 	if (pid < 0) {
 		/* nothing of the command ran */
-	} else if (sandbox_ns_record(paths->record_dir, pid, e) < 0) {
+	} else if (sandbox_ns_id(pid, &ns, e) < 0 || sandbox_ns_record(paths->record_dir, ns, e) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	} else if (wait_srt(pid, pidfd, sfd, gw, &code) < 0) {
@@ -469,15 +493,17 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	terminal_restore(&term);
-	if (code >= 0 && !rec->quiet)
+	if (code >= 0 && !rec->quiet) {
+		limits_note(&lp, stderr);
 		note_refused(gw);
-out:
-	{
-		_cleanup_free_ char *sockdir = srt_run_sockdir(paths->execution);
-		srt_sockdir_remove(sockdir);
 	}
+out:
+	srt_sockdir_remove(sockdir);
 	if (go >= 0)
 		close(go);
+	/* the keeper has ended everything beneath it */
+	limits_remove(&lp);
+	limits_clear(&lp);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (sfd >= 0)

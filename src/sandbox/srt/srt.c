@@ -3,6 +3,7 @@
 #include "sandbox/srt/srt.h"
 #include "sandbox/adopt.h"
 #include "sandbox/native/prereq.h"
+#include "sandbox/srt/limits.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -83,8 +84,8 @@ static int push_child_env(char ***argv, const char *workspace)
 }
 
 static int wrapper_argv(const struct grant *g, const struct srt_env *t, const char *self,
-			const char *settings, const struct plan_paths *paths, char *const *cmd,
-			char ***out, struct err **e)
+			const char *settings, const struct plan_paths *paths,
+			const struct limits_plan *lp, char *const *cmd, char ***out, struct err **e)
 {
 	_cleanup_strv_ char **argv = NULL;
 	_cleanup_free_ char *path_kv = NULL, *tmp_kv = NULL;
@@ -136,6 +137,9 @@ static int wrapper_argv(const struct grant *g, const struct srt_env *t, const ch
 		r = strv_push(&argv, "--unix-all");
 	if (r == 0 && native_landlock_abi() >= SRT_LANDLOCK_ABI_SCOPES)
 		r = strv_push(&argv, "--scope");
+	/* the sandbox's cgroups confine joins, or its RLIMIT_NPROC */
+	if (r == 0)
+		r = srt_limits_args(lp, g, &argv);
 	if (r == 0)
 		r = strv_push(&argv, "--");
 	if (r == 0)
@@ -153,12 +157,16 @@ static int srt_plan(const struct grant *g, const struct plan_paths *paths, struc
 {
 	struct srt_env t = { 0 };
 	struct srt_helpers h;
+	struct limits_plan lp = { 0 };
 	_cleanup_json_ json_t *settings = NULL;
 	_cleanup_free_ char *self = NULL, *file = NULL, *summary = NULL;
 	char **argv = NULL;
 	int r = -1;
 
 	if (srt_locate(&t, true, e) < 0)
+		goto out;
+	/* limits this host cannot enforce are refused with nothing recorded */
+	if (limits_decide(NULL, g, paths->execution, &lp, e) < 0)
 		goto out;
 	/* What srt cannot hold is refused here, before anything is recorded. */
 	if (srt_self_exe(g, &self, e) < 0)
@@ -171,7 +179,7 @@ static int srt_plan(const struct grant *g, const struct plan_paths *paths, struc
 		err_set(e, ERR_INTERNAL, ENOMEM, "srt plan");
 		goto out;
 	}
-	if (wrapper_argv(g, &t, self, file, paths, p->argv, &argv, e) < 0)
+	if (wrapper_argv(g, &t, self, file, paths, &lp, p->argv, &argv, e) < 0)
 		goto out;
 	strv_free(p->argv);
 	p->argv = argv;
@@ -182,6 +190,7 @@ static int srt_plan(const struct grant *g, const struct plan_paths *paths, struc
 	p->signals = PLAN_SIGNALS_KILL;
 	r = 0;
 out:
+	limits_clear(&lp);
 	srt_env_clear(&t);
 	return r;
 }
@@ -197,13 +206,14 @@ static int srt_record(const struct grant *g, const struct plan *p, const char *r
 	_cleanup_free_ char *self = NULL;
 	int r;
 
-	(void)p;
 	r = srt_locate(&t, false, e);
 	if (r == 0)
 		r = srt_self_exe(g, &self, e);
 	h = (struct srt_helpers){ t.bwrap, t.socat, t.rg, self };
 	if (r == 0)
 		r = srt_settings_build(g, &h, NULL, &settings, e);
+	if (r == 0)
+		r = srt_limits_settings(settings, p, e);
 	if (r == 0)
 		r = srt_settings_write(record_dir, settings, true, e);
 	srt_env_clear(&t);
@@ -372,6 +382,20 @@ static json_t *doctor_kernel(const char *id, const char *code)
 	return check(id, "fail", code, "not checked", "");
 }
 
+/* How the limits are enforced under srt: as for native, but for where
+ * RLIMIT_NPROC is set (srt's user namespace, by cordon confine). */
+static void doctor_limits(json_t *checks)
+{
+	struct prereq_check c[2] = { { .id = "pids" }, { .id = "cgroup" } };
+	static const char *const code[2] = { "pids_unenforced", "limits_unavailable" };
+
+	limits_doctor(NULL, &c[0], &c[1]);
+	for (int i = 0; i < 2; i++)
+		json_array_append_new(checks, check(c[i].id, c[i].status == PREREQ_PASS ? "pass" : "warn",
+						    c[i].status == PREREQ_PASS ? "" : code[i],
+						    c[i].detail, c[i].fix));
+}
+
 static json_t *srt_doctor(void)
 {
 	struct srt_env t = { 0 };
@@ -408,6 +432,7 @@ static json_t *srt_doctor(void)
 	err_free(e);
 	json_array_append_new(checks, doctor_kernel("userns", "userns_unavailable"));
 	json_array_append_new(checks, doctor_kernel("seccomp", "seccomp_unavailable"));
+	doctor_limits(checks);
 	if (found)
 		json_array_append_new(checks, doctor_preflight(&t));
 	for (size_t i = 0; i < json_array_size(checks); i++) {
