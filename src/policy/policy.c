@@ -373,6 +373,20 @@ int policy_parse(const char *buf, size_t len, struct policy **out,
 	return 0;
 }
 
+int policy_from_value(json_t *v, const char *where, struct policy **out, struct err **e)
+{
+	struct policy *p = policy_new();
+
+	if (!p)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "policy");
+	if (policy_from_json(v, p, e) < 0) {
+		policy_free(p);
+		return where ? err_wrap(e, "%s", where) : -1;
+	}
+	*out = p;
+	return 0;
+}
+
 int policy_load_file(const char *path, struct policy **out, struct err **e)
 {
 	_cleanup_free_ char *buf = NULL;

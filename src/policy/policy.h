@@ -63,6 +63,10 @@ struct path_ctx {
  * "<json path>: <reason>"; the offending value is never echoed. */
 int policy_parse(const char *buf, size_t len, struct policy **out,
 		 struct err **e);
+/* A policy that is part of a larger document (a binding's): v checked as
+ * policy_parse checks a whole document; a refusal's message is prefixed
+ * with where, the JSON path of v ("bindings.b.sandbox.policy"). */
+int policy_from_value(json_t *v, const char *where, struct policy **out, struct err **e);
 /* Read and parse a policy file (at most 1 MiB). */
 int policy_load_file(const char *path, struct policy **out, struct err **e);
 /* The embedded default policy. */

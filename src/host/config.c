@@ -1,0 +1,537 @@
+/* config.c: the daemon's bindings (see config.h). Every check names the
+ * JSON path of what it refuses; a value is never echoed (an env value or a
+ * path may be something the operator would not want in a log). */
+#include "host/config.h"
+
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/json.h"
+#include "lib/strv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SECRET_MAX ((size_t)64 * 1024)
+#define ENV_NAME_MAX 256
+
+static const char *show(const char *path)
+{
+	return json_path_show(path);
+}
+
+static int oom(struct err **e)
+{
+	return err_set(e, ERR_INTERNAL, ENOMEM, "config");
+}
+
+/* Every key of obj is one of keys. */
+static int only_keys(json_t *obj, const char *path, const char *const *keys, struct err **e)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(obj, key, v) {
+		size_t i = 0;
+
+		while (keys[i] && strcmp(keys[i], key) != 0)
+			i++;
+		if (!keys[i]) {
+			_cleanup_free_ char *kp = json_path_key(path, key);
+			return kp ? err_set(e, ERR_CONFIG, 0, "%s: unknown key", show(kp)) : oom(e);
+		}
+	}
+	return 0;
+}
+
+/* A string without an embedded NUL, or NULL with *e set. */
+static const char *string_at(json_t *v, const char *path, struct err **e)
+{
+	if (!json_is_string(v)) {
+		err_set(e, ERR_CONFIG, 0, "%s: must be a string", show(path));
+		return NULL;
+	}
+	if (strlen(json_string_value(v)) != json_string_length(v)) {
+		err_set(e, ERR_CONFIG, 0, "%s: holds a NUL byte", show(path));
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
+static int absolute_path(json_t *v, const char *path, char **out, struct err **e)
+{
+	const char *s = string_at(v, path, e);
+
+	if (!s)
+		return -1;
+	if (s[0] != '/')
+		return err_set(e, ERR_CONFIG, 0, "%s: must be an absolute path", show(path));
+	if (strlen(s) >= PATH_MAX)
+		return err_set(e, ERR_CONFIG, 0, "%s: longer than PATH_MAX", show(path));
+	*out = strdup(s);
+	return *out ? 0 : oom(e);
+}
+
+static bool env_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > ENV_NAME_MAX || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}
+
+static bool binding_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > HOST_BINDING_NAME_MAX ||
+	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
+	      (s[0] >= '0' && s[0] <= '9')))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] == '_' || s[i] == '-' || s[i] == '.' || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}
+
+static json_t *object_at(json_t *parent, const char *path, const char *key, bool required,
+			 char **kp, struct err **e)
+{
+	json_t *v = json_object_get(parent, key);
+
+	*kp = json_path_key(path, key);
+	if (!*kp) {
+		oom(e);
+		return NULL;
+	}
+	if (!v) {
+		if (required)
+			err_set(e, ERR_CONFIG, 0, "%s: missing", show(*kp));
+		return NULL;
+	}
+	if (!json_is_object(v)) {
+		err_set(e, ERR_CONFIG, 0, "%s: must be an object", show(*kp));
+		return NULL;
+	}
+	return v;
+}
+
+static int parse_executor(json_t *b, const char *path, struct host_binding *out, struct err **e)
+{
+	static const char *const keys[] = { "kind", "args", NULL };
+	_cleanup_free_ char *xp = NULL, *kp = NULL, *ap = NULL;
+	json_t *x = object_at(b, path, "executor", true, &xp, e), *args, *v;
+	const char *kind;
+	size_t i;
+
+	if (!x || only_keys(x, xp, keys, e) < 0)
+		return -1;
+	kp = json_path_key(xp, "kind");
+	ap = json_path_key(xp, "args");
+	if (!kp || !ap)
+		return oom(e);
+	if (!json_object_get(x, "kind"))
+		return err_set(e, ERR_CONFIG, 0, "%s: missing", show(kp));
+	kind = string_at(json_object_get(x, "kind"), kp, e);
+	if (!kind)
+		return -1;
+	if (strcmp(kind, "shell") == 0)
+		out->executor = HOST_EXEC_SHELL;
+	else if (strcmp(kind, "claude-code") == 0)
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "%s: the claude-code executor is not built yet", show(kp));
+	else
+		return err_set(e, ERR_CONFIG, 0, "%s: must be \"shell\" or \"claude-code\"",
+			       show(kp));
+	args = json_object_get(x, "args");
+	if (!args)
+		return 0;
+	if (!json_is_array(args) || json_array_size(args) == 0)
+		return err_set(e, ERR_CONFIG, 0, "%s: must be a non-empty array of strings",
+			       show(ap));
+	json_array_foreach(args, i, v) {
+		_cleanup_free_ char *ip = json_path_index(ap, i);
+		const char *s;
+
+		if (!ip)
+			return oom(e);
+		if (!(s = string_at(v, ip, e)))
+			return -1;
+		if (strv_push(&out->args, s) < 0)
+			return oom(e);
+	}
+	return 0;
+}
+
+static int parse_workspace(json_t *b, const char *path, struct host_binding *out,
+			   struct err **e)
+{
+	static const char *const keys[] = { "dir", "scratch", NULL };
+	_cleanup_free_ char *wp = NULL, *dp = NULL, *sp = NULL;
+	json_t *w = object_at(b, path, "workspace", true, &wp, e);
+	json_t *dir, *scratch;
+
+	if (!w || only_keys(w, wp, keys, e) < 0)
+		return -1;
+	dir = json_object_get(w, "dir");
+	scratch = json_object_get(w, "scratch");
+	dp = json_path_key(wp, "dir");
+	sp = json_path_key(wp, "scratch");
+	if (!dp || !sp)
+		return oom(e);
+	if (dir && scratch)
+		return err_set(e, ERR_CONFIG, 0, "%s: names both a dir and scratch: one of them",
+			       show(wp));
+	if (scratch) {
+		if (!json_is_true(scratch))
+			return err_set(e, ERR_CONFIG, 0, "%s: must be true (or name a dir)", show(sp));
+		out->scratch = true;
+		return 0;
+	}
+	if (!dir)
+		return err_set(e, ERR_CONFIG, 0, "%s: needs a dir or \"scratch\": true", show(wp));
+	return absolute_path(dir, dp, &out->workspace, e);
+}
+
+static int parse_sandbox(json_t *b, const char *path, struct host_binding *out, struct err **e)
+{
+	static const char *const keys[] = { "provider", "policy", NULL };
+	_cleanup_free_ char *sp = NULL, *pp = NULL, *polp = NULL, *cp = NULL;
+	json_t *s = object_at(b, path, "sandbox", false, &sp, e), *pol;
+	const char *provider;
+
+	if (*e)
+		return -1;
+	if (json_object_get(b, "container")) {
+		cp = json_path_key(path, "container");
+		if (!cp)
+			return oom(e);
+		if (s)
+			return err_set(e, ERR_CONFIG, 0,
+				       "%s: declares both a sandbox and a container: one of them",
+				       show(path));
+		return err_set(e, ERR_UNAVAILABLE, 0, "%s: container providers are not built yet",
+			       show(cp));
+	}
+	if (!s)
+		return 0;
+	if (only_keys(s, sp, keys, e) < 0)
+		return -1;
+	pp = json_path_key(sp, "provider");
+	polp = json_path_key(sp, "policy");
+	if (!pp || !polp)
+		return oom(e);
+	if (!json_object_get(s, "provider"))
+		return err_set(e, ERR_CONFIG, 0, "%s: missing", show(pp));
+	provider = string_at(json_object_get(s, "provider"), pp, e);
+	if (!provider)
+		return -1;
+	if (strcmp(provider, "native") != 0 && strcmp(provider, "srt") != 0)
+		return err_set(e, ERR_CONFIG, 0, "%s: must be \"native\" or \"srt\"", show(pp));
+	out->provider = strdup(provider);
+	if (!out->provider)
+		return oom(e);
+	pol = json_object_get(s, "policy");
+	/* without one, the embedded default */
+	if (!pol)
+		return policy_default(&out->policy, e);
+	return policy_from_value(pol, show(polp), &out->policy, e);
+}
+
+static int parse_env(json_t *b, const char *path, struct host_binding *out, struct err **e)
+{
+	_cleanup_free_ char *ep = NULL;
+	json_t *env = object_at(b, path, "env", false, &ep, e), *v;
+	const char *key;
+
+	if (*e)
+		return -1;
+	json_object_foreach(env, key, v) {
+		_cleanup_free_ char *kp = json_path_key(ep, key);
+		_cleanup_free_ char *kv = NULL;
+		const char *s;
+
+		if (!kp)
+			return oom(e);
+		if (!env_name_ok(key))
+			return err_set(e, ERR_CONFIG, 0,
+				       "%s: not a variable name (letters, digits, _; not a digit first)",
+				       show(kp));
+		if (!(s = string_at(v, kp, e)))
+			return -1;
+		if (asprintf(&kv, "%s=%s", key, s) < 0)
+			return oom(e);
+		if (strv_push(&out->env, kv) < 0)
+			return oom(e);
+	}
+	return 0;
+}
+
+static bool env_has(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; env && env[i]; i++)
+		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+			return true;
+	return false;
+}
+
+static int parse_secrets(json_t *b, const char *path, struct host_binding *out, struct err **e)
+{
+	static const char *const keys[] = { "file", "env", NULL };
+	_cleanup_free_ char *sp = NULL;
+	json_t *secrets = object_at(b, path, "secrets", false, &sp, e), *v;
+	const char *key;
+
+	if (*e)
+		return -1;
+	if (!secrets)
+		return 0;
+	out->secrets = calloc(json_object_size(secrets), sizeof(*out->secrets));
+	if (!out->secrets && json_object_size(secrets) > 0)
+		return oom(e);
+	json_object_foreach(secrets, key, v) {
+		_cleanup_free_ char *kp = json_path_key(sp, key), *fp = NULL, *vp = NULL;
+		struct host_secret *s = &out->secrets[out->n_secrets];
+		json_t *file, *var;
+
+		if (!kp || !(fp = json_path_key(kp, "file")) || !(vp = json_path_key(kp, "env")))
+			return oom(e);
+		if (!env_name_ok(key))
+			return err_set(e, ERR_CONFIG, 0,
+				       "%s: not a variable name (letters, digits, _; not a digit first)",
+				       show(kp));
+		if (env_has(out->env, key))
+			return err_set(e, ERR_CONFIG, 0, "%s: also set in env: one of them", show(kp));
+		if (!json_is_object(v))
+			return err_set(e, ERR_CONFIG, 0, "%s: must be an object", show(kp));
+		if (only_keys(v, kp, keys, e) < 0)
+			return -1;
+		file = json_object_get(v, "file");
+		var = json_object_get(v, "env");
+		if (!!file == !!var)
+			return err_set(e, ERR_CONFIG, 0, "%s: needs one of file and env", show(kp));
+		s->name = strdup(key);
+		if (!s->name)
+			return oom(e);
+		out->n_secrets++;
+		if (file && absolute_path(file, fp, &s->file, e) < 0)
+			return -1;
+		if (var) {
+			const char *name = string_at(var, vp, e);
+
+			if (!name)
+				return -1;
+			if (!env_name_ok(name))
+				return err_set(e, ERR_CONFIG, 0, "%s: not a variable name", show(vp));
+			s->env = strdup(name);
+			if (!s->env)
+				return oom(e);
+		}
+	}
+	return 0;
+}
+
+static int parse_numbers(json_t *b, const char *path, struct host_binding *out, struct err **e)
+{
+	json_t *r = json_object_get(b, "retries"), *g = json_object_get(b, "grace");
+
+	out->grace_ms = HOST_GRACE_DEFAULT_MS;
+	if (r) {
+		_cleanup_free_ char *rp = json_path_key(path, "retries");
+
+		if (!rp)
+			return oom(e);
+		if (!json_is_integer(r) || json_integer_value(r) < 0 ||
+		    json_integer_value(r) > (json_int_t)HOST_RETRIES_MAX)
+			return err_set(e, ERR_CONFIG, 0, "%s: must be an integer from 0 to %u",
+				       show(rp), HOST_RETRIES_MAX);
+		out->retries = (unsigned int)json_integer_value(r);
+	}
+	if (g) {
+		_cleanup_free_ char *gp = json_path_key(path, "grace");
+		double s = json_is_number(g) ? json_number_value(g) : -1.0;
+
+		if (!gp)
+			return oom(e);
+		if (!(s >= 0.0 && s <= HOST_GRACE_MAX_MS / 1000.0))
+			return err_set(e, ERR_CONFIG, 0, "%s: must be seconds from 0 to %u",
+				       show(gp), HOST_GRACE_MAX_MS / 1000);
+		out->grace_ms = (unsigned int)(s * 1000.0 + 0.5);
+	}
+	return 0;
+}
+
+static void binding_clear(struct host_binding *b)
+{
+	free(b->name);
+	strv_free(b->args);
+	free(b->provider);
+	policy_free(b->policy);
+	free(b->workspace);
+	strv_free(b->env);
+	for (size_t i = 0; i < b->n_secrets; i++) {
+		free(b->secrets[i].name);
+		free(b->secrets[i].file);
+		free(b->secrets[i].env);
+	}
+	free(b->secrets);
+	memset(b, 0, sizeof(*b));
+}
+
+static int parse_binding(const char *name, json_t *v, const char *path, struct host_binding *out,
+			 struct err **e)
+{
+	static const char *const keys[] = { "executor", "workspace", "sandbox", "container",
+					    "env", "secrets", "retries", "grace", NULL };
+
+	if (!binding_name_ok(name))
+		return err_set(e, ERR_CONFIG, 0,
+			       "%s: a binding's name is 1 to %d letters, digits, '.', '_' or '-', "
+			       "a letter or digit first",
+			       show(path), HOST_BINDING_NAME_MAX);
+	if (!json_is_object(v))
+		return err_set(e, ERR_CONFIG, 0, "%s: must be an object", show(path));
+	if (only_keys(v, path, keys, e) < 0)
+		return -1;
+	out->name = strdup(name);
+	out->env = calloc(1, sizeof(char *));
+	if (!out->name || !out->env)
+		return oom(e);
+	if (parse_executor(v, path, out, e) < 0 || parse_workspace(v, path, out, e) < 0 ||
+	    parse_sandbox(v, path, out, e) < 0 || parse_env(v, path, out, e) < 0 ||
+	    parse_secrets(v, path, out, e) < 0 || parse_numbers(v, path, out, e) < 0)
+		return -1;
+	return 0;
+}
+
+static int binding_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct host_binding *)a)->name,
+		      ((const struct host_binding *)b)->name);
+}
+
+int host_config_parse(const char *buf, size_t len, struct host_config **out, struct err **e)
+{
+	static const char *const keys[] = { "bindings", NULL };
+	_cleanup_json_ json_t *root = json_parse_strict(buf, len, e);
+	_cleanup_free_ char *bp = NULL;
+	struct host_config *c;
+	json_t *bindings, *v;
+	const char *name;
+
+	if (!root)
+		return -1;
+	if (!json_is_object(root))
+		return err_set(e, ERR_CONFIG, 0, "(root): must be an object");
+	if (only_keys(root, "", keys, e) < 0)
+		return -1;
+	bindings = object_at(root, "", "bindings", true, &bp, e);
+	if (!bindings)
+		return -1;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return oom(e);
+	c->bindings = calloc(json_object_size(bindings) + 1, sizeof(*c->bindings));
+	if (!c->bindings) {
+		free(c);
+		return oom(e);
+	}
+	json_object_foreach(bindings, name, v) {
+		_cleanup_free_ char *kp = json_path_key(bp, name);
+
+		if (!kp || parse_binding(name, v, kp, &c->bindings[c->n++], e) < 0) {
+			if (!kp)
+				oom(e);
+			host_config_free(c);
+			return -1;
+		}
+	}
+	qsort(c->bindings, c->n, sizeof(*c->bindings), binding_cmp);
+	*out = c;
+	return 0;
+}
+
+int host_config_load(const char *path, struct host_config **out, struct err **e)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	size_t len = 0;
+
+	if (fd < 0)
+		return err_set(e, ERR_CONFIG, errno, "config `%s`", path);
+	if (fs_read_fd(fd, path, HOST_CONFIG_MAX, &buf, &len, e) < 0)
+		return err_reclass(e, ERR_CONFIG);
+	if (host_config_parse(buf, len, out, e) < 0)
+		return err_wrap(e, "config `%s`", path);
+	return 0;
+}
+
+void host_config_free(struct host_config *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		binding_clear(&c->bindings[i]);
+	free(c->bindings);
+	free(c);
+}
+
+const struct host_binding *host_config_find(const struct host_config *c, const char *name)
+{
+	struct host_binding key = { .name = (char *)name };
+
+	if (!c || c->n == 0)
+		return NULL;
+	return bsearch(&key, c->bindings, c->n, sizeof(*c->bindings), binding_cmp);
+}
+
+const char *host_executor_name(enum host_executor x)
+{
+	return x == HOST_EXEC_CLAUDE_CODE ? "claude-code" : "shell";
+}
+
+int host_secret_value(const struct host_secret *s, char **out, struct err **e)
+{
+	*out = NULL;
+	if (s->env) {
+		const char *v = getenv(s->env);
+
+		if (!v)
+			return err_set(e, ERR_CONFIG, 0,
+				       "secret `%s`: the daemon's environment has no %s", s->name,
+				       s->env);
+		*out = strdup(v);
+		return *out ? 0 : oom(e);
+	}
+	_cleanup_close_ int fd = open(s->file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	size_t len = 0;
+
+	if (fd < 0)
+		return err_set(e, ERR_CONFIG, errno, "secret `%s`: its file", s->name);
+	if (fs_read_fd(fd, "secret", SECRET_MAX, out, &len, e) < 0) {
+		err_free(*e);
+		*e = NULL;
+		return err_set(e, ERR_CONFIG, 0, "secret `%s`: its file cannot be read (at most %zu bytes)",
+			       s->name, SECRET_MAX);
+	}
+	if (strlen(*out) != len) {
+		explicit_bzero(*out, len);
+		free(*out);
+		*out = NULL;
+		return err_set(e, ERR_CONFIG, 0, "secret `%s`: its file holds a NUL byte", s->name);
+	}
+	if (len > 0 && (*out)[len - 1] == '\n')
+		(*out)[len - 1] = '\0';
+	return 0;
+}

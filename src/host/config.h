@@ -1,0 +1,71 @@
+/* config.h: the daemon's configuration, its bindings. A binding names what
+ * a job runs (the executor), where (a workspace: a directory used in
+ * place, or a fresh one per job), under what (a sandbox: a provider and a
+ * policy, or none), with which environment and secrets. Parsed as strictly
+ * as a policy: unknown and duplicate keys refused, every refusal naming
+ * the JSON path and never a value. A secret is named here by where its
+ * value is (a file, a variable of the daemon's environment); the value is
+ * read only at launch, for the child's environment. */
+#ifndef CORDON_HOST_CONFIG_H
+#define CORDON_HOST_CONFIG_H
+
+#include "lib/err.h"
+#include "policy/policy.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define HOST_CONFIG_MAX ((size_t)1 << 20)
+#define HOST_BINDING_NAME_MAX 64
+#define HOST_RETRIES_MAX 100U
+#define HOST_GRACE_MAX_MS 3600000U
+#define HOST_GRACE_DEFAULT_MS 10000U
+
+enum host_executor {
+	HOST_EXEC_SHELL = 0,
+	HOST_EXEC_CLAUDE_CODE,
+};
+
+struct host_secret {
+	char *name;	/* the variable the child gets */
+	char *file;	/* absolute path of a file holding the value, or NULL */
+	char *env;	/* a variable of the daemon's environment, or NULL */
+};
+
+struct host_binding {
+	char *name;
+	enum host_executor executor;
+	char **args;		/* the executor's argv; NULL when the job must give one */
+	char *provider;		/* "native" or "srt"; NULL: no sandbox */
+	struct policy *policy;	/* with provider */
+	char *workspace;	/* absolute, canonical at launch; NULL with scratch */
+	bool scratch;		/* a fresh directory under the state dir per job */
+	char **env;		/* KEY=VALUE, never NULL */
+	struct host_secret *secrets;
+	size_t n_secrets;
+	unsigned int retries;
+	unsigned int grace_ms;	/* stop: TERM, then KILL after this */
+};
+
+struct host_config {
+	struct host_binding *bindings;	/* sorted by name */
+	size_t n;
+};
+
+/* Parse a config document. A refusal is ERR_CONFIG ("<json path>:
+ * <reason>"), or ERR_UNAVAILABLE for what this build cannot run (a
+ * container, the claude-code executor). */
+int host_config_parse(const char *buf, size_t len, struct host_config **out, struct err **e);
+/* Read and parse a config file (at most HOST_CONFIG_MAX bytes). */
+int host_config_load(const char *path, struct host_config **out, struct err **e);
+void host_config_free(struct host_config *c);
+
+const struct host_binding *host_config_find(const struct host_config *c, const char *name);
+const char *host_executor_name(enum host_executor x);
+
+/* The value of a secret, read now (caller frees, and clears it before):
+ * a file's whole content without one trailing newline, or the daemon's
+ * variable. A refusal names the secret, never its value. */
+int host_secret_value(const struct host_secret *s, char **out, struct err **e);
+
+#endif

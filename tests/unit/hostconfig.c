@@ -1,0 +1,237 @@
+/* tests/unit/hostconfig.c: the daemon's bindings (src/host/config.c):
+ * a full binding read back field by field, every refusal with its exact
+ * message and class next to a control that parses, and a secret's value
+ * read from a file and from the environment without reaching an error. */
+#include "host/config.h"
+#include "lib/cleanup.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Parse doc; on failure *msg (caller frees) and *reason. */
+static int parse(const char *doc, struct host_config **c, char **msg, int *reason)
+{
+	struct err *e = NULL;
+	int r = host_config_parse(doc, strlen(doc), c, &e);
+
+	*msg = NULL;
+	*reason = -1;
+	if (r < 0 && e) {
+		*msg = strdup(e->msg);
+		*reason = (int)e->reason;
+	}
+	err_free(e);
+	return r;
+}
+
+/* doc is refused as reason with exactly want; fixed (the same document
+ * with that one thing put right) parses. */
+static void refused(const char *doc, int reason, const char *want, const char *fixed)
+{
+	struct host_config *c = NULL;
+	char *msg;
+	int why;
+	int r0 = parse(doc, &c, &msg, &why);
+
+	ok(r0 < 0 && c == NULL, "refused: %s", want);
+	is_str(msg ? msg : "(none)", want, "... with its message");
+	is_int(why, reason, "... as %s", err_reason_name((enum err_reason)reason));
+	free(msg);
+	int r = parse(fixed, &c, &msg, &why);
+	ok(r == 0, "... and the control parses%s%s", msg ? ": " : "", msg ? msg : "");
+	free(msg);
+	host_config_free(c);
+}
+
+#define B(x) "{\"bindings\": {\"b\": " x "}}"
+#define OKX "\"executor\": {\"kind\": \"shell\"}"
+#define OKW "\"workspace\": {\"dir\": \"/srv/p\"}"
+
+static void full_binding(void)
+{
+	const char *doc =
+		"{\"bindings\": {"
+		" \"zeta\": {\"executor\": {\"kind\": \"shell\"}, \"workspace\": {\"scratch\": true}},"
+		" \"build\": {\"executor\": {\"kind\": \"shell\", \"args\": [\"make\", \"test\"]},"
+		"   \"workspace\": {\"dir\": \"/home/me/proj\"},"
+		"   \"sandbox\": {\"provider\": \"native\", \"policy\": {\"write\": [\"{workspace}\"]}},"
+		"   \"env\": {\"LANG\": \"C.UTF-8\"},"
+		"   \"secrets\": {\"NPM_TOKEN\": {\"file\": \"/home/me/.config/npm-token\"},"
+		"                 \"GH\": {\"env\": \"GH_FROM\"}},"
+		"   \"retries\": 2, \"grace\": 2.5}}}";
+	struct host_config *c = NULL;
+	const struct host_binding *b;
+	char *msg;
+	int why;
+
+	int r = parse(doc, &c, &msg, &why);
+	ok(r == 0, "a full config parses%s%s", msg ? ": " : "", msg ? msg : "");
+	free(msg);
+	if (!c)
+		return;
+	is_int(c->n, 2, "two bindings");
+	is_str(c->bindings[0].name, "build", "sorted by name");
+	b = host_config_find(c, "build");
+	ok(b != NULL && host_config_find(c, "nope") == NULL, "found by name, an unknown one not");
+	if (!b)
+		goto out;
+	is_str(host_executor_name(b->executor), "shell", "executor shell");
+	ok(b->args && strcmp(b->args[0], "make") == 0 && strcmp(b->args[1], "test") == 0 &&
+		   !b->args[2],
+	   "its args");
+	is_str(b->workspace, "/home/me/proj", "workspace dir");
+	ok(!b->scratch, "not scratch");
+	is_str(b->provider, "native", "provider");
+	ok(b->policy && b->policy->write[0] && strcmp(b->policy->write[0], "{workspace}") == 0,
+	   "the policy parsed as a policy");
+	ok(b->env[0] && strcmp(b->env[0], "LANG=C.UTF-8") == 0 && !b->env[1], "env");
+	is_int(b->n_secrets, 2, "two secrets");
+	ok(b->secrets[0].file || b->secrets[1].file, "one from a file");
+	is_int(b->retries, 2, "retries");
+	is_int(b->grace_ms, 2500, "grace in ms");
+	b = host_config_find(c, "zeta");
+	ok(b && b->scratch && !b->workspace && !b->provider && !b->args && b->env && !b->env[0] &&
+		   b->grace_ms == HOST_GRACE_DEFAULT_MS && b->retries == 0,
+	   "a bare binding: scratch, no sandbox, no args, the default grace");
+out:
+	host_config_free(c);
+}
+
+static void refusals(void)
+{
+	refused("[]", ERR_CONFIG, "(root): must be an object", "{\"bindings\": {}}");
+	refused("{\"bindings\": {}, \"x\": 1}", ERR_CONFIG, "x: unknown key", "{\"bindings\": {}}");
+	refused("{}", ERR_CONFIG, "bindings: missing", "{\"bindings\": {}}");
+	refused("{\"bindings\": {\"-b\": {" OKX ", " OKW "}}}", ERR_CONFIG,
+		"bindings.-b: a binding's name is 1 to 64 letters, digits, '.', '_' or '-', "
+		"a letter or digit first",
+		"{\"bindings\": {\"b-\": {" OKX ", " OKW "}}}");
+	refused(B("{" OKX ", " OKW ", \"x\": 1}"), ERR_CONFIG, "bindings.b.x: unknown key",
+		B("{" OKX ", " OKW "}"));
+	refused(B("{" OKW "}"), ERR_CONFIG, "bindings.b.executor: missing", B("{" OKX ", " OKW "}"));
+	refused(B("{\"executor\": {\"kind\": \"bash\"}, " OKW "}"), ERR_CONFIG,
+		"bindings.b.executor.kind: must be \"shell\" or \"claude-code\"",
+		B("{" OKX ", " OKW "}"));
+	refused(B("{\"executor\": {\"kind\": \"claude-code\"}, " OKW "}"), ERR_UNAVAILABLE,
+		"bindings.b.executor.kind: the claude-code executor is not built yet",
+		B("{" OKX ", " OKW "}"));
+	refused(B("{\"executor\": {\"kind\": \"shell\", \"args\": []}, " OKW "}"), ERR_CONFIG,
+		"bindings.b.executor.args: must be a non-empty array of strings",
+		B("{\"executor\": {\"kind\": \"shell\", \"args\": [\"true\"]}, " OKW "}"));
+	refused(B("{\"executor\": {\"kind\": \"shell\", \"args\": [\"a\", 2]}, " OKW "}"),
+		ERR_CONFIG, "bindings.b.executor.args[1]: must be a string",
+		B("{\"executor\": {\"kind\": \"shell\", \"args\": [\"a\", \"2\"]}, " OKW "}"));
+	refused(B("{\"executor\": {\"kind\": \"shell\", \"args\": [\"a\\u0000b\"]}, " OKW "}"),
+		ERR_CONFIG, "bindings.b.executor.args[0]: embedded NUL character (line 1, column 69)",
+		B("{\"executor\": {\"kind\": \"shell\", \"args\": [\"ab\"]}, " OKW "}"));
+	refused(B("{" OKX "}"), ERR_CONFIG, "bindings.b.workspace: missing", B("{" OKX ", " OKW "}"));
+	refused(B("{" OKX ", \"workspace\": {\"dir\": \"rel/p\"}}"), ERR_CONFIG,
+		"bindings.b.workspace.dir: must be an absolute path", B("{" OKX ", " OKW "}"));
+	refused(B("{" OKX ", \"workspace\": {\"dir\": \"/p\", \"scratch\": true}}"), ERR_CONFIG,
+		"bindings.b.workspace: names both a dir and scratch: one of them",
+		B("{" OKX ", \"workspace\": {\"scratch\": true}}"));
+	refused(B("{" OKX ", \"workspace\": {\"scratch\": false}}"), ERR_CONFIG,
+		"bindings.b.workspace.scratch: must be true (or name a dir)",
+		B("{" OKX ", \"workspace\": {\"scratch\": true}}"));
+	refused(B("{" OKX ", \"workspace\": {}}"), ERR_CONFIG,
+		"bindings.b.workspace: needs a dir or \"scratch\": true", B("{" OKX ", " OKW "}"));
+	refused(B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"docker\"}}"), ERR_CONFIG,
+		"bindings.b.sandbox.provider: must be \"native\" or \"srt\"",
+		B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"srt\"}}"));
+	refused(B("{" OKX ", " OKW ", \"sandbox\": {}}"), ERR_CONFIG,
+		"bindings.b.sandbox.provider: missing",
+		B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"native\"}}"));
+	refused(B("{" OKX ", " OKW
+		  ", \"sandbox\": {\"provider\": \"native\", \"policy\": {\"write\": [\"/x/*\"]}}}"),
+		ERR_CONFIG,
+		"bindings.b.sandbox.policy: write[0]: patterns are not supported: name a path",
+		B("{" OKX ", " OKW
+		  ", \"sandbox\": {\"provider\": \"native\", \"policy\": {\"write\": [\"/x\"]}}}"));
+	refused(B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"native\"}, \"container\": {}}"),
+		ERR_CONFIG, "bindings.b: declares both a sandbox and a container: one of them",
+		B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"native\"}}"));
+	refused(B("{" OKX ", " OKW ", \"container\": {}}"), ERR_UNAVAILABLE,
+		"bindings.b.container: container providers are not built yet", B("{" OKX ", " OKW "}"));
+	refused(B("{" OKX ", " OKW ", \"env\": {\"1X\": \"v\"}}"), ERR_CONFIG,
+		"bindings.b.env.1X: not a variable name (letters, digits, _; not a digit first)",
+		B("{" OKX ", " OKW ", \"env\": {\"X1\": \"v\"}}"));
+	refused(B("{" OKX ", " OKW ", \"env\": {\"X\": 1}}"), ERR_CONFIG,
+		"bindings.b.env.X: must be a string", B("{" OKX ", " OKW ", \"env\": {\"X\": \"1\"}}"));
+	refused(B("{" OKX ", " OKW ", \"secrets\": {\"T\": {\"file\": \"t\"}}}"), ERR_CONFIG,
+		"bindings.b.secrets.T.file: must be an absolute path",
+		B("{" OKX ", " OKW ", \"secrets\": {\"T\": {\"file\": \"/t\"}}}"));
+	refused(B("{" OKX ", " OKW ", \"secrets\": {\"T\": {\"file\": \"/t\", \"env\": \"E\"}}}"),
+		ERR_CONFIG, "bindings.b.secrets.T: needs one of file and env",
+		B("{" OKX ", " OKW ", \"secrets\": {\"T\": {\"env\": \"E\"}}}"));
+	refused(B("{" OKX ", " OKW ", \"secrets\": {\"T\": {}}}"), ERR_CONFIG,
+		"bindings.b.secrets.T: needs one of file and env",
+		B("{" OKX ", " OKW ", \"secrets\": {\"T\": {\"env\": \"E\"}}}"));
+	refused(B("{" OKX ", " OKW ", \"env\": {\"T\": \"x\"}, \"secrets\": {\"T\": {\"env\": \"E\"}}}"),
+		ERR_CONFIG, "bindings.b.secrets.T: also set in env: one of them",
+		B("{" OKX ", " OKW ", \"env\": {\"U\": \"x\"}, \"secrets\": {\"T\": {\"env\": \"E\"}}}"));
+	refused(B("{" OKX ", " OKW ", \"secrets\": {\"T\": {\"env\": \"E-1\"}}}"), ERR_CONFIG,
+		"bindings.b.secrets.T.env: not a variable name",
+		B("{" OKX ", " OKW ", \"secrets\": {\"T\": {\"env\": \"E_1\"}}}"));
+	refused(B("{" OKX ", " OKW ", \"retries\": -1}"), ERR_CONFIG,
+		"bindings.b.retries: must be an integer from 0 to 100",
+		B("{" OKX ", " OKW ", \"retries\": 100}"));
+	refused(B("{" OKX ", " OKW ", \"grace\": \"10s\"}"), ERR_CONFIG,
+		"bindings.b.grace: must be seconds from 0 to 3600", B("{" OKX ", " OKW ", \"grace\": 0}"));
+	refused("{\"bindings\": {\"b\": {" OKX ", " OKW "}, \"b\": {" OKX ", " OKW "}}}", ERR_CONFIG,
+		"bindings.b: duplicate key (line 1, column 87)",
+		"{\"bindings\": {\"b\": {" OKX ", " OKW "}, \"c\": {" OKX ", " OKW "}}}");
+}
+
+static void secrets(void)
+{
+	char dir[] = "/tmp/cordon-hostconfig-XXXXXX", path[64];
+	struct host_secret fs = { .name = "T" }, es = { .name = "E", .env = "CORDON_TEST_SECRET" };
+	struct err *e = NULL;
+	char *v = NULL;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/t", dir);
+	fs.file = path;
+	f = fopen(path, "w");
+	if (f) {
+		fputs("s3cret-value\n", f);
+		fclose(f);
+	}
+	ok(host_secret_value(&fs, &v, &e) == 0 && v && strcmp(v, "s3cret-value") == 0,
+	   "a file's secret, its one trailing newline dropped");
+	free(v);
+	v = NULL;
+	setenv("CORDON_TEST_SECRET", "from-env", 1);
+	ok(host_secret_value(&es, &v, &e) == 0 && v && strcmp(v, "from-env") == 0,
+	   "a secret from the daemon's environment");
+	free(v);
+	v = NULL;
+	unsetenv("CORDON_TEST_SECRET");
+	ok(host_secret_value(&es, &v, &e) < 0 && e &&
+		   strcmp(e->msg, "secret `E`: the daemon's environment has no CORDON_TEST_SECRET") ==
+			   0,
+	   "an unset variable is refused, naming the secret");
+	err_free(e);
+	e = NULL;
+	unlink(path);
+	ok(host_secret_value(&fs, &v, &e) < 0 && e && strstr(e->msg, "secret `T`: its file") &&
+		   !strstr(e->msg, "s3cret"),
+	   "a missing file is refused, naming the secret, never its value");
+	err_free(e);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	full_binding();
+	refusals();
+	secrets();
+	return done_testing();
+}
