@@ -4,21 +4,21 @@
 # compilers keep -Werror clean). Flags for libraries come from pkg-config;
 # header dependencies are tracked with -MMD.
 
-PKGS      := libseccomp jansson libcrypto libpsl libcares liburing
+PKGS      := libseccomp jansson libcrypto libpsl libcares liburing sqlite3
 # Linked statically (Debian ships the archives): start-up time is part of
 # every launch, and these would otherwise cost more to load than to run
 # (loading and binding libpsl, libidn2, libunistring and libcares took
 # 0.4 ms of every launch).
-STATIC_PKGS := libseccomp jansson libcrypto libpsl libcares liburing
+STATIC_PKGS := libseccomp jansson libcrypto libpsl libcares liburing sqlite3
 # libpsl's own libraries, which its pkg-config file names for the dynamic
-# case only.
+# case only (SQLite's libm is linked as glibc ships it, below).
 STATIC_EXTRA := -lidn2 -lunistring
 VERSION   := 0.1.0
 CC        ?= cc
 CLANG     ?= clang
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := -Wl,-Bstatic $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) $(STATIC_EXTRA) \
-              -Wl,-Bdynamic $(shell pkg-config --libs $(filter-out $(STATIC_PKGS),$(PKGS)) 2>/dev/null)
+              -Wl,-Bdynamic $(shell pkg-config --libs $(filter-out $(STATIC_PKGS),$(PKGS)) 2>/dev/null) -lm
 
 WARN      := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
              -Wmissing-prototypes -Wvla -Wno-unused-parameter

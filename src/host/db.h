@@ -1,0 +1,79 @@
+/* db.h: the daemon's database (SQLite, WAL): every job, its attempts and
+ * their segments, each segment with its pin (the plan's digest and
+ * summary, written in the same transaction that opens the segment, before
+ * anything is launched). History is kept by the database itself: triggers
+ * refuse a delete, a change to a pin, and any change to a row once it has
+ * ended. The schema is versioned (PRAGMA user_version) and migrated on
+ * open; a database newer than this build is refused. */
+#ifndef CORDON_HOST_DB_H
+#define CORDON_HOST_DB_H
+
+#include "lib/err.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define HOST_DB_SCHEMA 1
+#define HOST_JOB_ID_MAX 40
+
+struct host_db;
+
+/* What a job, an attempt or a segment came to. */
+enum host_result {
+	HOST_RUNNING = 0,
+	HOST_EXITED,	/* the command's status is the code */
+	HOST_REFUSED,	/* cordon refused or failed: code 125, reason set */
+	HOST_STOPPED,	/* stopped by the operator (the signal it sent) */
+	HOST_LOST,	/* could not be proven after a restart: stopped, failed */
+};
+
+struct host_segment {
+	char job[HOST_JOB_ID_MAX];
+	unsigned int attempt, n;
+	char *provider;		/* "native", "srt", or NULL: no sandbox */
+	char *digest;		/* the pin */
+	char *summary;
+	char *record_dir;
+	int64_t started_ms, ended_ms;	/* ended_ms 0: running */
+	pid_t wrapper_pid;		/* 0 until the wrapper stamped it */
+	unsigned long long wrapper_start;	/* its start time, clock ticks since boot */
+	enum host_result result;
+	int code;		/* exit status (128+N for a signal) */
+	int signal;		/* what a stop delivered, 0 if none */
+	char *reason;		/* a refusal's reason name, or NULL */
+};
+
+int host_db_open(const char *path, struct host_db **out, struct err **e);
+void host_db_close(struct host_db *db);
+
+/* A new job (id generated, "<time>-<random>"), its first attempt open. */
+int host_db_job_new(struct host_db *db, const char *binding, const char *args_json,
+		    const char *workspace, char id[HOST_JOB_ID_MAX], struct err **e);
+
+/* Open segment n of the job's current attempt with its pin, in one
+ * transaction; refused (ERR_UNAVAILABLE) when that segment exists. */
+int host_db_segment_open(struct host_db *db, const struct host_segment *s, struct err **e);
+/* The wrapper's stamp, once. */
+int host_db_segment_stamp(struct host_db *db, const char *job, unsigned int attempt,
+			  unsigned int n, pid_t pid, unsigned long long start, struct err **e);
+/* The end: result, code, signal, reason; closes the attempt and the job
+ * with it when final (no retry to come). */
+int host_db_segment_end(struct host_db *db, const struct host_segment *s, bool final,
+			struct err **e);
+/* A new attempt of a job whose last one failed. */
+int host_db_attempt_new(struct host_db *db, const char *job, unsigned int *attempt,
+			struct err **e);
+
+/* Every segment still running, for recovery: fn gets each (its fields
+ * live for the call). */
+int host_db_running(struct host_db *db, int (*fn)(void *ctx, const struct host_segment *s),
+		    void *ctx, struct err **e);
+/* Every segment of a job, in order. */
+int host_db_segments(struct host_db *db, const char *job,
+		     int (*fn)(void *ctx, const struct host_segment *s), void *ctx,
+		     struct err **e);
+
+const char *host_result_name(enum host_result r);
+
+#endif

@@ -1,0 +1,155 @@
+/* tests/unit/hostdb.c: the daemon's database (src/host/db.c): a job's
+ * life (segment opened with its pin, stamped, ended), a second open of the
+ * same segment refused, and the history the database keeps itself: a
+ * pin, an ended row, a delete and a second stamp are refused even to SQL
+ * written against the file directly, next to the same statement allowed
+ * where it should be (the control). Reopening migrates nothing twice; a
+ * newer schema is refused. */
+#include "host/db.h"
+#include "tap.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dbpath[128];
+
+/* Run sql against the file directly: SQLITE_OK or the error. */
+static int raw(const char *sql)
+{
+	sqlite3 *h = NULL;
+	int r = sqlite3_open(dbpath, &h);
+
+	if (r == SQLITE_OK)
+		r = sqlite3_exec(h, sql, NULL, NULL, NULL);
+	sqlite3_close(h);
+	return r;
+}
+
+struct seen {
+	int n;
+	char digest[80];
+	int result, code, signal;
+	pid_t pid;
+	long long ended;
+};
+
+static int collect(void *ctx, const struct host_segment *s)
+{
+	struct seen *v = ctx;
+
+	v->n++;
+	snprintf(v->digest, sizeof(v->digest), "%s", s->digest ? s->digest : "");
+	v->result = (int)s->result;
+	v->code = s->code;
+	v->signal = s->signal;
+	v->pid = s->wrapper_pid;
+	v->ended = (long long)s->ended_ms;
+	return 0;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/cordon-hostdb-XXXXXX", id[HOST_JOB_ID_MAX], sql[512];
+	struct host_db *db = NULL;
+	struct err *e = NULL;
+	struct seen v = { 0 };
+	unsigned int attempt = 0;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return done_testing();
+	}
+	snprintf(dbpath, sizeof(dbpath), "%s/cordon.db", dir);
+	ok(host_db_open(dbpath, &db, &e) == 0, "a new database opens (schema %d)", HOST_DB_SCHEMA);
+	if (!db) {
+		diag("%s", e ? e->msg : "?");
+		return done_testing();
+	}
+	ok(host_db_job_new(db, "build", "[\"make\"]", "/srv/p", id, &e) == 0 && strlen(id) > 16,
+	   "a job, with an id (%s)", id);
+
+	struct host_segment s = { .attempt = 1, .n = 1, .provider = "native",
+				  .digest = "sha256:abc", .summary = "native: write ws",
+				  .record_dir = "/state/runs/x/sandbox/1" };
+	snprintf(s.job, sizeof(s.job), "%s", id);
+	ok(host_db_segment_open(db, &s, &e) == 0, "segment 1 opened with its pin");
+	ok(host_db_segment_open(db, &s, &e) < 0 && e &&
+		   strstr(e->msg, "segment 1 of") && strstr(e->msg, "is pinned already"),
+	   "a second open of segment 1 is refused");
+	err_free(e);
+	e = NULL;
+	host_db_running(db, collect, &v, &e);
+	ok(v.n == 1 && strcmp(v.digest, "sha256:abc") == 0, "recovery lists it, with its pin");
+
+	/* what the database refuses by itself */
+	snprintf(sql, sizeof(sql), "UPDATE segments SET digest = 'sha256:other' WHERE job = '%s'",
+		 id);
+	ok(raw(sql) != SQLITE_OK, "a pin cannot be changed, even by SQL on the file");
+	snprintf(sql, sizeof(sql), "UPDATE segments SET wrapper_pid = 7 WHERE job = '%s'", id);
+	ok(raw(sql) == SQLITE_OK, "... while the wrapper's stamp can be set once (control)");
+	ok(host_db_segment_stamp(db, id, 1, 1, 4242, 99, &e) < 0,
+	   "... and not a second time");
+	err_free(e);
+	e = NULL;
+	ok(raw("DELETE FROM segments") != SQLITE_OK && raw("DELETE FROM attempts") != SQLITE_OK &&
+		   raw("DELETE FROM jobs") != SQLITE_OK,
+	   "no row of the history can be deleted");
+
+	s.result = HOST_EXITED;
+	s.code = 3;
+	ok(host_db_segment_end(db, &s, true, &e) == 0, "the segment ends (exit 3), and its job");
+	memset(&v, 0, sizeof(v));
+	host_db_running(db, collect, &v, &e);
+	ok(v.n == 0, "nothing left running");
+	memset(&v, 0, sizeof(v));
+	host_db_segments(db, id, collect, &v, &e);
+	ok(v.n == 1 && v.result == HOST_EXITED && v.code == 3 && v.ended > 0 && v.pid == 7,
+	   "the job's segment: exited 3, ended, its stamp");
+	snprintf(sql, sizeof(sql), "UPDATE segments SET code = 0 WHERE job = '%s'", id);
+	ok(raw(sql) != SQLITE_OK, "an ended segment does not change");
+	snprintf(sql, sizeof(sql), "UPDATE jobs SET code = 0 WHERE id = '%s'", id);
+	ok(raw(sql) != SQLITE_OK, "nor does an ended job");
+	ok(host_db_segment_end(db, &s, true, &e) < 0, "ending it again is refused");
+	err_free(e);
+	e = NULL;
+
+	/* retries: a second attempt of another job */
+	char id2[HOST_JOB_ID_MAX];
+	ok(host_db_job_new(db, "build", NULL, NULL, id2, &e) == 0 && strcmp(id, id2) != 0,
+	   "a second job, another id");
+	ok(host_db_attempt_new(db, id2, &attempt, &e) == 0 && attempt == 2, "its attempt 2");
+	struct host_segment s2 = { .attempt = 2, .n = 1, .digest = "sha256:d", .summary = "none",
+				   .record_dir = "/r" };
+	snprintf(s2.job, sizeof(s2.job), "%s", id2);
+	ok(host_db_segment_open(db, &s2, &e) == 0, "a segment of attempt 2, without a sandbox");
+	s2.result = HOST_STOPPED;
+	s2.code = 143;
+	s2.signal = 15;
+	ok(host_db_segment_end(db, &s2, false, &e) == 0, "stopped by TERM, not final");
+	snprintf(sql, sizeof(sql), "UPDATE jobs SET code = 1 WHERE id = '%s'", id2);
+	ok(raw(sql) == SQLITE_OK, "a job still open can change (control of the trigger)");
+	host_db_close(db);
+	db = NULL;
+
+	ok(host_db_open(dbpath, &db, &e) == 0, "the database opens again (nothing to migrate)");
+	memset(&v, 0, sizeof(v));
+	if (db)
+		host_db_segments(db, id, collect, &v, &e);
+	ok(v.n == 1 && strcmp(v.digest, "sha256:abc") == 0, "... with its history");
+	host_db_close(db);
+	db = NULL;
+	ok(raw("PRAGMA user_version = 99") == SQLITE_OK, "(the file claims schema 99)");
+	ok(host_db_open(dbpath, &db, &e) < 0 && e &&
+		   strcmp(e->msg, "database: schema 99 is newer than this cordon's (1): run the "
+				  "newer cordon") == 0,
+	   "a newer schema is refused");
+	err_free(e);
+	host_db_close(db);
+	snprintf(sql, sizeof(sql), "rm -rf '%s'", dir);
+	if (system(sql) != 0)
+		diag("could not remove %s", dir);
+	return done_testing();
+}
