@@ -1,13 +1,11 @@
-/* launch.h: the host's steps every launching subcommand shares: choose
- * the policy and the paths, run the guard, build, record and pin the
- * plan. Nothing reaches a provider that did not pass through here. */
+/* launch.h: the options every launching subcommand shares (the policy,
+ * the workspace, the flags that add to the policy), parsed and turned into
+ * a request for the host's launch sequence (host/launch.h). */
 #ifndef CORDON_CLI_LAUNCH_H
 #define CORDON_CLI_LAUNCH_H
 
-#include "guard/guard.h"
+#include "host/launch.h"
 #include "lib/err.h"
-#include "plan/plan.h"
-#include "sandbox/provider.h"
 
 struct launch_opts {
 	const char *policy_file;	/* NULL: the embedded default */
@@ -22,16 +20,7 @@ struct launch_opts {
 	char **argv;			/* the command */
 	const char *provider;		/* --provider (native, srt); NULL: native */
 	int quiet;			/* -q */
-	int defer_record;		/* the launch records (launch_record) */
-};
-
-struct launch {
-	const struct provider *prov;
-	struct grant *grant;
-	struct plan *plan;
-	struct plan_paths paths;
-	char *state_dir;
-	char *workspace;
+	int defer_record;		/* the launch records (host_launch_record) */
 };
 
 /* Parse the options launching subcommands share. Returns the index of
@@ -39,12 +28,9 @@ struct launch {
 int launch_parse_args(int argc, char **argv, const char *usage,
 		      struct launch_opts *o, int *help);
 
-int launch_prepare(const struct launch_opts *o, struct launch *l,
-		   struct err **e);
-/* Record and pin the plan with this process as its root, without fsync
- * (the launch syncs it while the sandbox builds). */
-int launch_record(void *launch, struct err **e);
-void launch_clear(struct launch *l);
+/* The policy the options name (the file or the default, with the flags'
+ * additions), then the host's launch sequence (host/launch.h). */
+int launch_prepare(const struct launch_opts *o, struct host_launch *l, struct err **e);
 void launch_opts_clear(struct launch_opts *o);
 
 #endif

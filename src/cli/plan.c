@@ -33,7 +33,7 @@ static const char plan_usage[] =
 int cli_plan(int argc, char **argv)
 {
 	struct launch_opts o = { 0 };
-	struct launch l = { 0 };
+	struct host_launch l = { 0 };
 	_cleanup_err_ struct err *e = NULL;
 	_cleanup_json_ json_t *out = NULL;
 	_cleanup_free_ char *text = NULL;
@@ -67,7 +67,7 @@ int cli_plan(int argc, char **argv)
 	printf("%s\n", text);
 	rc = 0;
 out:
-	launch_clear(&l);
+	host_launch_clear(&l);
 	launch_opts_clear(&o);
 	return rc;
 }

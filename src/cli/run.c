@@ -46,7 +46,7 @@ static const char run_usage[] =
 int cli_run(int argc, char **argv)
 {
 	struct launch_opts o = { 0 };
-	struct launch l = { 0 };
+	struct host_launch l = { 0 };
 	_cleanup_err_ struct err *e = NULL;
 	int help = 0, first, code;
 
@@ -66,7 +66,7 @@ int cli_run(int argc, char **argv)
 		prov->prestart();
 	if (launch_prepare(&o, &l, &e) < 0) {
 		err_print(stderr, e);
-		launch_clear(&l);
+		host_launch_clear(&l);
 		launch_opts_clear(&o);
 		return EXIT_CORDON;
 	}
@@ -77,11 +77,11 @@ int cli_run(int argc, char **argv)
 	if (planted_before(l.workspace, &planted, &e) < 0) {
 		err_print(stderr, e);
 		plan_paths_remove(&l.paths);
-		launch_clear(&l);
+		host_launch_clear(&l);
 		launch_opts_clear(&o);
 		return EXIT_CORDON;
 	}
-	struct provider_record rec = { launch_record, &l, o.quiet };
+	struct provider_record rec = { host_launch_record, &l, o.quiet };
 	code = l.prov->run(l.grant, l.plan, &l.paths, &rec, &e);
 	if (code < 0) {
 		err_print(stderr, e);
@@ -97,7 +97,7 @@ int cli_run(int argc, char **argv)
 		plan_paths_remove(&l.paths);
 		code = EXIT_CORDON;
 	}
-	launch_clear(&l);
+	host_launch_clear(&l);
 	launch_opts_clear(&o);
 	return code;
 }

@@ -1,0 +1,50 @@
+/* launch.h: the one sequence every launch goes through, whoever asks for
+ * it (`cordon run`, `cordon plan`, the daemon): choose the paths, run the
+ * guard, build the plan (the provider's part included), take its digest,
+ * record and pin it. Nothing reaches a provider that did not pass through
+ * here; a caller only says what it wants launched. */
+#ifndef CORDON_HOST_LAUNCH_H
+#define CORDON_HOST_LAUNCH_H
+
+#include "guard/guard.h"
+#include "lib/err.h"
+#include "plan/plan.h"
+#include "policy/policy.h"
+#include "sandbox/provider.h"
+
+#include <stdbool.h>
+
+struct host_launch_req {
+	const struct policy *policy;	/* the whole grant (the caller's) */
+	const char *workspace;		/* NULL: the current directory */
+	const char *state_dir;		/* NULL: $XDG_STATE_HOME/cordon */
+	const char *execution;		/* NULL: a new execution id */
+	unsigned int segment;		/* 0: segment 1 */
+	char *const *argv;		/* the command */
+	const char *provider;		/* native, srt; NULL: native */
+	bool defer_record;		/* the launch records (host_launch_record) */
+};
+
+struct host_launch {
+	const struct provider *prov;
+	struct grant *grant;
+	struct plan *plan;
+	struct plan_paths paths;
+	char *state_dir;
+	char *workspace;
+};
+
+/* Everything but the launch: on success the plan is built and digested,
+ * and recorded (read-only, synced) unless defer_record; on failure
+ * nothing of it is left on disk. */
+int host_launch_prepare(const struct host_launch_req *r, struct host_launch *l,
+			struct err **e);
+/* Record and pin the plan with this process as its root, without fsync
+ * (the launch syncs it while the sandbox builds). */
+int host_launch_record(void *launch, struct err **e);
+void host_launch_clear(struct host_launch *l);
+
+/* $HOME, else the password database's: absolute, or ERR_CONFIG. */
+int host_home_dir(const char **out, struct err **e);
+
+#endif
