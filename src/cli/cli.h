@@ -17,5 +17,6 @@ int cli_adopt(int argc, char **argv);
 int cli_gateway(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
 int cli_confine(int argc, char **argv);
+int cli_wrap(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ static const struct subcommand subcommands[] = {
 	{ "gateway", cli_gateway, "serve cordon's egress proxy on its own" },
 	{ "adopt", cli_adopt, "prove a running process is a recorded sandbox" },
 	{ "confine", cli_confine, NULL },	/* internal: the srt provider's inner layer */
+	{ "wrap", cli_wrap, NULL },		/* internal: a daemon segment's wrapper */
 };
 
 static void usage(FILE *f)

@@ -4,7 +4,6 @@
  * `cordon adopt`, the proof a restarted host asks for. */
 #include "cli/cli.h"
 #include "cli/launch.h"
-#include "guard/planted.h"
 #include "lib/cleanup.h"
 #include "lib/num.h"
 #include "sandbox/native/native.h"
@@ -70,33 +69,7 @@ int cli_run(int argc, char **argv)
 		launch_opts_clear(&o);
 		return EXIT_CORDON;
 	}
-	/* What can change the host's git or tools by appearing in the
-	 * workspace, as it stands before anything runs; nothing runs when
-	 * it cannot be looked at. */
-	struct planted_state *planted = NULL;
-	if (planted_before(l.workspace, &planted, &e) < 0) {
-		err_print(stderr, e);
-		plan_paths_remove(&l.paths);
-		host_launch_clear(&l);
-		launch_opts_clear(&o);
-		return EXIT_CORDON;
-	}
-	struct provider_record rec = { host_launch_record, &l, o.quiet };
-	code = l.prov->run(l.grant, l.plan, &l.paths, &rec, &e);
-	if (code < 0) {
-		err_print(stderr, e);
-		err_free(e);
-		e = NULL;
-	}
-	/* Whatever ran is done; before cordon reports, what it left for the
-	 * host is moved out or named. The exit status stays the command's. */
-	if (planted_after(planted, l.paths.record_dir, stderr, &e) < 0)
-		err_print(stderr, e);
-	planted_state_free(planted);
-	if (code < 0) {
-		plan_paths_remove(&l.paths);
-		code = EXIT_CORDON;
-	}
+	code = host_launch_run(&l, o.quiet, false, stderr, &e);
 	host_launch_clear(&l);
 	launch_opts_clear(&o);
 	return code;

@@ -3,6 +3,7 @@
  * plan with the provider's part, its digest, and the record and pin.
  * Nothing reaches a provider that did not pass through here. */
 #include "host/launch.h"
+#include "guard/planted.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/procfs.h"
@@ -163,6 +164,45 @@ int host_launch_prepare(const struct host_launch_req *o, struct host_launch *l,
 int host_launch_record(void *launch, struct err **e)
 {
 	return record(launch, true, e);
+}
+
+/* The record's step for a plan recorded already (by host_launch_record,
+ * before the launch was allowed to go on). */
+static int recorded_already(void *launch, struct err **e)
+{
+	return 0;
+}
+
+int host_launch_run(struct host_launch *l, bool quiet, bool recorded, FILE *notes,
+		    struct err **e)
+{
+	struct planted_state *planted = NULL;
+	struct err *perr = NULL;
+	int code;
+
+	/* What can change the host's git or tools by appearing in the
+	 * workspace, as it stands before anything runs; nothing runs when
+	 * it cannot be looked at. */
+	if (planted_before(l->workspace, &planted, e) < 0) {
+		err_print(notes, *e);
+		plan_paths_remove(&l->paths);
+		return HOST_EXIT_CORDON;
+	}
+	struct provider_record rec = { recorded ? recorded_already : host_launch_record, l, quiet };
+	code = l->prov->run(l->grant, l->plan, &l->paths, &rec, e);
+	if (code < 0)
+		err_print(notes, *e);
+	/* Whatever ran is done; before cordon reports, what it left for the
+	 * host is moved out or named. The exit status stays the command's. */
+	if (planted_after(planted, l->paths.record_dir, notes, &perr) < 0)
+		err_print(notes, perr);
+	err_free(perr);
+	planted_state_free(planted);
+	if (code < 0) {
+		plan_paths_remove(&l->paths);
+		code = HOST_EXIT_CORDON;
+	}
+	return code;
 }
 
 void host_launch_clear(struct host_launch *l)

@@ -13,6 +13,7 @@
 #include "sandbox/provider.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct host_launch_req {
 	const struct policy *policy;	/* the whole grant (the caller's) */
@@ -43,6 +44,18 @@ int host_launch_prepare(const struct host_launch_req *r, struct host_launch *l,
  * (the launch syncs it while the sandbox builds). */
 int host_launch_record(void *launch, struct err **e);
 void host_launch_clear(struct host_launch *l);
+
+/* cordon's own exit status when it refused or failed (env(1)'s). */
+#define HOST_EXIT_CORDON 125
+
+/* Launch a prepared plan from this process, which becomes the sandbox
+ * root, with the look at the workspace before and after. The plan is
+ * recorded as the launch starts, with this process pinned as its root,
+ * unless recorded already says it was (host_launch_record). Returns the
+ * command's status; on a refusal or failure, HOST_EXIT_CORDON with *e set
+ * and printed on notes, where the look's lines go too. */
+int host_launch_run(struct host_launch *l, bool quiet, bool recorded, FILE *notes,
+		    struct err **e);
 
 /* $HOME, else the password database's: absolute, or ERR_CONFIG. */
 int host_home_dir(const char **out, struct err **e);

@@ -1,0 +1,235 @@
+/* wrapper.c: the host-side process every daemon segment runs under (see
+ * wrapper.h). It is the sandbox root: it prepares, records and pins the
+ * plan with itself as the root, tells the daemon the pin, and launches
+ * only on the daemon's word, so that the daemon holds the pin in its
+ * database before anything runs. After the word it owes the daemon
+ * nothing: it outlives it, in a session of its own. */
+#include "host/wrapper.h"
+
+#include "host/launch.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/json.h"
+#include "lib/procfs.h"
+#include "lib/strv.h"
+#include "policy/policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define REQUEST_MAX ((size_t)256 * 1024)
+
+/* A file of the record dir, written whole or not at all, read-only. */
+static int write_record_file(const char *record_dir, const char *name, json_t *j,
+			     struct err **e)
+{
+	_cleanup_free_ char *text = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
+	_cleanup_close_ int dfd = -1;
+
+	if (!text)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "%s", name);
+	dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "record `%s`", record_dir);
+	return fs_write_atomic(dfd, name, text, strlen(text), 0444, true, e);
+}
+
+static void send_json(int ctl, json_t *j)
+{
+	_cleanup_free_ char *text = j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+
+	if (text)
+		(void)!send(ctl, text, strlen(text), MSG_NOSIGNAL);
+}
+
+static void send_refusal(int ctl, const struct err *e)
+{
+	_cleanup_json_ json_t *j = json_pack("{s:s, s:s}", "error",
+					     e ? err_reason_name(e->reason) : "sandbox_unavailable",
+					     "message", e && e->msg ? e->msg : "wrapper");
+
+	send_json(ctl, j);
+}
+
+/* The request: what to launch, as host_launch_req says, the policy as a
+ * policy document. */
+struct request {
+	json_t *root;
+	struct policy *policy;
+	char **argv;
+	struct host_launch_req req;
+	bool quiet;
+};
+
+static const char *opt_string(json_t *root, const char *key)
+{
+	json_t *v = json_object_get(root, key);
+
+	return json_is_string(v) && strlen(json_string_value(v)) == json_string_length(v)
+		       ? json_string_value(v)
+		       : NULL;
+}
+
+static int read_request(int ctl, struct request *r, struct err **e)
+{
+	static const char *const keys[] = { "policy", "workspace", "state_dir", "execution",
+					    "segment", "argv", "provider", "quiet", NULL };
+	_cleanup_free_ char *buf = malloc(REQUEST_MAX);
+	json_t *argv, *v, *seg;
+	const char *key;
+	ssize_t n;
+	size_t i;
+
+	if (!buf)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "request");
+	do
+		n = recv(ctl, buf, REQUEST_MAX, MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0 || (size_t)n > REQUEST_MAX)
+		return err_set(e, ERR_CONFIG, n < 0 ? errno : 0, "wrapper: no request, or too large");
+	r->root = json_parse_strict(buf, (size_t)n, e);
+	if (!r->root)
+		return err_wrap(e, "wrapper: request");
+	if (!json_is_object(r->root))
+		return err_set(e, ERR_CONFIG, 0, "wrapper: request: (root): must be an object");
+	json_object_foreach(r->root, key, v) {
+		size_t k = 0;
+
+		while (keys[k] && strcmp(keys[k], key) != 0)
+			k++;
+		if (!keys[k])
+			return err_set(e, ERR_CONFIG, 0, "wrapper: request: %s: unknown key", key);
+	}
+	if (policy_from_value(json_object_get(r->root, "policy"), "wrapper: request: policy",
+			      &r->policy, e) < 0)
+		return -1;
+	argv = json_object_get(r->root, "argv");
+	if (!json_is_array(argv) || json_array_size(argv) == 0)
+		return err_set(e, ERR_CONFIG, 0, "wrapper: request: argv: must be a non-empty array");
+	json_array_foreach(argv, i, v) {
+		if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+			return err_set(e, ERR_CONFIG, 0,
+				       "wrapper: request: argv[%zu]: must be a string", i);
+		if (strv_push(&r->argv, json_string_value(v)) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "request");
+	}
+	seg = json_object_get(r->root, "segment");
+	if (seg && (!json_is_integer(seg) || json_integer_value(seg) < 1 ||
+		    json_integer_value(seg) > 1000000))
+		return err_set(e, ERR_CONFIG, 0,
+			       "wrapper: request: segment: must be an integer from 1 to 1000000");
+	r->quiet = json_is_true(json_object_get(r->root, "quiet"));
+	r->req = (struct host_launch_req){
+		.policy = r->policy,
+		.workspace = opt_string(r->root, "workspace"),
+		.state_dir = opt_string(r->root, "state_dir"),
+		.execution = opt_string(r->root, "execution"),
+		.segment = seg ? (unsigned int)json_integer_value(seg) : 0,
+		.argv = r->argv,
+		.provider = opt_string(r->root, "provider"),
+		.defer_record = true,
+	};
+	return 0;
+}
+
+static void request_clear(struct request *r)
+{
+	json_decref(r->root);
+	policy_free(r->policy);
+	strv_free(r->argv);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Record with this process as the root, durably, and stamp it. */
+static int record_and_stamp(struct host_launch *l, struct err **e)
+{
+	unsigned long long ticks = 0;
+	_cleanup_json_ json_t *stamp = NULL;
+
+	if (host_launch_record(l, e) < 0 || plan_sync_record(l->paths.record_dir, e) < 0 ||
+	    procfs_start_ticks(0, &ticks, e) < 0)
+		return -1;
+	stamp = json_pack("{s:i, s:I}", "pid", (int)getpid(), "start_ticks", (json_int_t)ticks);
+	if (!stamp)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "stamp");
+	return write_record_file(l->paths.record_dir, HOST_WRAPPER_STAMP, stamp, e);
+}
+
+static void write_exit(const char *record_dir, int code, const struct err *refusal)
+{
+	_cleanup_json_ json_t *j = json_pack("{s:i}", "code", code);
+	struct err *e = NULL;
+
+	if (j && refusal) {
+		json_object_set_new(j, "error", json_string(err_reason_name(refusal->reason)));
+		json_object_set_new(j, "message", json_string(refusal->msg ? refusal->msg : ""));
+	}
+	if (!j || write_record_file(record_dir, HOST_WRAPPER_EXIT, j, &e) < 0) {
+		if (e)
+			err_print(stderr, e);
+		err_free(e);
+	}
+}
+
+int host_wrapper_main(int ctl)
+{
+	struct request r = { 0 };
+	struct host_launch l = { 0 };
+	_cleanup_err_ struct err *e = NULL;
+	const struct provider *prov;
+	json_t *pin;
+	char go = 0;
+	ssize_t n;
+	int code = HOST_EXIT_CORDON;
+
+	/* a session and process group of its own: the daemon's end (and a
+	 * terminal's signals) do not reach it */
+	if (setsid() < 0) {
+		err_set(&e, ERR_UNAVAILABLE, errno, "wrapper: a session of its own");
+		goto refuse;
+	}
+	if (read_request(ctl, &r, &e) < 0)
+		goto refuse;
+	prov = provider_find(r.req.provider);
+	if (prov && prov->prestart)
+		prov->prestart();
+	if (host_launch_prepare(&r.req, &l, &e) < 0)
+		goto refuse;
+	if (record_and_stamp(&l, &e) < 0) {
+		plan_paths_remove(&l.paths);
+		goto refuse;
+	}
+	pin = json_pack(
+		"{s:s, s:s, s:i, s:s, s:s, s:s, s:i}", "execution", l.paths.execution, "record",
+		l.paths.record_dir, "segment", (int)l.paths.segment, "digest", l.plan->digest,
+		"summary", l.plan->summary, "provider", l.prov->name, "pid", (int)getpid());
+	send_json(ctl, pin);
+	json_decref(pin);
+	/* The daemon's word: it has the pin. Anything else runs nothing. */
+	do
+		n = recv(ctl, &go, 1, 0);
+	while (n < 0 && errno == EINTR);
+	close(ctl);
+	if (n != 1 || go != 'g') {
+		err_set(&e, ERR_UNAVAILABLE, 0, "wrapper: the host did not confirm the launch");
+		err_print(stderr, e);
+		write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e);
+		goto out;
+	}
+	code = host_launch_run(&l, r.quiet, true, stderr, &e);
+	write_exit(l.paths.record_dir, code, code == HOST_EXIT_CORDON ? e : NULL);
+	goto out;
+refuse:
+	send_refusal(ctl, e);
+	err_print(stderr, e);
+	close(ctl);
+out:
+	host_launch_clear(&l);
+	request_clear(&r);
+	return code;
+}
