@@ -5,6 +5,8 @@
 # header dependencies are tracked with -MMD.
 
 PKGS      := libseccomp jansson libcrypto libpsl libcares liburing sqlite3
+# cordon-host's own (the daemon's API server, the client's HTTP)
+HOSTD_PKGS := libmicrohttpd libcurl
 # Linked statically (Debian ships the archives): start-up time is part of
 # every launch, and these would otherwise cost more to load than to run
 # (loading and binding libpsl, libidn2, libunistring and libcares took
@@ -16,7 +18,7 @@ STATIC_EXTRA := -lidn2 -lunistring
 VERSION   := 0.1.0
 CC        ?= cc
 CLANG     ?= clang
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) $(HOSTD_PKGS) 2>/dev/null)
 PKG_LIBS   := -Wl,-Bstatic $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) $(STATIC_EXTRA) \
               -Wl,-Bdynamic $(shell pkg-config --libs $(filter-out $(STATIC_PKGS),$(PKGS)) 2>/dev/null) -lm
 
@@ -32,13 +34,17 @@ LDBASE    := -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack
 
 SRC_ALL   := $(shell find src -name '*.c' | LC_ALL=C sort)
 SRC_MAIN  := src/cordon.c
-SRC_LIB   := $(filter-out $(SRC_MAIN),$(SRC_ALL))
+# cordon-host: the daemon and the API's client, with the libraries only
+# they use (linked into cordon itself, every launch would load them)
+SRC_HOSTD := $(filter src/hostd/%,$(SRC_ALL))
+HOSTD_LIBS := $(shell pkg-config --libs $(HOSTD_PKGS) 2>/dev/null)
+SRC_LIB   := $(filter-out $(SRC_MAIN) $(SRC_HOSTD),$(SRC_ALL))
 TEST_LIB  := tests/lib/tap.c
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/*.c)
 
-all: build/cordon
+all: build/cordon build/cordon-host
 
 # variant template: $(1) = directory, $(2) = compiler, $(3) = flags
 define VARIANT
@@ -54,6 +60,10 @@ $(1)/libcordon.a: $(patsubst %.c,$(1)/%.o,$(SRC_LIB))
 $(1)/cordon: $(1)/src/cordon.o $(1)/libcordon.a
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
+
+$(1)/cordon-host: $(patsubst %.c,$(1)/%.o,$(SRC_HOSTD)) $(1)/libcordon.a
+	@echo '  LD      $$@'
+	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS) $(HOSTD_LIBS)
 
 $(1)/tests/unit/%.t: $(1)/tests/unit/%.o $(1)/tests/lib/tap.o $(1)/libcordon.a
 	@mkdir -p $$(@D)
@@ -91,16 +101,17 @@ deps:
 	@scripts/deps
 
 check: deps
-	$(MAKE) build/cordon build/clang/cordon build/san/cordon $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_BIN)
+	$(MAKE) build/cordon build/clang/cordon build/san/cordon build/cordon-host \
+		build/clang/cordon-host build/san/cordon-host $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_BIN)
 	$(MAKE) test
 	$(MAKE) lint
 
-test: build/san/cordon $(UNIT_BIN) $(HELPER_BIN)
+test: build/san/cordon build/san/cordon-host $(UNIT_BIN) $(HELPER_BIN)
 	CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san/tests/helpers \
 	CORDON_FUZZ=$(CURDIR)/build/fuzz CORDON_SRC=$(CURDIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	prove -e '' $(UNIT_BIN:%=./%) $(sort $(wildcard tests/cli/*.t tests/isolation/*.t tests/gateway/*.t tests/fuzz/*.t))
+	prove -e '' $(UNIT_BIN:%=./%) $(sort $(wildcard tests/cli/*.t tests/isolation/*.t tests/gateway/*.t tests/host/*.t tests/fuzz/*.t))
 
 fuzz: $(FUZZ_BIN)
 

@@ -1,14 +1,41 @@
 /* main.c: top-level dispatch, --help and --version. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct subcommand {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;	/* NULL: internal, not listed */
 };
+
+/* `cordon daemon` and `cordon job` are cordon-host, beside this binary. */
+static int host_part(int argc, char **argv)
+{
+	char self[4096], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 32);
+
+	if (n <= 0 || !(slash = memrchr(self, '/', (size_t)n))) {
+		fprintf(stderr, "cordon: error: cannot find cordon-host beside cordon\n");
+		return EXIT_CORDON;
+	}
+	snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), "cordon-host");
+	/* argv[0] is the subcommand: cordon-host takes it as its first word */
+	char **v = calloc((size_t)argc + 2, sizeof(*v));
+	if (!v)
+		return EXIT_CORDON;
+	v[0] = self;
+	for (int i = 0; i < argc; i++)
+		v[i + 1] = argv[i];
+	execv(self, v);
+	fprintf(stderr, "cordon: error: run `%s`: %s\n", self, strerror(errno));
+	free(v);
+	return EXIT_CORDON;
+}
 
 static const struct subcommand subcommands[] = {
 	{ "run", cli_run, "run a command in a sandbox under a policy" },
@@ -17,6 +44,8 @@ static const struct subcommand subcommands[] = {
 	{ "doctor", cli_doctor, "check that this machine can run a sandbox provider" },
 	{ "gateway", cli_gateway, "serve cordon's egress proxy on its own" },
 	{ "adopt", cli_adopt, "prove a running process is a recorded sandbox" },
+	{ "daemon", host_part, "run jobs through bindings and serve the management API" },
+	{ "job", host_part, "start, list, show and wait for the daemon's jobs" },
 	{ "confine", cli_confine, NULL },	/* internal: the srt provider's inner layer */
 	{ "wrap", cli_wrap, NULL },		/* internal: a daemon segment's wrapper */
 };

@@ -4,7 +4,6 @@
 #include "host/db.h"
 
 #include "lib/cleanup.h"
-#include "plan/plan.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -166,21 +165,25 @@ void host_db_close(struct host_db *db)
 static sqlite3_stmt *prep(struct host_db *db, const char *sql, const char *types, ...)
 {
 	sqlite3_stmt *st = NULL;
+	int r = SQLITE_OK;
 	va_list ap;
-	int r;
 
-	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
 	va_start(ap, types);
-	r = SQLITE_OK;
-	for (int i = 0; r == SQLITE_OK && types[i]; i++) {
-		if (types[i] == 'i') {
-			r = sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t));
-		} else {
-			const char *s = va_arg(ap, const char *);
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		r = SQLITE_ERROR;
+	for (size_t i = 0; r == SQLITE_OK && types[i]; i++) {
+		int col = (int)i + 1;
 
-			r = s ? sqlite3_bind_text(st, i + 1, s, -1, SQLITE_TRANSIENT)
-			      : sqlite3_bind_null(st, i + 1);
+		/* clang-tidy 14 reads ap as never started, past va_start above */
+		if (types[i] == 'i') {
+			int64_t v = va_arg(ap, int64_t); // NOLINT(clang-analyzer-valist.Uninitialized)
+
+			r = sqlite3_bind_int64(st, col, v);
+		} else {
+			const char *v = va_arg(ap, const char *); // NOLINT(clang-analyzer-valist.Uninitialized)
+
+			r = v ? sqlite3_bind_text(st, col, v, -1, SQLITE_TRANSIENT)
+			      : sqlite3_bind_null(st, col);
 		}
 	}
 	va_end(ap);
@@ -219,16 +222,13 @@ static int commit(struct host_db *db, int r, struct err **e)
 	return exec(db, "COMMIT", "commit", e) < 0 ? -1 : r;
 }
 
-int host_db_job_new(struct host_db *db, const char *binding, const char *args_json,
-		    const char *workspace, char id[HOST_JOB_ID_MAX], struct err **e)
+int host_db_job_new(struct host_db *db, const char *id, const char *binding,
+		    const char *args_json, const char *workspace, struct err **e)
 {
-	_cleanup_free_ char *eid = NULL;
 	int64_t t = now_ms();
 	int r;
 
-	if (plan_new_execution_id(&eid, e) < 0)
-		return -1;
-	if (strlen(eid) >= HOST_JOB_ID_MAX)
+	if (strlen(id) >= HOST_JOB_ID_MAX)
 		return err_set(e, ERR_INTERNAL, 0, "job id too long");
 	if (begin(db, e) < 0)
 		return -1;
@@ -236,17 +236,38 @@ int host_db_job_new(struct host_db *db, const char *binding, const char *args_js
 		prep(db,
 		     "INSERT INTO jobs (id, binding, args, workspace, created_ms)"
 		     " VALUES (?, ?, ?, ?, ?)",
-		     "snnni", eid, binding, args_json, workspace, t),
+		     "snnni", id, binding, args_json, workspace, t),
 		"new job", e);
 	if (r >= 0)
 		r = run(db,
 			prep(db, "INSERT INTO attempts (job, n, started_ms) VALUES (?, 1, ?)", "si",
-			     eid, t),
+			     id, t),
 			"new attempt", e);
-	if (commit(db, r, e) < 0)
+	return commit(db, r, e) < 0 ? -1 : 0;
+}
+
+int host_db_job_refused(struct host_db *db, const char *id, const char *reason,
+			struct err **e)
+{
+	int64_t t = now_ms();
+	int r;
+
+	if (begin(db, e) < 0)
 		return -1;
-	memcpy(id, eid, strlen(eid) + 1);
-	return 0;
+	r = run(db,
+		prep(db,
+		     "UPDATE attempts SET ended_ms = ?, result = ?, code = 125, reason = ?"
+		     " WHERE job = ? AND ended_ms = 0",
+		     "iins", t, (int64_t)HOST_REFUSED, reason, id),
+		"end an attempt", e);
+	if (r >= 0)
+		r = run(db,
+			prep(db,
+			     "UPDATE jobs SET ended_ms = ?, result = ?, code = 125, reason = ?"
+			     " WHERE id = ? AND ended_ms = 0",
+			     "iins", t, (int64_t)HOST_REFUSED, reason, id),
+			"end a job", e);
+	return commit(db, r, e) < 0 ? -1 : 0;
 }
 
 int host_db_segment_open(struct host_db *db, const struct host_segment *s, struct err **e)
@@ -443,4 +464,107 @@ const char *host_result_name(enum host_result r)
 		return "lost";
 	}
 	return "unknown";
+}
+
+static json_t *job_row(sqlite3_stmt *st)
+{
+	json_t *j = json_object();
+	const char *names[] = { "id", "binding", "args", "workspace" };
+
+	if (!j)
+		return NULL;
+	for (int i = 0; i < 4; i++) {
+		const unsigned char *t = sqlite3_column_text(st, i);
+		/* args are kept as a JSON array's text */
+		json_t *v = !t ? json_null()
+			       : i == 2 ? json_loads((const char *)t, 0, NULL)
+					: json_string((const char *)t);
+
+		json_object_set_new(j, names[i], v ? v : json_null());
+	}
+	json_object_set_new(j, "created_ms", json_integer(sqlite3_column_int64(st, 4)));
+	json_object_set_new(j, "ended_ms", json_integer(sqlite3_column_int64(st, 5)));
+	json_object_set_new(j, "result",
+			    json_string(host_result_name((enum host_result)sqlite3_column_int(st, 6))));
+	json_object_set_new(j, "code", json_integer(sqlite3_column_int(st, 7)));
+	const unsigned char *r = sqlite3_column_text(st, 8);
+	json_object_set_new(j, "reason", r ? json_string((const char *)r) : json_null());
+	return j;
+}
+
+static int segment_json(void *ctx, const struct host_segment *s)
+{
+	json_t *j = json_pack("{s:i, s:i, s:s?, s:s, s:s, s:s, s:I, s:I, s:s, s:i, s:i, s:s?}",
+			      "n", (int)s->n, "attempt", (int)s->attempt, "provider", s->provider,
+			      "digest", s->digest ? s->digest : "", "summary",
+			      s->summary ? s->summary : "", "record",
+			      s->record_dir ? s->record_dir : "", "started_ms",
+			      (json_int_t)s->started_ms, "ended_ms", (json_int_t)s->ended_ms,
+			      "result", host_result_name(s->result), "code", s->code, "signal",
+			      s->signal, "reason", s->reason);
+
+	return j && json_array_append_new(ctx, j) == 0 ? 0 : -1;
+}
+
+#define JOB_COLS "id, binding, args, workspace, created_ms, ended_ms, result, code, reason"
+
+json_t *host_db_job_json(struct host_db *db, const char *id, struct err **e)
+{
+	sqlite3_stmt *st = prep(db, "SELECT " JOB_COLS " FROM jobs WHERE id = ?", "s", id);
+	json_t *j = NULL, *segs;
+	int r;
+
+	if (!st) {
+		db_fail(db, e, "read a job");
+		return NULL;
+	}
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		j = job_row(st);
+	sqlite3_finalize(st);
+	if (r == SQLITE_DONE) {
+		err_set(e, ERR_CONFIG, 0, "no such job");
+		return NULL;
+	}
+	segs = json_array();
+	if (!j || !segs || r != SQLITE_ROW) {
+		json_decref(j);
+		json_decref(segs);
+		if (r != SQLITE_ROW)
+			db_fail(db, e, "read a job");
+		else
+			err_set(e, ERR_INTERNAL, ENOMEM, "job");
+		return NULL;
+	}
+	if (host_db_segments(db, id, segment_json, segs, e) < 0) {
+		json_decref(j);
+		json_decref(segs);
+		return NULL;
+	}
+	json_object_set_new(j, "segments", segs);
+	return j;
+}
+
+json_t *host_db_jobs_json(struct host_db *db, struct err **e)
+{
+	sqlite3_stmt *st = prep(db, "SELECT " JOB_COLS " FROM jobs ORDER BY created_ms DESC, id DESC",
+				"");
+	json_t *arr = json_array();
+	int r;
+
+	if (!st || !arr) {
+		sqlite3_finalize(st);
+		json_decref(arr);
+		db_fail(db, e, "list jobs");
+		return NULL;
+	}
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(arr, job_row(st));
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE) {
+		json_decref(arr);
+		db_fail(db, e, "list jobs");
+		return NULL;
+	}
+	return arr;
 }

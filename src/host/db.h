@@ -10,6 +10,8 @@
 
 #include "lib/err.h"
 
+#include <jansson.h>
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -47,9 +49,13 @@ struct host_segment {
 int host_db_open(const char *path, struct host_db **out, struct err **e);
 void host_db_close(struct host_db *db);
 
-/* A new job (id generated, "<time>-<random>"), its first attempt open. */
-int host_db_job_new(struct host_db *db, const char *binding, const char *args_json,
-		    const char *workspace, char id[HOST_JOB_ID_MAX], struct err **e);
+/* A new job (id: plan_new_execution_id's), its first attempt open. */
+int host_db_job_new(struct host_db *db, const char *id, const char *binding,
+		    const char *args_json, const char *workspace, struct err **e);
+/* A job's current attempt and the job end refused (code 125) before any
+ * segment was pinned: reason and message say why. */
+int host_db_job_refused(struct host_db *db, const char *id, const char *reason,
+			struct err **e);
 
 /* Open segment n of the job's current attempt with its pin, in one
  * transaction; refused (ERR_UNAVAILABLE) when that segment exists. */
@@ -75,5 +81,14 @@ int host_db_segments(struct host_db *db, const char *job,
 		     struct err **e);
 
 const char *host_result_name(enum host_result r);
+
+/* A job as the API shows it: {"id", "binding", "args", "workspace",
+ * "created_ms", "ended_ms", "result", "code", "reason", "segments": [{"n",
+ * "attempt", "provider", "digest", "summary", "record", "started_ms",
+ * "ended_ms", "result", "code", "signal", "reason"}]}; NULL with *e set
+ * (ERR_CONFIG "no such job" when there is none). */
+json_t *host_db_job_json(struct host_db *db, const char *id, struct err **e);
+/* Every job, newest first, without their segments. */
+json_t *host_db_jobs_json(struct host_db *db, struct err **e);
 
 #endif

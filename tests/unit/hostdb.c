@@ -68,8 +68,8 @@ int main(void)
 		diag("%s", e ? e->msg : "?");
 		return done_testing();
 	}
-	ok(host_db_job_new(db, "build", "[\"make\"]", "/srv/p", id, &e) == 0 && strlen(id) > 16,
-	   "a job, with an id (%s)", id);
+	snprintf(id, sizeof(id), "20261201T000000Z-0123456789abcdef");
+	ok(host_db_job_new(db, id, "build", "[\"make\"]", "/srv/p", &e) == 0, "a job");
 
 	struct host_segment s = { .attempt = 1, .n = 1, .provider = "native",
 				  .digest = "sha256:abc", .summary = "native: write ws",
@@ -117,9 +117,11 @@ int main(void)
 	e = NULL;
 
 	/* retries: a second attempt of another job */
-	char id2[HOST_JOB_ID_MAX];
-	ok(host_db_job_new(db, "build", NULL, NULL, id2, &e) == 0 && strcmp(id, id2) != 0,
-	   "a second job, another id");
+	char id2[HOST_JOB_ID_MAX] = "20261201T000001Z-0123456789abcdef";
+	ok(host_db_job_new(db, id2, "build", NULL, NULL, &e) == 0, "a second job");
+	ok(host_db_job_new(db, id2, "build", NULL, NULL, &e) < 0, "... whose id cannot be taken twice");
+	err_free(e);
+	e = NULL;
 	ok(host_db_attempt_new(db, id2, &attempt, &e) == 0 && attempt == 2, "its attempt 2");
 	struct host_segment s2 = { .attempt = 2, .n = 1, .digest = "sha256:d", .summary = "none",
 				   .record_dir = "/r" };
@@ -131,6 +133,23 @@ int main(void)
 	ok(host_db_segment_end(db, &s2, false, &e) == 0, "stopped by TERM, not final");
 	snprintf(sql, sizeof(sql), "UPDATE jobs SET code = 1 WHERE id = '%s'", id2);
 	ok(raw(sql) == SQLITE_OK, "a job still open can change (control of the trigger)");
+	char id3[HOST_JOB_ID_MAX] = "20261201T000002Z-0123456789abcdef";
+	json_t *j = NULL;
+	ok(host_db_job_new(db, id3, "build", NULL, NULL, &e) == 0 &&
+		   host_db_job_refused(db, id3, "sandbox_denied", &e) == 0 &&
+		   (j = host_db_job_json(db, id3, &e)) &&
+		   strcmp(json_string_value(json_object_get(j, "result")), "refused") == 0 &&
+		   json_integer_value(json_object_get(j, "code")) == 125 &&
+		   json_array_size(json_object_get(j, "segments")) == 0,
+	   "a job refused before any segment: ended, refused, 125, no segment");
+	json_decref(j);
+	j = host_db_jobs_json(db, &e);
+	ok(j && json_array_size(j) == 3, "the list holds the three jobs");
+	json_decref(j);
+	j = host_db_job_json(db, "nope", &e);
+	ok(!j && e && strcmp(e->msg, "no such job") == 0, "an unknown job is no such job");
+	err_free(e);
+	e = NULL;
 	host_db_close(db);
 	db = NULL;
 

@@ -1,0 +1,304 @@
+/* client.c: `cordon job ...`, the management API's client (libcurl over
+ * the daemon's unix socket, the operator's token read from the state
+ * dir). It prints what the daemon answers; it decides nothing. */
+#include "hostd/client.h"
+#include "hostd/daemon.h"
+
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/json.h"
+#include "lib/num.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ANSWER_MAX ((size_t)16 * 1024 * 1024)
+
+struct client {
+	char *state;
+	char sock[4096];
+	char auth[128];
+};
+
+struct buf {
+	char *p;
+	size_t n;
+	bool over;
+};
+
+static size_t take(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct buf *b = arg;
+	size_t len = size * nmemb;
+
+	if (b->over || b->n + len > ANSWER_MAX) {
+		b->over = true;
+		return 0;
+	}
+	char *p = realloc(b->p, b->n + len + 1);
+	if (!p)
+		return 0;
+	memcpy(p + b->n, data, len);
+	b->p = p;
+	b->n += len;
+	b->p[b->n] = '\0';
+	return len;
+}
+
+static int client_open(struct client *c, const char *state_dir)
+{
+	_cleanup_free_ char *path = NULL, *tok = NULL;
+	_cleanup_close_ int fd = -1;
+	struct err *e = NULL;
+	size_t len = 0;
+
+	c->state = state_dir ? strdup(state_dir) : hostd_default_state_dir();
+	if (!c->state || asprintf(&path, "%s/%s", c->state, HOSTD_TOKEN_FILE) < 0) {
+		fprintf(stderr, "cordon: error: no state dir (set --state-dir or HOME)\n");
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || fs_read_fd(fd, path, 256, &tok, &len, &e) < 0) {
+		fprintf(stderr, "cordon: sandbox_unavailable: the operator's token `%s`: %s (is the daemon started on this state dir?)\n",
+			path, e ? e->msg : strerror(errno));
+		err_free(e);
+		return -1;
+	}
+	tok[strcspn(tok, "\n")] = '\0';
+	snprintf(c->auth, sizeof(c->auth), "Authorization: Bearer %s", tok);
+	explicit_bzero(tok, len);
+	snprintf(c->sock, sizeof(c->sock), "%s/%s", c->state, HOSTD_SOCKET);
+	return 0;
+}
+
+static void client_close(struct client *c)
+{
+	explicit_bzero(c->auth, sizeof(c->auth));
+	free(c->state);
+}
+
+/* One request: the HTTP status (0 when the daemon cannot be reached) and
+ * the answer's JSON (NULL when it is not JSON). */
+static long call(struct client *c, const char *method, const char *path, const char *body,
+		 json_t **out)
+{
+	_cleanup_free_ char *url = NULL;
+	struct curl_slist *h = NULL;
+	struct buf b = { 0 };
+	long status = 0;
+	CURL *k = curl_easy_init();
+
+	*out = NULL;
+	if (!k || asprintf(&url, "http://cordon%s", path) < 0)
+		return 0;
+	h = curl_slist_append(h, c->auth);
+	h = curl_slist_append(h, "Content-Type: application/json");
+	curl_easy_setopt(k, CURLOPT_UNIX_SOCKET_PATH, c->sock);
+	curl_easy_setopt(k, CURLOPT_URL, url);
+	curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(k, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, take);
+	curl_easy_setopt(k, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(k, CURLOPT_PROTOCOLS_STR, "http");
+	if (body)
+		curl_easy_setopt(k, CURLOPT_POSTFIELDS, body);
+	if (curl_easy_perform(k) == CURLE_OK)
+		curl_easy_getinfo(k, CURLINFO_RESPONSE_CODE, &status);
+	else
+		fprintf(stderr, "cordon: sandbox_unavailable: the daemon at `%s` does not answer\n",
+			c->sock);
+	curl_slist_free_all(h);
+	curl_easy_cleanup(k);
+	if (b.p)
+		*out = json_loads(b.p, 0, NULL);
+	free(b.p);
+	return status;
+}
+
+/* An error answer, as cordon prints a refusal. */
+static int print_error(long status, json_t *j)
+{
+	const char *why = json_string_value(json_object_get(j, "error"));
+	const char *msg = json_string_value(json_object_get(j, "message"));
+
+	if (status)
+		fprintf(stderr, "cordon: %s: %s\n", why ? why : "error", msg ? msg : "(no message)");
+	return 125;
+}
+
+static void print_json(json_t *j)
+{
+	_cleanup_free_ char *t = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+
+	if (t)
+		printf("%s\n", t);
+}
+
+/* The status `cordon job wait` exits with: the command's, 125 for a
+ * refusal or a loss. */
+static int job_status(json_t *job)
+{
+	const char *r = json_string_value(json_object_get(job, "result"));
+
+	if (r && strcmp(r, "exited") == 0)
+		return (int)json_integer_value(json_object_get(job, "code"));
+	if (r && strcmp(r, "stopped") == 0)
+		return (int)json_integer_value(json_object_get(job, "code"));
+	return 125;
+}
+
+static int wait_job(struct client *c, const char *id)
+{
+	_cleanup_free_ char *path = NULL;
+
+	if (asprintf(&path, "/v1/jobs/%s", id) < 0)
+		return 125;
+	for (;;) {
+		json_t *j = NULL;
+		long s = call(c, "GET", path, NULL, &j);
+
+		if (s != 200) {
+			int rc = print_error(s, j);
+			json_decref(j);
+			return rc;
+		}
+		if (json_integer_value(json_object_get(j, "ended_ms")) != 0) {
+			int rc = job_status(j);
+			json_decref(j);
+			return rc;
+		}
+		json_decref(j);
+		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+	}
+}
+
+static const char job_usage[] =
+	"usage: cordon job start BINDING [--wait] [-- ARGS...]\n"
+	"       cordon job ls [--json]\n"
+	"       cordon job show ID\n"
+	"       cordon job wait ID\n"
+	"every one takes --state-dir DIR (default: $XDG_STATE_HOME/cordon)\n\n"
+	"Talk to `cordon daemon` on its management socket. start prints the job's\n"
+	"id (with --wait it exits as the job did); wait exits with the job's\n"
+	"status: its command's, 125 for a refusal.\n";
+
+int hostd_job_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "state-dir", required_argument, NULL, 's' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *state = NULL;
+	bool wait = false;
+	struct client c = { 0 };
+	int o, rc = 125;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (o == 's')
+			state = optarg;
+		else if (o == 'w')
+			wait = true;
+		else if (o == 'j')
+			; /* the answers are JSON already */
+		else if (o == 'h') {
+			fputs(job_usage, stdout);
+			return 0;
+		} else {
+			fputs(job_usage, stderr);
+			return 125;
+		}
+	}
+	/* options may follow the subcommand too */
+	if (optind >= argc) {
+		fputs(job_usage, stderr);
+		return 125;
+	}
+	const char *cmd = argv[optind++];
+	const char *arg = NULL;
+	char **rest = NULL;
+	while (optind < argc) {
+		if (strcmp(argv[optind], "--") == 0) {
+			rest = argv + optind + 1;
+			break;
+		}
+		if (strcmp(argv[optind], "--wait") == 0) {
+			wait = true;
+		} else if (strcmp(argv[optind], "--json") == 0) {
+		} else if (strcmp(argv[optind], "--state-dir") == 0 && optind + 1 < argc) {
+			state = argv[++optind];
+		} else if (!arg) {
+			arg = argv[optind];
+		} else {
+			fputs(job_usage, stderr);
+			return 125;
+		}
+		optind++;
+	}
+	if (client_open(&c, state) < 0) {
+		client_close(&c);
+		return 125;
+	}
+	curl_global_init(CURL_GLOBAL_NOTHING);
+	json_t *j = NULL;
+	long s;
+	if (strcmp(cmd, "start") == 0 && arg) {
+		_cleanup_json_ json_t *req = json_pack("{s:s}", "binding", arg);
+		_cleanup_free_ char *body = NULL;
+
+		if (req && rest && rest[0])
+			json_object_set_new(req, "args", json_strv(rest));
+		body = req ? json_dumps(req, JSON_COMPACT) : NULL;
+		s = body ? call(&c, "POST", "/v1/jobs", body, &j) : 0;
+		if (s != 201) {
+			rc = print_error(s, j);
+		} else {
+			const char *id = json_string_value(json_object_get(j, "id"));
+
+			printf("%s\n", id ? id : "");
+			fflush(stdout);
+			rc = wait && id ? wait_job(&c, id) : 0;
+		}
+	} else if ((strcmp(cmd, "show") == 0 || strcmp(cmd, "wait") == 0) && arg &&
+		   strspn(arg, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-") ==
+			   strlen(arg)) {
+		if (strcmp(cmd, "wait") == 0) {
+			rc = wait_job(&c, arg);
+		} else {
+			_cleanup_free_ char *path = NULL;
+
+			s = asprintf(&path, "/v1/jobs/%s", arg) < 0 ? 0 : call(&c, "GET", path, NULL, &j);
+			if (s == 200) {
+				print_json(j);
+				rc = 0;
+			} else {
+				rc = print_error(s, j);
+			}
+		}
+	} else if (strcmp(cmd, "ls") == 0 && !arg) {
+		s = call(&c, "GET", "/v1/jobs", NULL, &j);
+		if (s == 200) {
+			print_json(j);
+			rc = 0;
+		} else {
+			rc = print_error(s, j);
+		}
+	} else {
+		fputs(job_usage, stderr);
+	}
+	json_decref(j);
+	curl_global_cleanup();
+	client_close(&c);
+	return rc;
+}

@@ -1,0 +1,875 @@
+/* daemon.c: `cordon daemon` (see daemon.h). The state dir is made 0700
+ * with its token (0600, made once), socket (0600) and database; the
+ * config is checked at start and read again for every launch. A job's
+ * segment runs under `cordon wrap`: the daemon hands it the request, gets
+ * the pin back, opens the segment with that pin in its database, and only
+ * then gives the word; the wrapper's pidfd tells when it ended, and its
+ * exit file what came of it. */
+#include "hostd/daemon.h"
+
+#include "host/config.h"
+#include "host/db.h"
+#include "host/wrapper.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/json.h"
+#include "lib/procfs.h"
+#include "lib/strv.h"
+#include "plan/plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <openssl/crypto.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BODY_MAX ((size_t)64 * 1024)
+#define ANSWER_MAX ((size_t)64 * 1024)
+
+extern char **environ;
+
+enum watch_kind { W_API, W_SIGNAL, W_CTL, W_PIDFD };
+
+struct watch {
+	enum watch_kind kind;
+	struct seg *seg;
+};
+
+/* A segment this daemon started and still supervises. */
+struct seg {
+	struct seg *next;
+	char job[HOST_JOB_ID_MAX];
+	unsigned int attempt, n;
+	pid_t pid;
+	int pidfd, ctl;		/* ctl: until the pin is answered */
+	char *record;
+	bool pinned;
+	struct watch wctl, wpid;
+};
+
+struct hostd {
+	char *state, *config, *self;
+	char token[HOSTD_TOKEN_HEX + 1];
+	struct host_db *db;
+	struct MHD_Daemon *mhd;
+	int epfd, sfd, lfd;
+	struct seg *segs;
+	struct watch wapi, wsig;
+};
+
+char *hostd_default_state_dir(void)
+{
+	const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+	char *out = NULL;
+
+	if (x && x[0] == '/')
+		return asprintf(&out, "%s/cordon", x) < 0 ? NULL : out;
+	if (h && h[0] == '/')
+		return asprintf(&out, "%s/.local/state/cordon", h) < 0 ? NULL : out;
+	return NULL;
+}
+
+char *hostd_default_config(void)
+{
+	const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
+	char *out = NULL;
+
+	if (x && x[0] == '/')
+		return asprintf(&out, "%s/cordon/config.json", x) < 0 ? NULL : out;
+	if (h && h[0] == '/')
+		return asprintf(&out, "%s/.config/cordon/config.json", h) < 0 ? NULL : out;
+	return NULL;
+}
+
+/* --- the state dir ------------------------------------------------------ */
+
+static int own_dir(const char *path, struct err **e)
+{
+	struct stat st;
+
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return err_set(e, ERR_UNAVAILABLE, errno, "state dir `%s`", path);
+	if (lstat(path, &st) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "state dir `%s`", path);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return err_set(e, ERR_UNAVAILABLE, 0, "state dir `%s`: not a directory of this user's",
+			       path);
+	if ((st.st_mode & 077) && chmod(path, 0700) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "state dir `%s`", path);
+	return 0;
+}
+
+/* The operator's token: made once (0600), then read. */
+static int token(struct hostd *d, struct err **e)
+{
+	_cleanup_free_ char *path = NULL, *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	unsigned char rnd[HOSTD_TOKEN_HEX / 2];
+	size_t len = 0;
+
+	if (asprintf(&path, "%s/%s", d->state, HOSTD_TOKEN_FILE) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "token");
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0) {
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return err_set(e, ERR_INTERNAL, errno, "getrandom");
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			snprintf(d->token + 2 * i, 3, "%02x", rnd[i]);
+		if (fs_write_exact(fd, d->token, HOSTD_TOKEN_HEX) < 0 || fsync(fd) < 0)
+			return err_set(e, ERR_UNAVAILABLE, errno, "token `%s`", path);
+		return 0;
+	}
+	if (errno != EEXIST)
+		return err_set(e, ERR_UNAVAILABLE, errno, "token `%s`", path);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || fs_read_fd(fd, path, 256, &buf, &len, e) < 0)
+		return *e ? -1 : err_set(e, ERR_UNAVAILABLE, errno, "token `%s`", path);
+	if (len != HOSTD_TOKEN_HEX || strspn(buf, "0123456789abcdef") != HOSTD_TOKEN_HEX)
+		return err_set(e, ERR_UNAVAILABLE, 0, "token `%s` is damaged", path);
+	memcpy(d->token, buf, HOSTD_TOKEN_HEX + 1);
+	return 0;
+}
+
+static int listen_socket(struct hostd *d, struct err **e)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	mode_t old;
+	int r;
+
+	if ((size_t)snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", d->state, HOSTD_SOCKET) >=
+	    sizeof(a.sun_path))
+		return err_set(e, ERR_CONFIG, 0, "state dir `%s`: too long for a socket path",
+			       d->state);
+	d->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (d->lfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "management socket");
+	/* a socket left by a daemon that died; its state dir is ours */
+	(void)unlink(a.sun_path);
+	old = umask(077);
+	r = bind(d->lfd, (struct sockaddr *)&a, sizeof(a));
+	umask(old);
+	if (r < 0 || chmod(a.sun_path, 0600) < 0 || listen(d->lfd, 64) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "management socket `%s`", a.sun_path);
+	return 0;
+}
+
+/* --- answers ----------------------------------------------------------- */
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned int status, json_t *j)
+{
+	_cleanup_free_ char *text = j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	json_decref(j);
+	if (!text)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result fail(struct MHD_Connection *c, unsigned int status, const char *error,
+			    const char *message)
+{
+	return answer(c, status, json_pack("{s:s, s:s}", "error", error, "message", message));
+}
+
+/* A refusal of cordon's, with its reason and the HTTP status it maps to. */
+static enum MHD_Result refuse(struct MHD_Connection *c, const struct err *e)
+{
+	static const unsigned int status[] = {
+		[ERR_INTERNAL] = 500, [ERR_CONFIG] = 400, [ERR_DENIED] = 403,
+		[ERR_UNAVAILABLE] = 503, [ERR_USAGE] = 400,
+	};
+	unsigned int s = e && (size_t)e->reason < sizeof(status) / sizeof(*status)
+				 ? status[e->reason]
+				 : 500;
+
+	return fail(c, s, e ? err_reason_name(e->reason) : "error",
+		    e && e->msg ? e->msg : "error");
+}
+
+/* The peer runs as the daemon's user, and says the operator's token. */
+static bool authorized(struct hostd *d, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (!ci || getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+	    cred.uid != geteuid())
+		return false;
+	if (!h || strncmp(h, "Bearer ", 7) != 0 || strlen(h + 7) != HOSTD_TOKEN_HEX)
+		return false;
+	return CRYPTO_memcmp(h + 7, d->token, HOSTD_TOKEN_HEX) == 0;
+}
+
+/* --- segments ----------------------------------------------------------- */
+
+static int watch_add(struct hostd *d, int fd, struct watch *w)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = w };
+
+	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void seg_free(struct hostd *d, struct seg *s)
+{
+	for (struct seg **p = &d->segs; *p; p = &(*p)->next)
+		if (*p == s) {
+			*p = s->next;
+			break;
+		}
+	if (s->ctl >= 0)
+		close(s->ctl);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	free(s->record);
+	free(s);
+}
+
+/* The wrapper's environment: the daemon's, the binding's env, and the
+ * values of its secrets (read now; they go nowhere else). */
+static char **wrapper_env(const struct host_binding *b, struct err **e)
+{
+	char **env = NULL;
+
+	for (size_t i = 0; environ[i]; i++)
+		if (strv_push(&env, environ[i]) < 0)
+			goto oom;
+	for (size_t i = 0; b->env[i]; i++)
+		if (strv_push(&env, b->env[i]) < 0)
+			goto oom;
+	for (size_t i = 0; i < b->n_secrets; i++) {
+		_cleanup_free_ char *v = NULL;
+		char *kv = NULL;
+
+		if (host_secret_value(&b->secrets[i], &v, e) < 0) {
+			strv_free(env);
+			return NULL;
+		}
+		if (asprintf(&kv, "%s=%s", b->secrets[i].name, v) < 0) {
+			explicit_bzero(v, strlen(v));
+			goto oom;
+		}
+		explicit_bzero(v, strlen(v));
+		if (strv_push_take(&env, kv) < 0)
+			goto oom;
+	}
+	if (!env && strv_push(&env, "PATH=/usr/bin:/bin") < 0)
+		goto oom;
+	return env;
+oom:
+	strv_free(env);
+	err_set(e, ERR_INTERNAL, ENOMEM, "environment");
+	return NULL;
+}
+
+/* The wrapper's request: the binding's policy, its env and secrets passed
+ * by name (their values are in the wrapper's environment only). */
+static json_t *wrap_request(struct hostd *d, const struct host_binding *b, const char *job,
+			    const char *workspace, char *const *argv)
+{
+	json_t *pol = policy_to_json(b->policy), *env, *pass, *argj = json_strv(argv);
+
+	if (!pol || !argj) {
+		json_decref(pol);
+		json_decref(argj);
+		return NULL;
+	}
+	env = json_object_get(pol, "env");
+	if (!env) {
+		env = json_object();
+		json_object_set_new(pol, "env", env);
+	}
+	pass = json_object_get(env, "pass");
+	if (!pass) {
+		pass = json_array();
+		json_object_set_new(env, "pass", pass);
+	}
+	for (size_t i = 0; b->env[i]; i++) {
+		_cleanup_free_ char *name = strndup(b->env[i], strcspn(b->env[i], "="));
+		if (name)
+			json_array_append_new(pass, json_string(name));
+	}
+	for (size_t i = 0; i < b->n_secrets; i++)
+		json_array_append_new(pass, json_string(b->secrets[i].name));
+	return json_pack("{s:o, s:s, s:s, s:s, s:i, s:o, s:s, s:b}", "policy", pol, "workspace",
+			 workspace, "state_dir", d->state, "execution", job, "segment", 1, "argv",
+			 argj, "provider", b->provider, "quiet", 1);
+}
+
+static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const char *job,
+			 const char *workspace, char *const *argv, struct err **e)
+{
+	_cleanup_json_ json_t *req = wrap_request(d, b, job, workspace, argv);
+	_cleanup_free_ char *text = NULL, *log = NULL, *dir = NULL;
+	char **env = NULL;
+	int sv[2] = { -1, -1 }, logfd;
+	struct seg *s;
+	pid_t pid;
+
+	if (!req || !(text = json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII)))
+		return err_set(e, ERR_INTERNAL, ENOMEM, "request");
+	if (asprintf(&dir, "%s/runs/%s", d->state, job) < 0 ||
+	    asprintf(&log, "%s/runs/%s/log", d->state, job) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "log");
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", dir);
+	logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (logfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "log `%s`", log);
+	env = wrapper_env(b, e);
+	if (!env) {
+		close(logfd);
+		return -1;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		strv_free(env);
+		close(logfd);
+		return err_set(e, ERR_UNAVAILABLE, errno, "wrapper");
+	}
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		/* fd 3 is the control socket; 0 nothing, 1 and 2 the log */
+		if (null < 0 || dup2(null, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0 ||
+		    dup2(sv[1], 3) < 0)
+			_exit(125);
+		execve(d->self, (char *[]){ d->self, "wrap", "--ctl", "3", NULL }, env);
+		_exit(127);
+	}
+	for (size_t i = 0; env[i]; i++)
+		explicit_bzero(env[i], strlen(env[i]));
+	strv_free(env);
+	close(logfd);
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return err_set(e, ERR_UNAVAILABLE, errno, "wrapper");
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		kill(pid, SIGKILL);
+		close(sv[0]);
+		return err_set(e, ERR_INTERNAL, ENOMEM, "segment");
+	}
+	snprintf(s->job, sizeof(s->job), "%s", job);
+	s->attempt = 1;
+	s->n = 1;
+	s->pid = pid;
+	s->ctl = sv[0];
+	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	s->wctl = (struct watch){ W_CTL, s };
+	s->wpid = (struct watch){ W_PIDFD, s };
+	s->next = d->segs;
+	d->segs = s;
+	if (s->pidfd < 0 || send(s->ctl, text, strlen(text), MSG_NOSIGNAL) < 0 ||
+	    watch_add(d, s->ctl, &s->wctl) < 0 || watch_add(d, s->pidfd, &s->wpid) < 0) {
+		int saved = errno;
+
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		seg_free(d, s);
+		return err_set(e, ERR_UNAVAILABLE, saved, "wrapper");
+	}
+	return 0;
+}
+
+/* The wrapper's answer: the pin goes into the database with the segment,
+ * then the word; a refusal ends the job. */
+static void on_answer(struct hostd *d, struct seg *s)
+{
+	_cleanup_free_ char *buf = malloc(ANSWER_MAX);
+	_cleanup_json_ json_t *a = NULL;
+	struct err *e = NULL;
+	ssize_t n = buf ? recv(s->ctl, buf, ANSWER_MAX, 0) : -1;
+
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, s->ctl, NULL);
+	if (n > 0)
+		a = json_parse_strict(buf, (size_t)n, &e);
+	err_free(e);
+	e = NULL;
+	const char *digest = a ? json_string_value(json_object_get(a, "digest")) : NULL;
+	const char *record = a ? json_string_value(json_object_get(a, "record")) : NULL;
+	if (digest && record) {
+		struct host_segment seg = {
+			.attempt = s->attempt, .n = s->n,
+			.provider = (char *)json_string_value(json_object_get(a, "provider")),
+			.digest = (char *)digest,
+			.summary = (char *)json_string_value(json_object_get(a, "summary")),
+			.record_dir = (char *)record,
+		};
+		snprintf(seg.job, sizeof(seg.job), "%s", s->job);
+		if (!seg.summary)
+			seg.summary = "";
+		s->record = strdup(record);
+		if (s->record && host_db_segment_open(d->db, &seg, &e) == 0 &&
+		    send(s->ctl, "g", 1, MSG_NOSIGNAL) == 1)
+			s->pinned = true;
+	}
+	if (!s->pinned) {
+		const char *why = a ? json_string_value(json_object_get(a, "error")) : NULL;
+		struct err *e2 = NULL;
+
+		/* the wrapper runs nothing without the word */
+		if (host_db_job_refused(d->db, s->job, why ? why : "sandbox_unavailable", &e2) < 0)
+			err_print(stderr, e2);
+		err_free(e2);
+	}
+	if (e)
+		err_print(stderr, e);
+	err_free(e);
+	close(s->ctl);
+	s->ctl = -1;
+}
+
+/* The wrapper ended: what its exit file says, or lost without one. */
+static void on_exit_of(struct hostd *d, struct seg *s)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_json_ json_t *x = NULL;
+	_cleanup_close_ int dfd = -1;
+	struct host_segment seg = { .attempt = s->attempt, .n = s->n };
+	struct err *e = NULL;
+	siginfo_t info = { 0 };
+
+	(void)waitid(P_PIDFD, (id_t)s->pidfd, &info, WEXITED);
+	if (s->ctl >= 0)
+		on_answer(d, s); /* died before (or while) answering */
+	if (!s->pinned) {
+		seg_free(d, s);
+		return;
+	}
+	snprintf(seg.job, sizeof(seg.job), "%s", s->job);
+	dfd = s->record ? fs_open_nofollow(AT_FDCWD, s->record, O_PATH | O_DIRECTORY, 0) : -1;
+	if (dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, &e) == 0)
+		x = json_parse_strict(buf, strlen(buf), &e);
+	err_free(e);
+	e = NULL;
+	if (x && json_is_integer(json_object_get(x, "code"))) {
+		const char *why = json_string_value(json_object_get(x, "error"));
+
+		seg.code = (int)json_integer_value(json_object_get(x, "code"));
+		seg.result = why ? HOST_REFUSED : HOST_EXITED;
+		seg.reason = (char *)why;
+	} else {
+		seg.result = HOST_LOST;
+		seg.code = 125;
+		seg.reason = "the wrapper ended without an exit file";
+	}
+	if (host_db_segment_end(d->db, &seg, true, &e) < 0)
+		err_print(stderr, e);
+	err_free(e);
+	seg_free(d, s);
+}
+
+/* --- the API ------------------------------------------------------------ */
+
+struct body {
+	char *p;
+	size_t n;
+	bool too_big;
+};
+
+static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const struct body *b)
+{
+	_cleanup_json_ json_t *req = NULL, *args = NULL;
+	_cleanup_err_ struct err *e = NULL;
+	_cleanup_free_ char *id = NULL, *args_text = NULL, *scratch = NULL;
+	struct host_config *cfg = NULL;
+	const struct host_binding *bind;
+	_cleanup_strv_ char **argv = NULL;
+	const char *name, *key, *workspace;
+	json_t *v;
+	size_t i;
+	enum MHD_Result r;
+
+	req = b->p ? json_parse_strict(b->p, b->n, &e) : NULL;
+	if (!json_is_object(req))
+		return fail(c, 400, "bad_request", e ? e->msg : "the body must be a JSON object");
+	json_object_foreach(req, key, v) {
+		if (strcmp(key, "binding") != 0 && strcmp(key, "args") != 0) {
+			_cleanup_free_ char *m = NULL;
+			return fail(c, 400, "bad_request",
+				    asprintf(&m, "%s: unknown key", json_path_show(key)) < 0 ? "unknown key" : m);
+		}
+	}
+	name = json_string_value(json_object_get(req, "binding"));
+	if (!name)
+		return fail(c, 400, "bad_request", "binding: must be a string");
+	args = json_incref(json_object_get(req, "args"));
+	if (args) {
+		if (!json_is_array(args) || json_array_size(args) == 0)
+			return fail(c, 400, "bad_request", "args: must be a non-empty array of strings");
+		json_array_foreach(args, i, v) {
+			if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+				return fail(c, 400, "bad_request", "args: must be a non-empty array of strings");
+			if (strv_push(&argv, json_string_value(v)) < 0)
+				return MHD_NO;
+		}
+	}
+	/* the config as it is now: a change applies from the next launch */
+	if (host_config_load(d->config, &cfg, &e) < 0)
+		return refuse(c, e);
+	bind = host_config_find(cfg, name);
+	if (!bind) {
+		host_config_free(cfg);
+		return fail(c, 404, "not_found", "no such binding");
+	}
+	if (!argv)
+		for (i = 0; bind->args && bind->args[i]; i++)
+			if (strv_push(&argv, bind->args[i]) < 0) {
+				host_config_free(cfg);
+				return MHD_NO;
+			}
+	if (!argv) {
+		host_config_free(cfg);
+		return fail(c, 400, "bad_request", "the binding names no args: give them");
+	}
+	if (!bind->provider) {
+		host_config_free(cfg);
+		return fail(c, 503, "sandbox_unavailable",
+			    "a binding without a sandbox cannot be run yet");
+	}
+	if (plan_new_execution_id(&id, &e) < 0) {
+		host_config_free(cfg);
+		return refuse(c, e);
+	}
+	workspace = bind->workspace;
+	if (bind->scratch) {
+		if (asprintf(&scratch, "%s/workspaces/%s", d->state, id) < 0 || mkdir(scratch, 0700) < 0) {
+			host_config_free(cfg);
+			return fail(c, 503, "sandbox_unavailable", "cannot make the scratch workspace");
+		}
+		workspace = scratch;
+	}
+	_cleanup_json_ json_t *argj = json_strv(argv);
+	args_text = argj ? json_dumps(argj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+	if (host_db_job_new(d->db, id, name, args_text, workspace, &e) < 0 ||
+	    spawn_wrapper(d, bind, id, workspace, argv, &e) < 0) {
+		struct err *e2 = NULL;
+
+		if (e && e->msg)
+			(void)host_db_job_refused(d->db, id, err_reason_name(e->reason), &e2);
+		err_free(e2);
+		host_config_free(cfg);
+		return refuse(c, e);
+	}
+	host_config_free(cfg);
+	r = answer(c, 201, json_pack("{s:s}", "id", id));
+	return r;
+}
+
+static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const char *url,
+			     const char *method, const struct body *b)
+{
+	_cleanup_err_ struct err *e = NULL;
+	bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
+
+	if (get && strcmp(url, "/v1/health") == 0)
+		return answer(c, 200, json_pack("{s:b, s:s}", "ok", 1, "version", CORDON_VERSION));
+	if (get && strcmp(url, "/v1/bindings") == 0) {
+		struct host_config *cfg = NULL;
+		json_t *arr;
+
+		if (host_config_load(d->config, &cfg, &e) < 0)
+			return refuse(c, e);
+		arr = json_array();
+		for (size_t i = 0; arr && i < cfg->n; i++)
+			json_array_append_new(
+				arr, json_pack("{s:s, s:s, s:s?}", "name", cfg->bindings[i].name,
+					       "executor", host_executor_name(cfg->bindings[i].executor),
+					       "provider", cfg->bindings[i].provider));
+		host_config_free(cfg);
+		return answer(c, 200, json_pack("{s:o}", "bindings", arr ? arr : json_array()));
+	}
+	if (post && strcmp(url, "/v1/jobs") == 0)
+		return post_job(d, c, b);
+	if (get && strcmp(url, "/v1/jobs") == 0) {
+		json_t *jobs = host_db_jobs_json(d->db, &e);
+
+		return jobs ? answer(c, 200, json_pack("{s:o}", "jobs", jobs)) : refuse(c, e);
+	}
+	if (get && strncmp(url, "/v1/jobs/", 9) == 0 && !strchr(url + 9, '/')) {
+		json_t *job = host_db_job_json(d->db, url + 9, &e);
+
+		if (!job && e && e->reason == ERR_CONFIG)
+			return fail(c, 404, "not_found", "no such job");
+		return job ? answer(c, 200, job) : refuse(c, e);
+	}
+	return fail(c, 404, "not_found", "no such endpoint");
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct hostd *d = cls;
+	struct body *b = *con_cls;
+
+	if (!b) {
+		b = calloc(1, sizeof(*b));
+		*con_cls = b;
+		return b ? MHD_YES : MHD_NO;
+	}
+	if (*upload_size) {
+		if (!b->too_big && b->n + *upload_size <= BODY_MAX) {
+			char *p = realloc(b->p, b->n + *upload_size + 1);
+
+			if (!p)
+				return MHD_NO;
+			memcpy(p + b->n, upload, *upload_size);
+			b->p = p;
+			b->n += *upload_size;
+			b->p[b->n] = '\0';
+		} else {
+			b->too_big = true;
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (!authorized(d, c))
+		return fail(c, 401, "unauthorized",
+			    "the operator's token, from the daemon's own user, is required");
+	if (b->too_big)
+		return fail(c, 413, "bad_request", "the body is larger than 64 KiB");
+	return route(d, c, url, method, b);
+}
+
+static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
+		    enum MHD_RequestTerminationCode why)
+{
+	struct body *b = *con_cls;
+
+	if (b) {
+		free(b->p);
+		free(b);
+	}
+	*con_cls = NULL;
+}
+
+/* --- start, recovery, the loop ------------------------------------------ */
+
+/* What a previous daemon left running. Proving a live wrapper is not built
+ * yet: it is stopped (its whole process group) and its segment ends lost,
+ * which never adopts what it cannot prove; an exited one is settled from
+ * its exit file. */
+static int recover_one(void *ctx, const struct host_segment *s)
+{
+	struct hostd *d = ctx;
+	struct seg *t = calloc(1, sizeof(*t));
+	unsigned long long ticks = 0;
+	_cleanup_free_ char *buf = NULL, *stamp = NULL;
+	_cleanup_json_ json_t *j = NULL;
+	_cleanup_close_ int dfd = -1;
+	struct err *e = NULL;
+
+	if (!t)
+		return -1;
+	snprintf(t->job, sizeof(t->job), "%s", s->job);
+	t->attempt = s->attempt;
+	t->n = s->n;
+	t->ctl = t->pidfd = -1;
+	t->pinned = true;
+	t->record = s->record_dir ? strdup(s->record_dir) : NULL;
+	t->next = d->segs;
+	d->segs = t;
+	dfd = t->record ? fs_open_nofollow(AT_FDCWD, t->record, O_PATH | O_DIRECTORY, 0) : -1;
+	if (dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_STAMP, 4096, &stamp, NULL, &e) == 0)
+		j = json_parse_strict(stamp, strlen(stamp), &e);
+	err_free(e);
+	pid_t pid = j ? (pid_t)json_integer_value(json_object_get(j, "pid")) : 0;
+	if (pid > 0 && procfs_start_ticks(pid, &ticks, NULL) == 0 &&
+	    ticks == (unsigned long long)json_integer_value(json_object_get(j, "start_ticks"))) {
+		/* the wrapper leads its own process group */
+		kill(-pid, SIGKILL);
+		t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		for (int i = 0; i < 100 && t->pidfd >= 0 && kill(pid, 0) == 0; i++)
+			usleep(10000);
+	}
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	t->pidfd = -1;
+	struct host_segment end = { .attempt = t->attempt, .n = t->n };
+	snprintf(end.job, sizeof(end.job), "%s", t->job);
+	if (dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, NULL) == 0) {
+		_cleanup_json_ json_t *x = json_parse_strict(buf, strlen(buf), NULL);
+
+		end.code = x ? (int)json_integer_value(json_object_get(x, "code")) : 125;
+		end.reason = x ? (char *)json_string_value(json_object_get(x, "error")) : NULL;
+		end.result = end.reason ? HOST_REFUSED : HOST_EXITED;
+		e = NULL;
+		if (host_db_segment_end(d->db, &end, true, &e) < 0)
+			err_print(stderr, e);
+	} else {
+		end.result = HOST_LOST;
+		end.code = 125;
+		end.reason = "not proven after a restart (adoption is not built yet): stopped";
+		e = NULL;
+		if (host_db_segment_end(d->db, &end, true, &e) < 0)
+			err_print(stderr, e);
+	}
+	err_free(e);
+	seg_free(d, t);
+	return 0;
+}
+
+/* The wrappers are `cordon wrap`: cordon is beside this binary. */
+static char *cordon_beside(void)
+{
+	char *self = realpath("/proc/self/exe", NULL), *slash, *out = NULL;
+
+	if (!self || !(slash = strrchr(self, '/'))) {
+		free(self);
+		return NULL;
+	}
+	*slash = '\0';
+	if (asprintf(&out, "%s/cordon", self) < 0)
+		out = NULL;
+	free(self);
+	return out;
+}
+
+int hostd_daemon_main(const char *state_dir, const char *config_path)
+{
+	struct hostd d = { .epfd = -1, .sfd = -1, .lfd = -1 };
+	_cleanup_err_ struct err *e = NULL;
+	_cleanup_free_ char *priv = NULL, *runs = NULL, *ws = NULL, *dbp = NULL;
+	struct host_config *cfg = NULL;
+	sigset_t set;
+	int rc = 125;
+
+	d.state = realpath(state_dir, NULL);
+	if (!d.state && own_dir(state_dir, &e) == 0)
+		d.state = realpath(state_dir, NULL);
+	d.config = strdup(config_path);
+	d.self = cordon_beside();
+	if (!d.state || !d.config || !d.self) {
+		if (!e)
+			err_set(&e, ERR_UNAVAILABLE, errno, "state dir `%s`", state_dir);
+		goto out;
+	}
+	if (asprintf(&priv, "%s/private", d.state) < 0 || asprintf(&runs, "%s/runs", d.state) < 0 ||
+	    asprintf(&ws, "%s/workspaces", d.state) < 0 ||
+	    asprintf(&dbp, "%s/%s", d.state, HOSTD_DB) < 0) {
+		err_set(&e, ERR_INTERNAL, ENOMEM, "paths");
+		goto out;
+	}
+	if (own_dir(d.state, &e) < 0 || own_dir(priv, &e) < 0 || own_dir(runs, &e) < 0 ||
+	    own_dir(ws, &e) < 0 || token(&d, &e) < 0)
+		goto out;
+	/* the config is checked now; it is read again for each launch */
+	if (host_config_load(d.config, &cfg, &e) < 0)
+		goto out;
+	host_config_free(cfg);
+	if (host_db_open(dbp, &d.db, &e) < 0 || host_db_running(d.db, recover_one, &d, &e) < 0 ||
+	    listen_socket(&d, &e) < 0)
+		goto out;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	d.sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	d.epfd = epoll_create1(EPOLL_CLOEXEC);
+	d.mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, &d,
+				 MHD_OPTION_LISTEN_SOCKET, d.lfd, MHD_OPTION_NOTIFY_COMPLETED,
+				 on_done, &d, MHD_OPTION_CONNECTION_LIMIT, 256U,
+				 MHD_OPTION_CONNECTION_TIMEOUT, 60U, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				 (size_t)(128 * 1024), MHD_OPTION_END);
+	if (d.sfd < 0 || d.epfd < 0 || !d.mhd) {
+		err_set(&e, ERR_UNAVAILABLE, errno, "the management API");
+		goto out;
+	}
+	d.wapi = (struct watch){ W_API, NULL };
+	d.wsig = (struct watch){ W_SIGNAL, NULL };
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d.mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	if (!di || watch_add(&d, di->epoll_fd, &d.wapi) < 0 || watch_add(&d, d.sfd, &d.wsig) < 0) {
+		err_set(&e, ERR_UNAVAILABLE, errno, "the event loop");
+		goto out;
+	}
+	fprintf(stderr, "cordon: daemon: serving %s/%s\n", d.state, HOSTD_SOCKET);
+	for (;;) {
+		struct epoll_event ev[16];
+		MHD_UNSIGNED_LONG_LONG to = 0;
+		int timeout = MHD_get_timeout(d.mhd, &to) == MHD_YES ? (int)(to > 1000 ? 1000 : to)
+								   : 1000;
+		int n = epoll_wait(d.epfd, ev, 16, timeout);
+		bool stop = false;
+
+		if (n < 0 && errno != EINTR) {
+			err_set(&e, ERR_UNAVAILABLE, errno, "the event loop");
+			goto out;
+		}
+		for (int i = 0; i < n; i++) {
+			struct watch *w = ev[i].data.ptr;
+
+			if (w->kind == W_SIGNAL) {
+				struct signalfd_siginfo si;
+
+				if (read(d.sfd, &si, sizeof(si)) == (ssize_t)sizeof(si) &&
+				    si.ssi_signo != SIGHUP)
+					stop = true;
+			} else if (w->kind == W_CTL) {
+				on_answer(&d, w->seg);
+			} else if (w->kind == W_PIDFD) {
+				on_exit_of(&d, w->seg);
+				break; /* the segment (and its watches) may be gone */
+			}
+		}
+		MHD_run(d.mhd);
+		if (stop)
+			break;
+	}
+	/* The wrappers (and the jobs under them) outlive the daemon. */
+	rc = 0;
+out:
+	if (e)
+		err_print(stderr, e);
+	if (d.mhd)
+		MHD_stop_daemon(d.mhd);
+	while (d.segs) {
+		struct seg *s = d.segs;
+
+		d.segs = s->next;
+		if (s->ctl >= 0)
+			close(s->ctl);
+		if (s->pidfd >= 0)
+			close(s->pidfd);
+		free(s->record);
+		free(s);
+	}
+	if (d.lfd >= 0)
+		close(d.lfd);
+	if (d.epfd >= 0)
+		close(d.epfd);
+	if (d.sfd >= 0)
+		close(d.sfd);
+	host_db_close(d.db);
+	free(d.state);
+	free(d.config);
+	free(d.self);
+	return rc;
+}
