@@ -116,7 +116,7 @@ test: build/san/cordon build/san/cordon-host $(UNIT_BIN) $(HELPER_BIN)
 fuzz: $(FUZZ_BIN)
 
 demo: deps
-	$(MAKE) build/cordon
+	$(MAKE) build/cordon build/cordon-host
 	scripts/demo
 
 lint:
