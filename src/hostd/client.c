@@ -185,10 +185,12 @@ static const char job_usage[] =
 	"       cordon job ls [--json]\n"
 	"       cordon job show ID\n"
 	"       cordon job wait ID\n"
+	"       cordon job stop ID\n"
 	"every one takes --state-dir DIR (default: $XDG_STATE_HOME/cordon)\n\n"
 	"Talk to `cordon daemon` on its management socket. start prints the job's\n"
 	"id (with --wait it exits as the job did); wait exits with the job's\n"
-	"status: its command's, 125 for a refusal.\n";
+	"status: its command's, 125 for a refusal. stop sends TERM to the job's\n"
+	"segment, and KILL once its binding's grace is over.\n";
 
 int hostd_job_main(int argc, char **argv)
 {
@@ -286,6 +288,13 @@ int hostd_job_main(int argc, char **argv)
 				rc = print_error(s, j);
 			}
 		}
+	} else if (strcmp(cmd, "stop") == 0 && arg &&
+		   strspn(arg, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-") ==
+			   strlen(arg)) {
+		_cleanup_free_ char *path = NULL;
+
+		s = asprintf(&path, "/v1/jobs/%s/stop", arg) < 0 ? 0 : call(&c, "POST", path, "", &j);
+		rc = s == 202 ? 0 : print_error(s, j);
 	} else if (strcmp(cmd, "ls") == 0 && !arg) {
 		s = call(&c, "GET", "/v1/jobs", NULL, &j);
 		if (s == 200) {

@@ -16,6 +16,7 @@
 #include "lib/procfs.h"
 #include "lib/strv.h"
 #include "plan/plan.h"
+#include "sandbox/adopt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,7 +42,7 @@
 
 extern char **environ;
 
-enum watch_kind { W_API, W_SIGNAL, W_CTL, W_PIDFD };
+enum watch_kind { W_API, W_SIGNAL, W_CTL, W_PIDFD, W_GRACE };
 
 struct watch {
 	enum watch_kind kind;
@@ -54,9 +56,12 @@ struct seg {
 	unsigned int attempt, n;
 	pid_t pid;
 	int pidfd, ctl;		/* ctl: until the pin is answered */
+	int grace_fd;		/* a stop's grace, then KILL; -1 */
+	unsigned int grace_ms;
+	int stop_sig;		/* the last signal a stop sent, 0 if none */
 	char *record;
 	bool pinned;
-	struct watch wctl, wpid;
+	struct watch wctl, wpid, wgrace;
 };
 
 struct hostd {
@@ -243,6 +248,8 @@ static void seg_free(struct hostd *d, struct seg *s)
 		close(s->ctl);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
+	if (s->grace_fd >= 0)
+		close(s->grace_fd);
 	free(s->record);
 	free(s);
 }
@@ -351,7 +358,13 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		sigset_t none;
 
+		/* the daemon's blocked and ignored signals are its own: the
+		 * wrapper hands its mask on to the command */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
 		/* fd 3 is the control socket; 0 nothing, 1 and 2 the log */
 		if (null < 0 || dup2(null, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0 ||
 		    dup2(sv[1], 3) < 0)
@@ -379,6 +392,8 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	s->n = 1;
 	s->pid = pid;
 	s->ctl = sv[0];
+	s->grace_fd = -1;
+	s->grace_ms = b->grace_ms;
 	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	s->wctl = (struct watch){ W_CTL, s };
 	s->wpid = (struct watch){ W_PIDFD, s };
@@ -467,7 +482,24 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 		x = json_parse_strict(buf, strlen(buf), &e);
 	err_free(e);
 	e = NULL;
-	if (x && json_is_integer(json_object_get(x, "code"))) {
+	if (s->stop_sig) {
+		pid_t left = 0;
+
+		/* a stop is confirmed once nothing of the segment is left: the
+		 * sandbox dies with its root, a moment after it */
+		for (int i = 0; i < 500; i++) {
+			if (sandbox_ns_left(s->record, &left, NULL) < 0 || left == 0)
+				break;
+			kill(left, SIGKILL);
+			usleep(10000);
+		}
+		seg.result = HOST_STOPPED;
+		seg.signal = s->stop_sig;
+		seg.code = x && json_is_integer(json_object_get(x, "code"))
+				   ? (int)json_integer_value(json_object_get(x, "code"))
+				   : 128 + s->stop_sig;
+		seg.reason = left ? "stopped, but a process of the sandbox was still left" : NULL;
+	} else if (x && json_is_integer(json_object_get(x, "code"))) {
 		const char *why = json_string_value(json_object_get(x, "error"));
 
 		seg.code = (int)json_integer_value(json_object_get(x, "code"));
@@ -482,6 +514,44 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 		err_print(stderr, e);
 	err_free(e);
 	seg_free(d, s);
+}
+
+/* The grace is over: KILL to the wrapper's process group (the sandbox
+ * dies with its root). */
+static void on_grace(struct hostd *d, struct seg *s)
+{
+	uint64_t n;
+
+	(void)!read(s->grace_fd, &n, sizeof(n));
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, s->grace_fd, NULL);
+	close(s->grace_fd);
+	s->grace_fd = -1;
+	s->stop_sig = SIGKILL;
+	kill(-s->pid, SIGKILL);
+}
+
+/* Stop: TERM to the wrapper's process group, which forwards it into the
+ * sandbox; KILL once the binding's grace is over. */
+static int stop_segment(struct hostd *d, struct seg *s)
+{
+	struct itimerspec it = { .it_value = { .tv_sec = s->grace_ms / 1000,
+					       .tv_nsec = (long)(s->grace_ms % 1000) * 1000000L } };
+
+	if (s->stop_sig)
+		return 0; /* stopping already */
+	s->stop_sig = SIGTERM;
+	if (s->grace_ms == 0) {
+		s->stop_sig = SIGKILL;
+		return kill(-s->pid, SIGKILL);
+	}
+	s->grace_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	s->wgrace = (struct watch){ W_GRACE, s };
+	if (s->grace_fd < 0 || timerfd_settime(s->grace_fd, 0, &it, NULL) < 0 ||
+	    watch_add(d, s->grace_fd, &s->wgrace) < 0) {
+		s->stop_sig = SIGKILL;
+		return kill(-s->pid, SIGKILL);
+	}
+	return kill(-s->pid, SIGTERM);
 }
 
 /* --- the API ------------------------------------------------------------ */
@@ -611,6 +681,28 @@ static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const ch
 
 		return jobs ? answer(c, 200, json_pack("{s:o}", "jobs", jobs)) : refuse(c, e);
 	}
+	if (post && strncmp(url, "/v1/jobs/", 9) == 0 && strchr(url + 9, '/') &&
+	    strcmp(strchr(url + 9, '/'), "/stop") == 0) {
+		size_t len = (size_t)(strchr(url + 9, '/') - (url + 9));
+		json_t *job;
+
+		for (struct seg *s = d->segs; s; s = s->next)
+			if (s->pinned && strlen(s->job) == len && strncmp(s->job, url + 9, len) == 0) {
+				if (stop_segment(d, s) < 0 && errno != ESRCH)
+					return fail(c, 503, "sandbox_unavailable", "cannot signal the job");
+				return answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signal",
+								 s->stop_sig == SIGKILL ? "KILL" : "TERM"));
+			}
+		{
+			_cleanup_free_ char *id = strndup(url + 9, len);
+
+			job = id ? host_db_job_json(d->db, id, &e) : NULL;
+		}
+		if (!job)
+			return fail(c, 404, "not_found", "no such job");
+		json_decref(job);
+		return fail(c, 409, "not_accepting", "the job is not running");
+	}
 	if (get && strncmp(url, "/v1/jobs/", 9) == 0 && !strchr(url + 9, '/')) {
 		json_t *job = host_db_job_json(d->db, url + 9, &e);
 
@@ -690,7 +782,7 @@ static int recover_one(void *ctx, const struct host_segment *s)
 	snprintf(t->job, sizeof(t->job), "%s", s->job);
 	t->attempt = s->attempt;
 	t->n = s->n;
-	t->ctl = t->pidfd = -1;
+	t->ctl = t->pidfd = t->grace_fd = -1;
 	t->pinned = true;
 	t->record = s->record_dir ? strdup(s->record_dir) : NULL;
 	t->next = d->segs;
@@ -834,6 +926,8 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 					stop = true;
 			} else if (w->kind == W_CTL) {
 				on_answer(&d, w->seg);
+			} else if (w->kind == W_GRACE) {
+				on_grace(&d, w->seg);
 			} else if (w->kind == W_PIDFD) {
 				on_exit_of(&d, w->seg);
 				break; /* the segment (and its watches) may be gone */

@@ -125,7 +125,7 @@ int sandbox_ns_record(const char *record_dir, unsigned long long id, struct err 
 
 /* Is any process left in the pid namespace the record names? An exited
  * root proves nothing while the sandbox's own processes run on. */
-static int sandbox_ns_left(const char *record_dir, pid_t *left, struct err **e)
+int sandbox_ns_left(const char *record_dir, pid_t *left, struct err **e)
 {
 	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
 	_cleanup_free_ char *text = NULL;

@@ -33,4 +33,8 @@ int sandbox_ns_id(pid_t pid, unsigned long long *id, struct err **e);
  * exited, adoption looks for any process still in it. */
 int sandbox_ns_record(const char *record_dir, unsigned long long id, struct err **e);
 
+/* A process still in the pid namespace the record dir names (*left), or
+ * 0 when none is; -1 when the record names none. */
+int sandbox_ns_left(const char *record_dir, pid_t *left, struct err **e);
+
 #endif

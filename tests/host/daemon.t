@@ -38,6 +38,8 @@ cat > "$lab/config.json" <<JSON
         "secrets": {"JOB_TOKEN": {"file": "$lab/secret"}}},
   "wide": {"executor": {"kind": "shell", "args": ["true"]}, "workspace": {"dir": "$lab/ws"},
         "sandbox": {"provider": "native", "policy": {"write": ["{workspace}", "/"]}}},
+  "quick": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"}, "grace": 1,
+        "sandbox": {"provider": "native", "policy": {"write": ["{workspace}"]}}},
   "scratch": {"executor": {"kind": "shell", "args": ["sh", "-c", "pwd > where; exit 0"]},
         "workspace": {"scratch": true}, "sandbox": {"provider": "native"}}}}
 JSON
@@ -138,6 +140,30 @@ id=$(job start scratch); job wait "$id"; rc=$?
 ok $([ "$rc" = 0 ] && [ "$(cat "$state/workspaces/$id/where" 2>/dev/null)" = "$state/workspaces/$id" ]; echo $?) \
 	"a scratch workspace is a fresh directory under the state dir's workspaces/"
 
+# ---- stop
+id=$(job start quick -- sh -c 'echo $$ > stop1.pid; exec sleep 31')
+for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 31$')" ] && break; sleep 0.05; done
+job stop "$id"; rc=$?
+job wait "$id"; wrc=$?
+show=$(job show "$id")
+ok $([ "$rc" = 0 ] && [ "$(printf '%s' "$show" | jfield result)" = stopped ] &&
+	[ "$(printf '%s' "$show" | jfield segments.0.signal)" = 15 ] && [ "$wrc" = 143 ]; echo $?) \
+	"stop: TERM ends the command; the job is stopped, signal 15, status 143"
+ok $([ -z "$(pgrep -f 'sleep 31$')" ]; echo $?) "... and nothing of it is left"
+id=$(job start quick -- sh -c 'trap "" TERM; sleep 32; sleep 32')
+for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 32$')" ] && break; sleep 0.05; done
+t0=$(date +%s%N)
+job stop "$id" && job wait "$id" >/dev/null
+t1=$(date +%s%N)
+show=$(job show "$id")
+ok $([ "$(printf '%s' "$show" | jfield result)" = stopped ] &&
+	[ "$(printf '%s' "$show" | jfield segments.0.signal)" = 9 ] && [ $(((t1 - t0) / 1000000)) -ge 900 ]; echo $?) \
+	"a command that ignores TERM is killed once the binding's grace (1 s) is over ($(((t1 - t0) / 1000000)) ms)"
+ok $([ -z "$(pgrep -f 'sleep 32$')" ]; echo $?) "... and nothing of it is left"
+r=$(api POST "/v1/jobs/$id/stop")
+ok $([ "${r%% *}" = 409 ] && printf '%s' "${r#* }" | grep -q '"error":"not_accepting"'; echo $?) \
+	"stopping a job that has ended: 409 not_accepting"
+
 # ---- kill -9 of the daemon: the job goes on; the restart stops what it cannot prove
 id=$(job start b -- sh -c 'sleep 30')
 for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 30$')" ] && break; sleep 0.05; done
@@ -152,8 +178,8 @@ ok $([ "$(printf '%s' "$show" | jfield result)" = lost ] &&
 	printf '%s' "$show" | jfield reason | grep -q 'not proven after a restart'; echo $?) \
 	"... and records it lost, not proven (adoption is not built yet)"
 ok $([ "$(job show "$(job ls | jfield jobs.0.id)" | jfield id)" != "" ] &&
-	[ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 5 ]; echo $?) \
-	"the history is whole after the restart (the five jobs)"
+	[ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 7 ]; echo $?) \
+	"the history is whole after the restart (the seven jobs)"
 kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
 ok $([ "$rc" = 0 ]; echo $?) "TERM stops the daemon (exit 0)"
 if grep -q 'ERROR: AddressSanitizer\|runtime error' "$lab/daemon.err"; then
