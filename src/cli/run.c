@@ -97,7 +97,7 @@ int cli_adopt(int argc, char **argv)
 	}
 	base = argc == 4 ? strrchr(argv[1], '/') : NULL;
 	if (!base || num_parse_ulong(base + 1, 1000000, &segment) < 0 ||
-	    num_parse_ulong(argv[2], INT_MAX, &parent) < 0 ||
+	    num_parse_ulong(argv[2], INT_MAX, &parent) < 0 || parent == 0 ||
 	    num_parse_ulong(argv[3], INT_MAX, &root) < 0) {
 		fputs(adopt_usage, stderr);
 		return EXIT_CORDON;

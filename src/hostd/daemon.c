@@ -17,6 +17,8 @@
 #include "lib/strv.h"
 #include "plan/plan.h"
 #include "sandbox/adopt.h"
+#include "sandbox/native/native.h"
+#include "sandbox/srt/srt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -763,67 +765,120 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* --- start, recovery, the loop ------------------------------------------ */
 
-/* What a previous daemon left running. Proving a live wrapper is not built
- * yet: it is stopped (its whole process group) and its segment ends lost,
- * which never adopts what it cannot prove; an exited one is settled from
- * its exit file. */
+/* End a recovered segment that is not (or no longer) running. */
+static void recover_end(struct hostd *d, const struct host_segment *s, enum host_result result,
+			int code, const char *reason)
+{
+	struct host_segment end = { .attempt = s->attempt, .n = s->n, .result = result,
+				    .code = code, .reason = (char *)reason };
+	struct err *e = NULL;
+
+	snprintf(end.job, sizeof(end.job), "%s", s->job);
+	if (host_db_segment_end(d->db, &end, true, &e) < 0)
+		err_print(stderr, e);
+	err_free(e);
+}
+
+/* What a previous daemon left running. A wrapper still alive is adopted
+ * only when the provider's proof holds: the record read back hashes to
+ * the pin in this database, the wrapper is the root pinned with it (pid
+ * and start time), started no earlier than the record, with the sandbox
+ * beneath it in namespaces all its own. Anything else is stopped (the
+ * wrapper's whole process group) and its segment ends lost, with the
+ * reason; a wrapper that exited is settled from its exit file. */
 static int recover_one(void *ctx, const struct host_segment *s)
 {
 	struct hostd *d = ctx;
-	struct seg *t = calloc(1, sizeof(*t));
-	unsigned long long ticks = 0;
-	_cleanup_free_ char *buf = NULL, *stamp = NULL;
-	_cleanup_json_ json_t *j = NULL;
+	_cleanup_free_ char *buf = NULL, *exec_dir = NULL, *pinned = NULL;
 	_cleanup_close_ int dfd = -1;
+	struct plan_root root = { 0 };
+	struct plan *p = NULL;
+	char *slash;
 	struct err *e = NULL;
+	unsigned long long ticks = 0;
+	pid_t pid = 0;
+	bool live = false, p_ok = false;
+	int r = -1;
 
-	if (!t)
-		return -1;
-	snprintf(t->job, sizeof(t->job), "%s", s->job);
-	t->attempt = s->attempt;
-	t->n = s->n;
-	t->ctl = t->pidfd = t->grace_fd = -1;
-	t->pinned = true;
-	t->record = s->record_dir ? strdup(s->record_dir) : NULL;
-	t->next = d->segs;
-	d->segs = t;
-	dfd = t->record ? fs_open_nofollow(AT_FDCWD, t->record, O_PATH | O_DIRECTORY, 0) : -1;
-	if (dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_STAMP, 4096, &stamp, NULL, &e) == 0)
-		j = json_parse_strict(stamp, strlen(stamp), &e);
-	err_free(e);
-	pid_t pid = j ? (pid_t)json_integer_value(json_object_get(j, "pid")) : 0;
-	if (pid > 0 && procfs_start_ticks(pid, &ticks, NULL) == 0 &&
-	    ticks == (unsigned long long)json_integer_value(json_object_get(j, "start_ticks"))) {
-		/* the wrapper leads its own process group */
-		kill(-pid, SIGKILL);
+	dfd = s->record_dir ? fs_open_nofollow(AT_FDCWD, s->record_dir, O_PATH | O_DIRECTORY, 0)
+			    : -1;
+	/* The wrapper is the root pinned with the plan (pid and start
+	 * time): a pid reused since is another process, never signalled. */
+	exec_dir = s->record_dir ? strdup(s->record_dir) : NULL;
+	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
+		*slash = '\0';
+	if (exec_dir && plan_read_pin_root(exec_dir, s->n, &pinned, &root, NULL) == 0)
+		pid = root.pid;
+	live = pid > 0 && procfs_start_ticks(pid, &ticks, NULL) == 0 && ticks == root.start_ticks;
+	/* the record must hash to the pin this database holds */
+	if (dfd < 0 || !s->digest)
+		err_set(&e, ERR_DENIED, 0, "the segment's record is gone");
+	else if ((p_ok = plan_read_record(s->record_dir, s->digest, &p, &e) == 0))
+		r = live ? (srt_plan_is_srt(p, s->record_dir) ? &srt_provider : &native_provider)
+				   ->adopt(p, s->record_dir, 0, pid, &e)
+			 : 1;
+	plan_free(p);
+	/* A wrapper between its sandbox's end and its own (or before its
+	 * sandbox exists) cannot be proven: its record verified, it is given
+	 * a moment to exit and is settled from its exit file if it does. */
+	for (int i = 0; r < 0 && p_ok && live && i < 40 && kill(pid, 0) == 0; i++)
+		usleep(50000);
+	if (r < 0 && p_ok && live && kill(pid, 0) < 0)
+		r = 1;
+	if (r == 0 && kill(pid, 0) == 0) {
+		struct seg *t = calloc(1, sizeof(*t));
+
+		if (!t)
+			return -1;
+		snprintf(t->job, sizeof(t->job), "%s", s->job);
+		t->attempt = s->attempt;
+		t->n = s->n;
+		t->pid = pid;
+		t->ctl = t->grace_fd = -1;
+		t->grace_ms = HOST_GRACE_DEFAULT_MS;
+		t->pinned = true;
+		t->record = strdup(s->record_dir);
 		t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		for (int i = 0; i < 100 && t->pidfd >= 0 && kill(pid, 0) == 0; i++)
+		t->wpid = (struct watch){ W_PIDFD, t };
+		t->next = d->segs;
+		d->segs = t;
+		if (t->record && t->pidfd >= 0 && watch_add(d, t->pidfd, &t->wpid) == 0) {
+			fprintf(stderr, "cordon: daemon: adopted segment %u of %s (wrapper %d)\n", s->n,
+				s->job, (int)pid);
+			err_free(e);
+			return 0;
+		}
+		seg_free(d, t);
+		err_set(&e, ERR_UNAVAILABLE, errno, "cannot watch the wrapper");
+		r = -1;
+	}
+	if (r < 0 && live) {
+		/* not proven: stopped, whole (the sandbox dies with its root);
+		 * the group only when the wrapper leads it */
+		if (getsid(pid) == pid)
+			kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		for (int i = 0; i < 200 && kill(pid, 0) == 0; i++)
 			usleep(10000);
 	}
-	if (t->pidfd >= 0)
-		close(t->pidfd);
-	t->pidfd = -1;
-	struct host_segment end = { .attempt = t->attempt, .n = t->n };
-	snprintf(end.job, sizeof(end.job), "%s", t->job);
-	if (dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, NULL) == 0) {
+	if (r >= 0 && dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, NULL) == 0) {
+		/* it ended: what it wrote */
 		_cleanup_json_ json_t *x = json_parse_strict(buf, strlen(buf), NULL);
+		const char *why = x ? json_string_value(json_object_get(x, "error")) : NULL;
 
-		end.code = x ? (int)json_integer_value(json_object_get(x, "code")) : 125;
-		end.reason = x ? (char *)json_string_value(json_object_get(x, "error")) : NULL;
-		end.result = end.reason ? HOST_REFUSED : HOST_EXITED;
-		e = NULL;
-		if (host_db_segment_end(d->db, &end, true, &e) < 0)
-			err_print(stderr, e);
+		recover_end(d, s, why ? HOST_REFUSED : HOST_EXITED,
+			    x ? (int)json_integer_value(json_object_get(x, "code")) : 125, why);
+	} else if (r >= 0) {
+		recover_end(d, s, HOST_LOST, 125, "the wrapper ended without an exit file");
 	} else {
-		end.result = HOST_LOST;
-		end.code = 125;
-		end.reason = "not proven after a restart (adoption is not built yet): stopped";
-		e = NULL;
-		if (host_db_segment_end(d->db, &end, true, &e) < 0)
-			err_print(stderr, e);
+		_cleanup_free_ char *why = NULL;
+
+		if (asprintf(&why, "not proven after a restart: %s",
+			     e && e->msg ? e->msg : "no reason") < 0)
+			why = NULL;
+		recover_end(d, s, HOST_LOST, 125, why ? why : "not proven after a restart");
 	}
 	err_free(e);
-	seg_free(d, t);
 	return 0;
 }
 
@@ -875,6 +930,12 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 	if (host_config_load(d.config, &cfg, &e) < 0)
 		goto out;
 	host_config_free(cfg);
+	/* the loop's epoll first: recovery watches the wrappers it adopts */
+	d.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (d.epfd < 0) {
+		err_set(&e, ERR_UNAVAILABLE, errno, "the event loop");
+		goto out;
+	}
 	if (host_db_open(dbp, &d.db, &e) < 0 || host_db_running(d.db, recover_one, &d, &e) < 0 ||
 	    listen_socket(&d, &e) < 0)
 		goto out;
@@ -885,13 +946,12 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	d.sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	d.epfd = epoll_create1(EPOLL_CLOEXEC);
 	d.mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, &d,
 				 MHD_OPTION_LISTEN_SOCKET, d.lfd, MHD_OPTION_NOTIFY_COMPLETED,
 				 on_done, &d, MHD_OPTION_CONNECTION_LIMIT, 256U,
 				 MHD_OPTION_CONNECTION_TIMEOUT, 60U, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 				 (size_t)(128 * 1024), MHD_OPTION_END);
-	if (d.sfd < 0 || d.epfd < 0 || !d.mhd) {
+	if (d.sfd < 0 || !d.mhd) {
 		err_set(&e, ERR_UNAVAILABLE, errno, "the management API");
 		goto out;
 	}

@@ -183,7 +183,7 @@ int adopt_check_root(const struct plan *p, const char *record_dir, pid_t parent,
 		return err_set(e, ERR_DENIED, 0, "the plan is not the pinned one");
 	if (rec.pid != (int)root)
 		return err_set(e, ERR_DENIED, 0, "pid %d is not the recorded root", (int)root);
-	n = alive(parent) ? adopt_children(parent, kids, 16) : 0;
+	n = parent > 0 && alive(parent) ? adopt_children(parent, kids, 16) : 0;
 	if (!alive(root)) {
 		pid_t left = 0;
 
@@ -206,10 +206,10 @@ int adopt_check_root(const struct plan *p, const char *record_dir, pid_t parent,
 				       (int)left);
 		return 1;
 	}
-	if (n != 1 || kids[0] != root)
+	if (parent > 0 && (n != 1 || kids[0] != root))
 		return err_set(e, ERR_DENIED, 0, "parent %d runs something besides the root",
 			       (int)parent);
-	if (parent_of(root, &ppid) < 0 || ppid != parent)
+	if (parent > 0 && (parent_of(root, &ppid) < 0 || ppid != parent))
 		return err_set(e, ERR_DENIED, 0, "pid %d is not the parent's child", (int)root);
 	/* pid and start time name one process for the life of the boot: a
 	 * pid reused since is another process */

@@ -13,7 +13,9 @@
 /* The record is the pinned one; root is the pid pinned with it, with the
  * same start time, started no earlier than the record; it is parent's only
  * child. Returns 0 when root runs, 1 when it has exited and parent runs
- * nothing (adoptable, nothing left to prove), -1 when refused. */
+ * nothing (adoptable, nothing left to prove), -1 when refused. parent 0:
+ * the root's parent was the host that is gone (a daemon's wrapper, in a
+ * session of its own): there is no parent to ask, the rest is proven. */
 int adopt_check_root(const struct plan *p, const char *record_dir, pid_t parent,
 		     pid_t root, struct err **e);
 

@@ -164,22 +164,48 @@ r=$(api POST "/v1/jobs/$id/stop")
 ok $([ "${r%% *}" = 409 ] && printf '%s' "${r#* }" | grep -q '"error":"not_accepting"'; echo $?) \
 	"stopping a job that has ended: 409 not_accepting"
 
-# ---- kill -9 of the daemon: the job goes on; the restart stops what it cannot prove
-id=$(job start b -- sh -c 'sleep 30')
-for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 30$')" ] && break; sleep 0.05; done
+# ---- kill -9 of the daemon: the jobs go on; the restart adopts what it
+# proves and stops what it cannot
+idA=$(job start quick -- sh -c 'sleep 5; exit 7')
+idB=$(job start quick -- sh -c 'exec sleep 34')
+idC=$(job start quick -- sh -c 'exec sleep 36')
+for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 34$')" ] && [ -n "$(pgrep -f 'sleep 36$')" ] && break; sleep 0.05; done
 kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
 sleep 0.3
-ok $([ -n "$(pgrep -f 'sleep 30$')" ]; echo $?) "killing the daemon with -9 stops no job"
+ok $([ -n "$(pgrep -f 'sleep 34$')" ] && [ -n "$(pgrep -f 'sleep 5$')" ]; echo $?) "killing the daemon with -9 stops no job"
+# B: its record changed while the daemon was down
+recB=$(ls -d "$state/runs/$idB/sandbox/1")
+chmod u+w "$recB/plan.json"
+python3 - "$recB/plan.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["argv"][-1] = d["argv"][-1].replace("34", "43")
+json.dump(d, open(sys.argv[1], "w"))
+PY
+# C: its pin names a pid that is now another process (a host sleep)
+sleep 37 & other=$!
+python3 - "$state/runs/$idC/pins.json" "$other" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["1"]["root"]["pid"] = int(sys.argv[2])
+json.dump(d, open(sys.argv[1], "w"))
+PY
 start_daemon
-for _ in $(seq 100); do [ -z "$(pgrep -f 'sleep 30$')" ] && break; sleep 0.05; done
-ok $([ -z "$(pgrep -f 'sleep 30$')" ]; echo $?) "the restarted daemon leaves nothing of it running"
-show=$(job show "$id")
-ok $([ "$(printf '%s' "$show" | jfield result)" = lost ] &&
-	printf '%s' "$show" | jfield reason | grep -q 'not proven after a restart'; echo $?) \
-	"... and records it lost, not proven (adoption is not built yet)"
-ok $([ "$(job show "$(job ls | jfield jobs.0.id)" | jfield id)" != "" ] &&
-	[ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 7 ]; echo $?) \
-	"the history is whole after the restart (the seven jobs)"
+job wait "$idA"; rc=$?
+ok $([ "$rc" = 7 ] && grep -q "adopted segment 1 of $idA" "$lab/daemon.err" &&
+	[ "$(job show "$idA" | jfield result)" = exited ]; echo $?) \
+	"the restarted daemon adopts the job it proves, which is settled later with its real status (7)"
+showB=$(job show "$idB")
+ok $([ "$(printf '%s' "$showB" | jfield result)" = lost ] &&
+	printf '%s' "$showB" | jfield segments.0.reason | grep -q 'not proven after a restart'; echo $?) \
+	"a segment whose record changed is refused, never adopted ($(printf '%s' "$showB" | jfield segments.0.reason | cut -c1-90))"
+for _ in $(seq 100); do [ -z "$(pgrep -f 'sleep 34$')" ] && break; sleep 0.05; done
+ok $([ -z "$(pgrep -f 'sleep 34$')" ]; echo $?) "... and stopped: nothing of it runs"
+showC=$(job show "$idC")
+ok $([ "$(printf '%s' "$showC" | jfield result)" = lost ] && kill -0 "$other" 2>/dev/null; echo $?) \
+	"a pin naming a pid that is another process now: not adopted, and that process left alone"
+kill "$other" 2>/dev/null
+pkill -KILL -f 'sleep 36$'
+ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 9 ]; echo $?) \
+	"the history is whole after the restart (the nine jobs)"
 kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
 ok $([ "$rc" = 0 ]; echo $?) "TERM stops the daemon (exit 0)"
 if grep -q 'ERROR: AddressSanitizer\|runtime error' "$lab/daemon.err"; then
