@@ -9,6 +9,7 @@
 
 #include "host/config.h"
 #include "host/db.h"
+#include "host/request.h"
 #include "host/wrapper.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
@@ -39,7 +40,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define BODY_MAX ((size_t)64 * 1024)
+#define BODY_MAX HOST_REQUEST_MAX
 #define ANSWER_MAX ((size_t)64 * 1024)
 
 extern char **environ;
@@ -566,41 +567,17 @@ struct body {
 
 static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const struct body *b)
 {
-	_cleanup_json_ json_t *req = NULL, *args = NULL;
 	_cleanup_err_ struct err *e = NULL;
-	_cleanup_free_ char *id = NULL, *args_text = NULL, *scratch = NULL;
+	_cleanup_free_ char *id = NULL, *args_text = NULL, *scratch = NULL, *name = NULL;
 	struct host_config *cfg = NULL;
 	const struct host_binding *bind;
 	_cleanup_strv_ char **argv = NULL;
-	const char *name, *key, *workspace;
-	json_t *v;
+	const char *workspace;
 	size_t i;
 	enum MHD_Result r;
 
-	req = b->p ? json_parse_strict(b->p, b->n, &e) : NULL;
-	if (!json_is_object(req))
-		return fail(c, 400, "bad_request", e ? e->msg : "the body must be a JSON object");
-	json_object_foreach(req, key, v) {
-		if (strcmp(key, "binding") != 0 && strcmp(key, "args") != 0) {
-			_cleanup_free_ char *m = NULL;
-			return fail(c, 400, "bad_request",
-				    asprintf(&m, "%s: unknown key", json_path_show(key)) < 0 ? "unknown key" : m);
-		}
-	}
-	name = json_string_value(json_object_get(req, "binding"));
-	if (!name)
-		return fail(c, 400, "bad_request", "binding: must be a string");
-	args = json_incref(json_object_get(req, "args"));
-	if (args) {
-		if (!json_is_array(args) || json_array_size(args) == 0)
-			return fail(c, 400, "bad_request", "args: must be a non-empty array of strings");
-		json_array_foreach(args, i, v) {
-			if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
-				return fail(c, 400, "bad_request", "args: must be a non-empty array of strings");
-			if (strv_push(&argv, json_string_value(v)) < 0)
-				return MHD_NO;
-		}
-	}
+	if (host_job_request_parse(b->p, b->n, &name, &argv, &e) < 0)
+		return e->reason == ERR_CONFIG ? fail(c, 400, "bad_request", e->msg) : refuse(c, e);
 	/* the config as it is now: a change applies from the next launch */
 	if (host_config_load(d->config, &cfg, &e) < 0)
 		return refuse(c, e);

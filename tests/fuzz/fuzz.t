@@ -1,12 +1,14 @@
 #!/bin/sh
 # tests/fuzz/fuzz.t: a bounded run of the libFuzzer targets built by
 # `make fuzz` into $CORDON_FUZZ: the policy parser, then the gateway's
-# HTTP and SOCKS5 parsers, and the git config reader. Each seed corpus is
+# HTTP and SOCKS5 parsers, the git config reader and the daemon's job
+# request. Each seed corpus is
 # copied to a temporary directory first, so libFuzzer's new inputs and any
 # crash artifact land there and never in the repository. Skipped when the targets are not
 # built. CORDON_FUZZ_TIME (seconds, default 20) bounds the policy run;
-# each gateway parser gets two fifths of it (8 s) and the git config
-# reader one fifth (4 s), so the whole file stays under 50 s.
+# each gateway parser gets two fifths of it (8 s), the git config reader
+# and the daemon's job request one fifth each (4 s), so the whole file
+# stays under 55 s.
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=${CORDON_SRC:-$here/../..}
@@ -122,6 +124,19 @@ cat >"$dir/socks5.dict" <<'EOF'
 "example.com."
 EOF
 
+# The job request's vocabulary.
+cat >"$dir/jobreq.dict" <<'EOF'
+"binding"
+"args"
+"{"
+"}"
+"["
+"]"
+","
+"\\u0000"
+"null"
+EOF
+
 # git's config syntax.
 cat >"$dir/gitconfig.dict" <<'EOF'
 "["
@@ -199,6 +214,8 @@ run_target fuzz_policy policy policy.dict 4096 "$seconds" "round-trip failure"
 run_target fuzz_http http http.dict 20000 "$part" "broken invariant"
 run_target fuzz_socks5 socks5 socks5.dict 600 "$part" "broken invariant"
 run_target fuzz_gitconfig gitconfig gitconfig.dict 4096 "$(((seconds + 4) / 5))" "broken invariant"
+# Past HOST_REQUEST_MAX (64 KiB), so the size limit is reached too.
+run_target fuzz_jobreq jobreq jobreq.dict 70000 "$(((seconds + 4) / 5))" "broken invariant"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

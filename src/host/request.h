@@ -1,0 +1,19 @@
+/* request.h: what the management API takes in a request body, checked
+ * before anything else looks at it: bounded, strict JSON, unknown keys
+ * refused, strings without NUL. Every refusal is ERR_CONFIG with a fixed
+ * message naming the key, never echoing a value. */
+#ifndef CORDON_HOST_REQUEST_H
+#define CORDON_HOST_REQUEST_H
+
+#include "lib/err.h"
+
+#include <stddef.h>
+
+#define HOST_REQUEST_MAX ((size_t)64 * 1024)
+
+/* POST /v1/jobs: {"binding": NAME, "args"?: [STRING, ...]}. *binding and
+ * *args (NULL when the request gives none) are the caller's to free. */
+int host_job_request_parse(const char *buf, size_t len, char **binding, char ***args,
+			   struct err **e);
+
+#endif
