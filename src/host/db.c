@@ -568,3 +568,17 @@ json_t *host_db_jobs_json(struct host_db *db, struct err **e)
 	}
 	return arr;
 }
+
+int host_db_workspace_sandboxed(struct host_db *db, const char *workspace, struct err **e)
+{
+	sqlite3_stmt *st = prep(db,
+				"SELECT 1 FROM segments JOIN jobs ON jobs.id = segments.job"
+				" WHERE jobs.workspace = ? AND segments.provider IS NOT NULL LIMIT 1",
+				"s", workspace);
+	int r = st ? sqlite3_step(st) : SQLITE_ERROR;
+
+	sqlite3_finalize(st);
+	if (r == SQLITE_ROW)
+		return 1;
+	return r == SQLITE_DONE ? 0 : db_fail(db, e, "read the workspace's history");
+}

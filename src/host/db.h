@@ -88,6 +88,10 @@ const char *host_result_name(enum host_result r);
  * "ended_ms", "result", "code", "signal", "reason"}]}; NULL with *e set
  * (ERR_CONFIG "no such job" when there is none). */
 json_t *host_db_job_json(struct host_db *db, const char *id, struct err **e);
+/* Did a sandboxed segment of any job on this workspace ever run? (The
+ * workspace outlives its jobs: a binding that dropped its sandbox still
+ * has the files its sandboxed runs wrote.) 1 yes, 0 no, -1 *e. */
+int host_db_workspace_sandboxed(struct host_db *db, const char *workspace, struct err **e);
 /* Every job, newest first, without their segments. */
 json_t *host_db_jobs_json(struct host_db *db, struct err **e);
 

@@ -10,6 +10,7 @@
 #include "lib/strv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -92,6 +93,42 @@ static int record(struct host_launch *l, bool launching, struct err **e)
 	return 0;
 }
 
+/* A job's files in its run dir (a write grant of every segment): inbox/
+ * (what inject leaves), outputs/, and input (empty unless the job gave
+ * one, which the daemon wrote first). */
+static int job_dirs(const char *run_dir, struct err **e)
+{
+	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, run_dir, O_PATH | O_DIRECTORY, 0);
+	_cleanup_close_ int in = -1;
+
+	if (dfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", run_dir);
+	if ((mkdirat(dfd, "inbox", 0700) < 0 && errno != EEXIST) ||
+	    (mkdirat(dfd, "outputs", 0700) < 0 && errno != EEXIST))
+		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", run_dir);
+	in = openat(dfd, "input", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (in < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`: input", run_dir);
+	return 0;
+}
+
+static int job_env(struct plan *p, const char *run_dir, struct err **e)
+{
+	static const char *const names[][2] = { { "CORDON_RUN", "" },
+						{ "CORDON_INBOX", "/inbox" },
+						{ "CORDON_OUTPUTS", "/outputs" },
+						{ "CORDON_INPUT", "/input" } };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		char *kv = NULL;
+
+		if (asprintf(&kv, "%s=%s%s", names[i][0], run_dir, names[i][1]) < 0 ||
+		    strv_push_take(&p->env, kv) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
+	}
+	return 0;
+}
+
 int host_launch_prepare(const struct host_launch_req *o, struct host_launch *l,
 			struct err **e)
 {
@@ -129,6 +166,8 @@ int host_launch_prepare(const struct host_launch_req *o, struct host_launch *l,
 		return *e ? -1 : err_set(e, ERR_INTERNAL, ENOMEM, "paths");
 	if (plan_make_paths(l->state_dir, exec_id, o->segment ? o->segment : 1, &l->paths, e) < 0)
 		return -1;
+	if (o->job_dirs && job_dirs(l->paths.run_dir, e) < 0)
+		return -1;
 	if (prov->own_dir && !(own_dir = prov->own_dir(&l->paths)))
 		return err_set(e, ERR_INTERNAL, ENOMEM, "paths");
 	/* The shell executor needs its workspace writable. */
@@ -152,6 +191,9 @@ int host_launch_prepare(const struct host_launch_req *o, struct host_launch *l,
 	/* The provider wraps the command; the digest is the host's, after. */
 	if (r == 0)
 		r = prov->plan(l->grant, &l->paths, l->plan, e);
+	/* where the job's files are (the environment is not hashed) */
+	if (r == 0 && o->job_dirs)
+		r = job_env(l->plan, l->paths.run_dir, e);
 	if (r == 0)
 		r = plan_digest(l->plan, l->plan->digest, e);
 	if (r == 0)

@@ -24,6 +24,10 @@ struct host_launch_req {
 	char *const *argv;		/* the command */
 	const char *provider;		/* native, srt; NULL: native */
 	bool defer_record;		/* the launch records (host_launch_record) */
+	bool job_dirs;			/* a job's: inbox/, outputs/ and input in the
+					 * run dir, named to the command by
+					 * CORDON_RUN, CORDON_INBOX, CORDON_OUTPUTS,
+					 * CORDON_INPUT */
 };
 
 struct host_launch {

@@ -14,7 +14,7 @@ static bool plain_string(json_t *v)
 }
 
 int host_job_request_parse(const char *buf, size_t len, char **binding, char ***args,
-			   struct err **e)
+			   char **input, struct err **e)
 {
 	_cleanup_json_ json_t *req = NULL;
 	json_t *v, *a;
@@ -23,6 +23,7 @@ int host_job_request_parse(const char *buf, size_t len, char **binding, char ***
 
 	*binding = NULL;
 	*args = NULL;
+	*input = NULL;
 	if (!buf || len == 0)
 		return err_set(e, ERR_CONFIG, 0, "the body must be a JSON object");
 	if (len > HOST_REQUEST_MAX)
@@ -33,7 +34,8 @@ int host_job_request_parse(const char *buf, size_t len, char **binding, char ***
 	if (!json_is_object(req))
 		return err_set(e, ERR_CONFIG, 0, "the body must be a JSON object");
 	json_object_foreach(req, key, v) {
-		if (strcmp(key, "binding") != 0 && strcmp(key, "args") != 0) {
+		if (strcmp(key, "binding") != 0 && strcmp(key, "args") != 0 &&
+		    strcmp(key, "input") != 0) {
 			_cleanup_free_ char *kp = json_path_key("", key);
 
 			return err_set(e, ERR_CONFIG, 0, "%s: unknown key",
@@ -43,6 +45,9 @@ int host_job_request_parse(const char *buf, size_t len, char **binding, char ***
 	v = json_object_get(req, "binding");
 	if (!plain_string(v) || json_string_length(v) == 0)
 		return err_set(e, ERR_CONFIG, 0, "binding: must be a binding's name");
+	v = json_object_get(req, "input");
+	if (v && !plain_string(v))
+		return err_set(e, ERR_CONFIG, 0, "input: must be a string");
 	a = json_object_get(req, "args");
 	if (a) {
 		if (!json_is_array(a) || json_array_size(a) == 0)
@@ -61,10 +66,42 @@ int host_job_request_parse(const char *buf, size_t len, char **binding, char ***
 		}
 	}
 	*binding = strdup(json_string_value(json_object_get(req, "binding")));
-	if (!*binding) {
+	v = json_object_get(req, "input");
+	if (v)
+		*input = strdup(json_string_value(v));
+	if (!*binding || (v && !*input)) {
 		strv_free(*args);
+		free(*binding);
 		*args = NULL;
+		*binding = NULL;
 		return err_set(e, ERR_INTERNAL, ENOMEM, "request");
 	}
 	return 0;
+}
+
+int host_inject_request_parse(const char *buf, size_t len, char **text, struct err **e)
+{
+	_cleanup_json_ json_t *req = NULL;
+	const char *key;
+	json_t *v;
+
+	*text = NULL;
+	if (!buf || len == 0 || len > HOST_REQUEST_MAX)
+		return err_set(e, ERR_CONFIG, 0, "the body must be a JSON object of at most 64 KiB");
+	req = json_parse_strict(buf, len, e);
+	if (!req)
+		return -1;
+	if (!json_is_object(req))
+		return err_set(e, ERR_CONFIG, 0, "the body must be a JSON object");
+	json_object_foreach(req, key, v) {
+		if (strcmp(key, "text") != 0)
+			return err_set(e, ERR_CONFIG, 0, "%s: unknown key",
+				       strspn(key, "abcdefghijklmnopqrstuvwxyz_") == strlen(key) ? key
+												   : "a key");
+	}
+	v = json_object_get(req, "text");
+	if (!plain_string(v))
+		return err_set(e, ERR_CONFIG, 0, "text: must be a string");
+	*text = strdup(json_string_value(v));
+	return *text ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "request");
 }

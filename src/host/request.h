@@ -11,9 +11,12 @@
 
 #define HOST_REQUEST_MAX ((size_t)64 * 1024)
 
-/* POST /v1/jobs: {"binding": NAME, "args"?: [STRING, ...]}. *binding and
- * *args (NULL when the request gives none) are the caller's to free. */
+/* POST /v1/jobs: {"binding": NAME, "args"?: [STRING, ...], "input"?:
+ * STRING}. *binding, *args and *input (NULL when the request gives none)
+ * are the caller's to free. */
 int host_job_request_parse(const char *buf, size_t len, char **binding, char ***args,
-			   struct err **e);
+			   char **input, struct err **e);
+/* POST /v1/jobs/{id}/inject: {"text": STRING}; *text the caller's. */
+int host_inject_request_parse(const char *buf, size_t len, char **text, struct err **e);
 
 #endif

@@ -78,7 +78,8 @@ static const char *opt_string(json_t *root, const char *key)
 static int read_request(int ctl, struct request *r, struct err **e)
 {
 	static const char *const keys[] = { "policy", "workspace", "state_dir", "execution",
-					    "segment", "argv", "provider", "quiet", NULL };
+					    "segment", "argv", "provider", "quiet", "job_dirs",
+					    NULL };
 	_cleanup_free_ char *buf = malloc(REQUEST_MAX);
 	json_t *argv, *v, *seg;
 	const char *key;
@@ -133,6 +134,7 @@ static int read_request(int ctl, struct request *r, struct err **e)
 		.argv = r->argv,
 		.provider = opt_string(r->root, "provider"),
 		.defer_record = true,
+		.job_dirs = json_is_true(json_object_get(r->root, "job_dirs")),
 	};
 	return 0;
 }

@@ -2,7 +2,7 @@
  * under. Over a control socket (SOCK_SEQPACKET, one message each way and
  * then a byte) it takes a request: {"policy": <a policy document>,
  * "workspace", "state_dir", "execution", "segment", "argv", "provider",
- * "quiet"}; it prepares the launch (host/launch.h), records and pins the
+ * "quiet", "job_dirs"}; it prepares the launch (host/launch.h), records and pins the
  * plan with itself as the root, durably, and writes its stamp; it answers
  * {"execution", "record", "segment", "digest", "summary", "provider",
  * "pid"} (or {"error": <reason>, "message"} and exits 125); then it

@@ -142,6 +142,12 @@ static void print_json(json_t *j)
 		printf("%s\n", t);
 }
 
+static bool id_ok(const char *id)
+{
+	return strspn(id, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-") ==
+	       strlen(id);
+}
+
 /* The status `cordon job wait` exits with: the command's, 125 for a
  * refusal or a loss. */
 static int job_status(json_t *job)
@@ -180,17 +186,84 @@ static int wait_job(struct client *c, const char *id)
 	}
 }
 
+/* The job's log, and with follow what it adds until the job ends. */
+static int logs(struct client *c, const char *id, bool follow)
+{
+	_cleanup_free_ char *job_path = NULL;
+	unsigned long long offset = 0;
+
+	if (asprintf(&job_path, "/v1/jobs/%s", id) < 0)
+		return 125;
+	for (;;) {
+		_cleanup_free_ char *path = NULL;
+		struct buf b = { 0 };
+		long status = 0;
+		CURL *k = curl_easy_init();
+		struct curl_slist *h = NULL;
+		bool ended = false;
+
+		if (!k || asprintf(&path, "http://cordon/v1/jobs/%s/log?offset=%llu", id, offset) < 0)
+			return 125;
+		/* whether it had ended, asked before the read: nothing it
+		 * wrote before its end is missed */
+		if (follow) {
+			json_t *j = NULL;
+
+			if (call(c, "GET", job_path, NULL, &j) == 200)
+				ended = json_integer_value(json_object_get(j, "ended_ms")) != 0;
+			json_decref(j);
+		}
+		h = curl_slist_append(h, c->auth);
+		curl_easy_setopt(k, CURLOPT_UNIX_SOCKET_PATH, c->sock);
+		curl_easy_setopt(k, CURLOPT_URL, path);
+		curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
+		curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, take);
+		curl_easy_setopt(k, CURLOPT_WRITEDATA, &b);
+		curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(k, CURLOPT_PROTOCOLS_STR, "http");
+		if (curl_easy_perform(k) == CURLE_OK)
+			curl_easy_getinfo(k, CURLINFO_RESPONSE_CODE, &status);
+		curl_slist_free_all(h);
+		curl_easy_cleanup(k);
+		if (status != 200) {
+			json_t *j = b.p ? json_loads(b.p, 0, NULL) : NULL;
+			int rc = print_error(status, j);
+
+			json_decref(j);
+			free(b.p);
+			return rc;
+		}
+		if (b.n)
+			fwrite(b.p, 1, b.n, stdout);
+		fflush(stdout);
+		offset += b.n;
+		free(b.p);
+		if (!follow || (ended && b.n == 0))
+			return 0;
+		if (b.n == 0)
+			nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	}
+}
+
 static const char job_usage[] =
 	"usage: cordon job start BINDING [--wait] [-- ARGS...]\n"
 	"       cordon job ls [--json]\n"
 	"       cordon job show ID\n"
 	"       cordon job wait ID\n"
 	"       cordon job stop ID\n"
+	"       cordon job interrupt ID\n"
+	"       cordon job inject ID TEXT\n"
+	"       cordon job logs ID [-f]\n"
+	"       cordon job attach ID\n"
 	"every one takes --state-dir DIR (default: $XDG_STATE_HOME/cordon)\n\n"
 	"Talk to `cordon daemon` on its management socket. start prints the job's\n"
 	"id (with --wait it exits as the job did); wait exits with the job's\n"
 	"status: its command's, 125 for a refusal. stop sends TERM to the job's\n"
-	"segment, and KILL once its binding's grace is over.\n";
+	"segment, and KILL once its binding's grace is over; interrupt sends TERM\n"
+	"only and prints whether the command's handler runs (term) or not (kill);\n"
+	"inject leaves TEXT in the job's inbox ($CORDON_INBOX inside); logs prints\n"
+	"the job's output (-f: until it ends); attach is refused for a workspace a\n"
+	"sandboxed run wrote.\n";
 
 int hostd_job_main(int argc, char **argv)
 {
@@ -228,7 +301,8 @@ int hostd_job_main(int argc, char **argv)
 		return 125;
 	}
 	const char *cmd = argv[optind++];
-	const char *arg = NULL;
+	const char *arg = NULL, *arg2 = NULL;
+	bool follow = false;
 	char **rest = NULL;
 	while (optind < argc) {
 		if (strcmp(argv[optind], "--") == 0) {
@@ -238,10 +312,14 @@ int hostd_job_main(int argc, char **argv)
 		if (strcmp(argv[optind], "--wait") == 0) {
 			wait = true;
 		} else if (strcmp(argv[optind], "--json") == 0) {
+		} else if (strcmp(argv[optind], "-f") == 0 || strcmp(argv[optind], "--follow") == 0) {
+			follow = true;
 		} else if (strcmp(argv[optind], "--state-dir") == 0 && optind + 1 < argc) {
 			state = argv[++optind];
 		} else if (!arg) {
 			arg = argv[optind];
+		} else if (!arg2) {
+			arg2 = argv[optind];
 		} else {
 			fputs(job_usage, stderr);
 			return 125;
@@ -272,9 +350,8 @@ int hostd_job_main(int argc, char **argv)
 			fflush(stdout);
 			rc = wait && id ? wait_job(&c, id) : 0;
 		}
-	} else if ((strcmp(cmd, "show") == 0 || strcmp(cmd, "wait") == 0) && arg &&
-		   strspn(arg, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-") ==
-			   strlen(arg)) {
+	} else if ((strcmp(cmd, "show") == 0 || strcmp(cmd, "wait") == 0) && arg && !arg2 &&
+		   id_ok(arg)) {
 		if (strcmp(cmd, "wait") == 0) {
 			rc = wait_job(&c, arg);
 		} else {
@@ -288,13 +365,26 @@ int hostd_job_main(int argc, char **argv)
 				rc = print_error(s, j);
 			}
 		}
-	} else if (strcmp(cmd, "stop") == 0 && arg &&
-		   strspn(arg, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-") ==
-			   strlen(arg)) {
+	} else if ((strcmp(cmd, "stop") == 0 || strcmp(cmd, "interrupt") == 0 ||
+		    strcmp(cmd, "attach") == 0) &&
+		   arg && !arg2 && id_ok(arg)) {
 		_cleanup_free_ char *path = NULL;
 
-		s = asprintf(&path, "/v1/jobs/%s/stop", arg) < 0 ? 0 : call(&c, "POST", path, "", &j);
+		s = asprintf(&path, "/v1/jobs/%s/%s", arg, cmd) < 0 ? 0 : call(&c, "POST", path, "", &j);
 		rc = s == 202 ? 0 : print_error(s, j);
+		if (s == 202 && strcmp(cmd, "interrupt") == 0)
+			printf("%s\n", json_string_value(json_object_get(j, "signals")));
+	} else if (strcmp(cmd, "inject") == 0 && arg && arg2 && id_ok(arg)) {
+		_cleanup_free_ char *path = NULL, *body = NULL;
+		_cleanup_json_ json_t *req = json_pack("{s:s}", "text", arg2);
+
+		body = req ? json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+		s = body && asprintf(&path, "/v1/jobs/%s/inject", arg) >= 0
+			    ? call(&c, "POST", path, body, &j)
+			    : 0;
+		rc = s == 202 ? 0 : print_error(s, j);
+	} else if (strcmp(cmd, "logs") == 0 && arg && !arg2 && id_ok(arg)) {
+		rc = logs(&c, arg, follow);
 	} else if (strcmp(cmd, "ls") == 0 && !arg) {
 		s = call(&c, "GET", "/v1/jobs", NULL, &j);
 		if (s == 200) {

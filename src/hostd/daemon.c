@@ -14,6 +14,7 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
+#include "lib/num.h"
 #include "lib/procfs.h"
 #include "lib/strv.h"
 #include "plan/plan.h"
@@ -38,6 +39,7 @@
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BODY_MAX HOST_REQUEST_MAX
@@ -62,6 +64,8 @@ struct seg {
 	int grace_fd;		/* a stop's grace, then KILL; -1 */
 	unsigned int grace_ms;
 	int stop_sig;		/* the last signal a stop sent, 0 if none */
+	const char *interrupted;	/* "term" or "kill" once interrupted */
+	unsigned int injected;	/* messages left in its inbox */
 	char *record;
 	bool pinned;
 	struct watch wctl, wpid, wgrace;
@@ -323,13 +327,31 @@ static json_t *wrap_request(struct hostd *d, const struct host_binding *b, const
 	}
 	for (size_t i = 0; i < b->n_secrets; i++)
 		json_array_append_new(pass, json_string(b->secrets[i].name));
-	return json_pack("{s:o, s:s, s:s, s:s, s:i, s:o, s:s, s:b}", "policy", pol, "workspace",
-			 workspace, "state_dir", d->state, "execution", job, "segment", 1, "argv",
-			 argj, "provider", b->provider, "quiet", 1);
+	return json_pack("{s:o, s:s, s:s, s:s, s:i, s:o, s:s, s:b, s:b}", "policy", pol,
+			 "workspace", workspace, "state_dir", d->state, "execution", job, "segment",
+			 1, "argv", argj, "provider", b->provider, "quiet", 1, "job_dirs", 1);
+}
+
+/* The job's run dir, with its input when it has one (the wrapper makes
+ * the rest of the job's files). */
+static int job_run_dir(struct hostd *d, const char *job, const char *input, struct err **e)
+{
+	_cleanup_free_ char *run = NULL;
+	_cleanup_close_ int dfd = -1;
+
+	if (asprintf(&run, "%s/runs/%s/run", d->state, job) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "run dir");
+	if (mkdir(run, 0700) < 0 && errno != EEXIST)
+		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", run);
+	dfd = fs_open_nofollow(AT_FDCWD, run, O_PATH | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", run);
+	return input ? fs_write_atomic(dfd, "input", input, strlen(input), 0600, false, e) : 0;
 }
 
 static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const char *job,
-			 const char *workspace, char *const *argv, struct err **e)
+			 const char *workspace, char *const *argv, const char *input,
+			 struct err **e)
 {
 	_cleanup_json_ json_t *req = wrap_request(d, b, job, workspace, argv);
 	_cleanup_free_ char *text = NULL, *log = NULL, *dir = NULL;
@@ -345,6 +367,8 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 		return err_set(e, ERR_INTERNAL, ENOMEM, "log");
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", dir);
+	if (job_run_dir(d, job, input, e) < 0)
+		return -1;
 	logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (logfd < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "log `%s`", log);
@@ -508,6 +532,11 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 		seg.code = (int)json_integer_value(json_object_get(x, "code"));
 		seg.result = why ? HOST_REFUSED : HOST_EXITED;
 		seg.reason = (char *)why;
+		/* whether its handler could run: the plan's signals */
+		if (!why && s->interrupted)
+			seg.reason = strcmp(s->interrupted, "term") == 0
+					     ? "interrupted: TERM reached the command (term)"
+					     : "interrupted: the command was killed (kill)";
 	} else {
 		seg.result = HOST_LOST;
 		seg.code = 125;
@@ -569,6 +598,7 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 {
 	_cleanup_err_ struct err *e = NULL;
 	_cleanup_free_ char *id = NULL, *args_text = NULL, *scratch = NULL, *name = NULL;
+	_cleanup_free_ char *input = NULL;
 	struct host_config *cfg = NULL;
 	const struct host_binding *bind;
 	_cleanup_strv_ char **argv = NULL;
@@ -576,7 +606,7 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 	size_t i;
 	enum MHD_Result r;
 
-	if (host_job_request_parse(b->p, b->n, &name, &argv, &e) < 0)
+	if (host_job_request_parse(b->p, b->n, &name, &argv, &input, &e) < 0)
 		return e->reason == ERR_CONFIG ? fail(c, 400, "bad_request", e->msg) : refuse(c, e);
 	/* the config as it is now: a change applies from the next launch */
 	if (host_config_load(d->config, &cfg, &e) < 0)
@@ -616,7 +646,7 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 	_cleanup_json_ json_t *argj = json_strv(argv);
 	args_text = argj ? json_dumps(argj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
 	if (host_db_job_new(d->db, id, name, args_text, workspace, &e) < 0 ||
-	    spawn_wrapper(d, bind, id, workspace, argv, &e) < 0) {
+	    spawn_wrapper(d, bind, id, workspace, argv, input, &e) < 0) {
 		struct err *e2 = NULL;
 
 		if (e && e->msg)
@@ -628,6 +658,168 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 	host_config_free(cfg);
 	r = answer(c, 201, json_pack("{s:s}", "id", id));
 	return r;
+}
+
+static struct seg *running_seg(struct hostd *d, const char *job)
+{
+	for (struct seg *s = d->segs; s; s = s->next)
+		if (s->pinned && strcmp(s->job, job) == 0)
+			return s;
+	return NULL;
+}
+
+/* A job that is not running: 404 when there is no such job, else 409
+ * not_accepting. */
+static enum MHD_Result not_running(struct hostd *d, struct MHD_Connection *c, const char *job)
+{
+	_cleanup_err_ struct err *e = NULL;
+	json_t *j = host_db_job_json(d->db, job, &e);
+
+	if (!j)
+		return fail(c, 404, "not_found", "no such job");
+	json_decref(j);
+	return fail(c, 409, "not_accepting", "the job is not running");
+}
+
+/* Inject: a message file in the job's inbox, which the command sees at
+ * $CORDON_INBOX (its run dir is one of its write grants). It is a file,
+ * so an adopted segment takes it too. */
+static enum MHD_Result inject(struct hostd *d, struct MHD_Connection *c, struct seg *s,
+			      const struct body *b)
+{
+	_cleanup_err_ struct err *e = NULL;
+	_cleanup_free_ char *text = NULL, *inbox = NULL;
+	_cleanup_close_ int dfd = -1;
+	struct timespec t;
+	char name[64];
+
+	if (host_inject_request_parse(b->p, b->n, &text, &e) < 0)
+		return fail(c, 400, "bad_request", e->msg);
+	if (asprintf(&inbox, "%s/runs/%s/run/inbox", d->state, s->job) < 0)
+		return MHD_NO;
+	dfd = fs_open_nofollow(AT_FDCWD, inbox, O_PATH | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return fail(c, 409, "not_accepting", "the job has no inbox");
+	clock_gettime(CLOCK_REALTIME, &t);
+	snprintf(name, sizeof(name), "%lld-%04u.txt", (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000,
+		 ++s->injected);
+	if (fs_write_atomic(dfd, name, text, strlen(text), 0600, false, &e) < 0)
+		return refuse(c, e);
+	return answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "message", name));
+}
+
+/* Interrupt: TERM to the wrapper's group, no KILL after it. What reaches
+ * the command is the plan's: its handler runs ("term", native), or srt
+ * ends it ("kill"). */
+static enum MHD_Result interrupt(struct hostd *d, struct MHD_Connection *c, struct seg *s)
+{
+	_cleanup_err_ struct err *e = NULL;
+	struct plan *p = NULL;
+
+	if (!s->record || plan_read_record(s->record, NULL, &p, &e) < 0)
+		return refuse(c, e);
+	s->interrupted = p->signals == PLAN_SIGNALS_TERM ? "term" : "kill";
+	plan_free(p);
+	if (kill(-s->pid, SIGTERM) < 0 && errno != ESRCH)
+		return fail(c, 503, "sandbox_unavailable", "cannot signal the job");
+	return answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signals", s->interrupted));
+}
+
+/* The job's log from ?offset= on, at most 1 MiB of it. */
+static enum MHD_Result log_of(struct hostd *d, struct MHD_Connection *c, const char *job)
+{
+	const char *off = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset");
+	_cleanup_free_ char *path = NULL, *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	unsigned long from = 0;
+	struct MHD_Response *r;
+	struct stat st;
+	char size[32];
+	ssize_t n;
+	enum MHD_Result ret;
+
+	if (off && num_parse_ulong(off, ~0UL, &from) < 0)
+		return fail(c, 400, "bad_request", "offset: must be a number");
+	if (asprintf(&path, "%s/runs/%s/log", d->state, job) < 0)
+		return MHD_NO;
+	{
+		_cleanup_err_ struct err *e = NULL;
+		json_t *j = host_db_job_json(d->db, job, &e);
+
+		if (!j)
+			return fail(c, 404, "not_found", "no such job");
+		json_decref(j);
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	memset(&st, 0, sizeof(st));
+	if (fd >= 0 && fstat(fd, &st) < 0)
+		memset(&st, 0, sizeof(st));
+	buf = malloc(1 << 20);
+	if (!buf)
+		return MHD_NO;
+	n = fd >= 0 && from < (unsigned long)st.st_size ? pread(fd, buf, 1 << 20, (off_t)from) : 0;
+	if (n < 0)
+		n = 0;
+	r = MHD_create_response_from_buffer((size_t)n, buf, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	snprintf(size, sizeof(size), "%lld", (long long)st.st_size);
+	MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+	MHD_add_response_header(r, "X-Cordon-Log-Size", size);
+	ret = MHD_queue_response(c, 200, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* Attach runs the executor's session on the host as the operator: never
+ * for a workspace a sandboxed segment of any job ever wrote. */
+static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const char *job)
+{
+	_cleanup_err_ struct err *e = NULL;
+	json_t *j = host_db_job_json(d->db, job, &e);
+	const char *ws;
+	int sandboxed;
+
+	if (!j)
+		return fail(c, 404, "not_found", "no such job");
+	ws = json_string_value(json_object_get(j, "workspace"));
+	sandboxed = ws ? host_db_workspace_sandboxed(d->db, ws, &e) : 1;
+	json_decref(j);
+	if (sandboxed != 0)
+		return sandboxed < 0 ? refuse(c, e)
+				     : fail(c, 409, "attach_sandboxed",
+					    "a sandboxed run wrote this job's workspace: what it left "
+					    "must not run as the operator");
+	return fail(c, 409, "nothing_to_attach", "the shell executor has no session to attach");
+}
+
+static enum MHD_Result job_action(struct hostd *d, struct MHD_Connection *c, const char *rest,
+				  bool get, bool post, const struct body *b)
+{
+	const char *slash = strchr(rest, '/');
+	_cleanup_free_ char *job = strndup(rest, (size_t)(slash - rest));
+	struct seg *s;
+
+	if (!job)
+		return MHD_NO;
+	if (get && strcmp(slash, "/log") == 0)
+		return log_of(d, c, job);
+	if (post && strcmp(slash, "/attach") == 0)
+		return attach(d, c, job);
+	if (!post || (strcmp(slash, "/stop") != 0 && strcmp(slash, "/interrupt") != 0 &&
+		      strcmp(slash, "/inject") != 0))
+		return fail(c, 404, "not_found", "no such endpoint");
+	s = running_seg(d, job);
+	if (!s)
+		return not_running(d, c, job);
+	if (strcmp(slash, "/inject") == 0)
+		return inject(d, c, s, b);
+	if (strcmp(slash, "/interrupt") == 0)
+		return interrupt(d, c, s);
+	if (stop_segment(d, s) < 0 && errno != ESRCH)
+		return fail(c, 503, "sandbox_unavailable", "cannot signal the job");
+	return answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signal",
+					 s->stop_sig == SIGKILL ? "KILL" : "TERM"));
 }
 
 static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const char *url,
@@ -660,28 +852,8 @@ static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const ch
 
 		return jobs ? answer(c, 200, json_pack("{s:o}", "jobs", jobs)) : refuse(c, e);
 	}
-	if (post && strncmp(url, "/v1/jobs/", 9) == 0 && strchr(url + 9, '/') &&
-	    strcmp(strchr(url + 9, '/'), "/stop") == 0) {
-		size_t len = (size_t)(strchr(url + 9, '/') - (url + 9));
-		json_t *job;
-
-		for (struct seg *s = d->segs; s; s = s->next)
-			if (s->pinned && strlen(s->job) == len && strncmp(s->job, url + 9, len) == 0) {
-				if (stop_segment(d, s) < 0 && errno != ESRCH)
-					return fail(c, 503, "sandbox_unavailable", "cannot signal the job");
-				return answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signal",
-								 s->stop_sig == SIGKILL ? "KILL" : "TERM"));
-			}
-		{
-			_cleanup_free_ char *id = strndup(url + 9, len);
-
-			job = id ? host_db_job_json(d->db, id, &e) : NULL;
-		}
-		if (!job)
-			return fail(c, 404, "not_found", "no such job");
-		json_decref(job);
-		return fail(c, 409, "not_accepting", "the job is not running");
-	}
+	if (strncmp(url, "/v1/jobs/", 9) == 0 && strchr(url + 9, '/'))
+		return job_action(d, c, url + 9, get, post, b);
 	if (get && strncmp(url, "/v1/jobs/", 9) == 0 && !strchr(url + 9, '/')) {
 		json_t *job = host_db_job_json(d->db, url + 9, &e);
 

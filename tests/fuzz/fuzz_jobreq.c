@@ -17,19 +17,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *b = NULL, **a = NULL;
+	char *b = NULL, **a = NULL, *in = NULL;
 	struct err *e = NULL;
-	int r = host_job_request_parse((const char *)data, size, &b, &a, &e);
+	int r = host_job_request_parse((const char *)data, size, &b, &a, &in, &e);
 
 	if (r == 0) {
 		if (!b || !*b || e)
 			abort();
 		for (size_t i = 0; a && a[i]; i++)
 			(void)strlen(a[i]);
-	} else if (b || a || !e || !e->msg) {
+	} else if (b || a || in || !e || !e->msg) {
 		abort();
 	}
 	free(b);
+	free(in);
 	strv_free(a);
 	err_free(e);
 	return 0;
