@@ -1,0 +1,94 @@
+#!/bin/bash
+# Crash recovery with 20 sandboxed jobs running: kill -9 the daemon,
+# let 5 of the jobs finish while it is down, restart it. The 15 live ones
+# are adopted (each through the provider's proof) and later settled with
+# their real exit codes, the 5 settled from their exit files; no process
+# of any job is left afterwards, and the history is whole. Each job waits
+# for a file of its own in the shared workspace and exits with its number.
+set -u
+: "${CORDON:?set CORDON to the cordon binary}"
+n=0
+fails=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+lab=$(mktemp -d /tmp/cordon-recovery.XXXXXX)
+lab=$(cd "$lab" && pwd -P)
+dpid=
+cleanup() {
+	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
+	touch "$lab"/ws/release-{1..20} 2>/dev/null
+	sleep 1
+	pkill -KILL -f 'cordon-rec-job' 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$lab"
+}
+trap cleanup EXIT
+mkdir -p "$lab/home" "$lab/ws"
+export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
+unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+state=$lab/state
+cat > "$lab/config.json" <<JSON
+{"bindings": {"b": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
+  "sandbox": {"provider": "native", "policy": {"write": ["{workspace}"]}}}}}
+JSON
+start_daemon() {
+	"$CORDON" daemon --state-dir "$state" --config "$lab/config.json" 2>>"$lab/daemon.err" &
+	dpid=$!
+	for _ in $(seq 200); do
+		"$CORDON" job --state-dir "$state" ls >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
+}
+job() { "$CORDON" job --state-dir "$state" "$@"; }
+jfield() { python3 -c 'import json,sys; d=json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    d=d[int(k)] if k.isdigit() else d[k]
+print(d)' "$1"; }
+# the jobs' own processes, by the marker in their argv
+running() { pgrep -f 'cordon-rec-job' | wc -l; }
+
+start_daemon
+ok $? "the daemon starts"
+declare -a ids
+for i in $(seq 20); do
+	ids[$i]=$(job start b -- sh -c "i=$i; : cordon-rec-job; while [ ! -e release-\$i ]; do sleep 0.1; done; exit \$i")
+done
+for _ in $(seq 400); do [ "$(running)" -ge 20 ] && break; sleep 0.05; done
+ok $([ "$(running)" -ge 20 ]; echo $?) "20 sandboxed jobs run ($(running) processes)"
+
+kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+touch "$lab"/ws/release-{1..5}
+for i in 1 2 3 4 5; do
+	rec=$state/runs/${ids[$i]}/sandbox/1
+	for _ in $(seq 200); do [ -e "$rec/exit.json" ] && break; sleep 0.05; done
+done
+ok $(for i in 1 2 3 4 5; do [ -e "$state/runs/${ids[$i]}/sandbox/1/exit.json" ] || exit 1; done; echo 0) \
+	"with the daemon down, 5 jobs finish and leave their exit files"
+ok $([ "$(running)" -ge 15 ]; echo $?) "... and the other 15 run on"
+
+start_daemon
+adopted=$(grep -c 'adopted segment 1 of' "$lab/daemon.err")
+ok $([ "$adopted" = 15 ]; echo $?) "the restarted daemon adopts the 15 live ones ($adopted)"
+ok $(for i in 1 2 3 4 5; do
+	s=$(job show "${ids[$i]}"); [ "$(printf '%s' "$s" | jfield result)" = exited ] &&
+		[ "$(printf '%s' "$s" | jfield code)" = "$i" ] || exit 1
+	done; echo 0) "the 5 that finished are settled from their exit files, with their codes"
+touch "$lab"/ws/release-{6..20}
+bad=0
+for i in $(seq 6 20); do
+	job wait "${ids[$i]}"; rc=$?
+	[ "$rc" = "$i" ] || { bad=$((bad + 1)); echo "# job $i: $rc"; }
+done
+ok $([ $bad = 0 ]; echo $?) "the 15 adopted ones are settled later with their real exit codes"
+for _ in $(seq 100); do [ "$(running)" = 0 ] && break; sleep 0.05; done
+ok $([ "$(running)" = 0 ]; echo $?) "no process of any job is left"
+hist=$(job ls | python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"]; print(len(j), sum(1 for x in j if x["result"]=="exited"), len(set(x["id"] for x in j)))')
+ok $([ "$hist" = "20 20 20" ]; echo $?) "the history is whole: 20 jobs, 20 exited ($hist)"
+kill -TERM "$dpid"; wait "$dpid"; dpid=
+if grep -q 'ERROR: AddressSanitizer\|runtime error' "$lab/daemon.err"; then
+	ok 1 "the daemon ran clean under the sanitizers"; sed 's/^/# /' "$lab/daemon.err" | head -40
+else
+	ok 0 "the daemon ran clean under the sanitizers"
+fi
+echo "1..$n"
+[ $fails = 0 ]
