@@ -582,3 +582,19 @@ int host_db_workspace_sandboxed(struct host_db *db, const char *workspace, struc
 		return 1;
 	return r == SQLITE_DONE ? 0 : db_fail(db, e, "read the workspace's history");
 }
+
+int host_db_attempt_end(struct host_db *db, const char *job, unsigned int attempt,
+			enum host_result result, int code, const char *reason, struct err **e)
+{
+	int r = run(db,
+		    prep(db,
+			 "UPDATE attempts SET ended_ms = ?, result = ?, code = ?, reason = ?"
+			 " WHERE job = ? AND n = ? AND ended_ms = 0",
+			 "iiinsi", now_ms(), (int64_t)result, (int64_t)code, reason, job,
+			 (int64_t)attempt),
+		    "end an attempt", e);
+
+	if (r == 0)
+		return err_set(e, ERR_INTERNAL, 0, "attempt %u of `%s` is not running", attempt, job);
+	return r < 0 ? -1 : 0;
+}

@@ -67,6 +67,10 @@ int host_db_segment_stamp(struct host_db *db, const char *job, unsigned int atte
  * with it when final (no retry to come). */
 int host_db_segment_end(struct host_db *db, const struct host_segment *s, bool final,
 			struct err **e);
+/* End a job's attempt (its segment ended already) without ending the
+ * job: another attempt follows. */
+int host_db_attempt_end(struct host_db *db, const char *job, unsigned int attempt,
+			enum host_result result, int code, const char *reason, struct err **e);
 /* A new attempt of a job whose last one failed. */
 int host_db_attempt_new(struct host_db *db, const char *job, unsigned int *attempt,
 			struct err **e);

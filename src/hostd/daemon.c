@@ -66,6 +66,7 @@ struct seg {
 	int stop_sig;		/* the last signal a stop sent, 0 if none */
 	const char *interrupted;	/* "term" or "kill" once interrupted */
 	unsigned int injected;	/* messages left in its inbox */
+	unsigned int retries;	/* the binding's, when it was launched */
 	char *record;
 	bool pinned;
 	struct watch wctl, wpid, wgrace;
@@ -251,12 +252,13 @@ static void seg_free(struct hostd *d, struct seg *s)
 			*p = s->next;
 			break;
 		}
-	if (s->ctl >= 0)
-		close(s->ctl);
-	if (s->pidfd >= 0)
-		close(s->pidfd);
-	if (s->grace_fd >= 0)
-		close(s->grace_fd);
+	/* out of the epoll set before closing: a wrapper forked meanwhile and
+	 * not yet exec'd holds copies, which would keep them in it */
+	for (int *fd = (int[]){ s->ctl, s->pidfd, s->grace_fd }, i = 0; i < 3; i++)
+		if (fd[i] >= 0) {
+			epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd[i], NULL);
+			close(fd[i]);
+		}
 	free(s->record);
 	free(s);
 }
@@ -301,7 +303,7 @@ oom:
 /* The wrapper's request: the binding's policy, its env and secrets passed
  * by name (their values are in the wrapper's environment only). */
 static json_t *wrap_request(struct hostd *d, const struct host_binding *b, const char *job,
-			    const char *workspace, char *const *argv)
+			    unsigned int n, const char *workspace, char *const *argv)
 {
 	json_t *pol = policy_to_json(b->policy), *env, *pass, *argj = json_strv(argv);
 
@@ -329,7 +331,7 @@ static json_t *wrap_request(struct hostd *d, const struct host_binding *b, const
 		json_array_append_new(pass, json_string(b->secrets[i].name));
 	return json_pack("{s:o, s:s, s:s, s:s, s:i, s:o, s:s, s:b, s:b}", "policy", pol,
 			 "workspace", workspace, "state_dir", d->state, "execution", job, "segment",
-			 1, "argv", argj, "provider", b->provider, "quiet", 1, "job_dirs", 1);
+			 (int)n, "argv", argj, "provider", b->provider, "quiet", 1, "job_dirs", 1);
 }
 
 /* The job's run dir, with its input when it has one (the wrapper makes
@@ -350,10 +352,10 @@ static int job_run_dir(struct hostd *d, const char *job, const char *input, stru
 }
 
 static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const char *job,
-			 const char *workspace, char *const *argv, const char *input,
-			 struct err **e)
+			 unsigned int attempt, unsigned int n, const char *workspace,
+			 char *const *argv, const char *input, struct err **e)
 {
-	_cleanup_json_ json_t *req = wrap_request(d, b, job, workspace, argv);
+	_cleanup_json_ json_t *req = wrap_request(d, b, job, n, workspace, argv);
 	_cleanup_free_ char *text = NULL, *log = NULL, *dir = NULL;
 	char **env = NULL;
 	int sv[2] = { -1, -1 }, logfd;
@@ -415,8 +417,9 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 		return err_set(e, ERR_INTERNAL, ENOMEM, "segment");
 	}
 	snprintf(s->job, sizeof(s->job), "%s", job);
-	s->attempt = 1;
-	s->n = 1;
+	s->attempt = attempt;
+	s->n = n;
+	s->retries = b->retries;
 	s->pid = pid;
 	s->ctl = sv[0];
 	s->grace_fd = -1;
@@ -486,6 +489,42 @@ static void on_answer(struct hostd *d, struct seg *s)
 	s->ctl = -1;
 }
 
+/* Another attempt of a job: its binding as the config says now, the
+ * job's own args and workspace, the next segment. */
+static int retry(struct hostd *d, const char *job, unsigned int n, struct err **e)
+{
+	_cleanup_json_ json_t *j = host_db_job_json(d->db, job, e);
+	_cleanup_strv_ char **argv = NULL;
+	struct host_config *cfg = NULL;
+	const struct host_binding *b;
+	unsigned int attempt = 0;
+	json_t *v;
+	size_t i;
+	int r;
+
+	if (!j)
+		return -1;
+	json_array_foreach(json_object_get(j, "args"), i, v)
+		if (strv_push(&argv, json_string_value(v)) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "retry");
+	if (!argv)
+		return err_set(e, ERR_INTERNAL, 0, "job `%s` has no args to retry", job);
+	if (host_config_load(d->config, &cfg, e) < 0)
+		return -1;
+	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
+	if (!b || !b->provider) {
+		host_config_free(cfg);
+		return err_set(e, ERR_CONFIG, 0, "job `%s`: its binding is gone or has no sandbox",
+			       job);
+	}
+	r = host_db_attempt_new(d->db, job, &attempt, e);
+	if (r == 0)
+		r = spawn_wrapper(d, b, job, attempt, n,
+				  json_string_value(json_object_get(j, "workspace")), argv, NULL, e);
+	host_config_free(cfg);
+	return r;
+}
+
 /* The wrapper ended: what its exit file says, or lost without one. */
 static void on_exit_of(struct hostd *d, struct seg *s)
 {
@@ -542,8 +581,30 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 		seg.code = 125;
 		seg.reason = "the wrapper ended without an exit file";
 	}
-	if (host_db_segment_end(d->db, &seg, true, &e) < 0)
+	/* a failed attempt is tried again while the binding allows; a stop
+	 * is the operator's and final */
+	bool failed = seg.result == HOST_REFUSED || seg.result == HOST_LOST ||
+		      (seg.result == HOST_EXITED && seg.code != 0);
+	bool again = failed && !s->stop_sig && s->attempt <= s->retries;
+	if (host_db_segment_end(d->db, &seg, !again, &e) < 0) {
 		err_print(stderr, e);
+		again = false;
+	}
+	err_free(e);
+	e = NULL;
+	if (again && (host_db_attempt_end(d->db, s->job, s->attempt, seg.result, seg.code,
+					  seg.reason, &e) < 0 ||
+		      retry(d, s->job, s->n + 1, &e) < 0)) {
+		struct err *e2 = NULL;
+
+		err_print(stderr, e);
+		/* the job ends with the failure it had */
+		(void)host_db_job_refused(d->db, s->job,
+					  e && e->reason != ERR_INTERNAL ? err_reason_name(e->reason)
+									  : "sandbox_unavailable",
+					  &e2);
+		err_free(e2);
+	}
 	err_free(e);
 	seg_free(d, s);
 }
@@ -646,7 +707,7 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 	_cleanup_json_ json_t *argj = json_strv(argv);
 	args_text = argj ? json_dumps(argj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
 	if (host_db_job_new(d->db, id, name, args_text, workspace, &e) < 0 ||
-	    spawn_wrapper(d, bind, id, workspace, argv, input, &e) < 0) {
+	    spawn_wrapper(d, bind, id, 1, 1, workspace, argv, input, &e) < 0) {
 		struct err *e2 = NULL;
 
 		if (e && e->msg)

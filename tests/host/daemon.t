@@ -25,7 +25,7 @@ cleanup() {
 	rm -rf "$lab"
 }
 trap cleanup EXIT
-mkdir -p "$lab/home" "$lab/ws" "$lab/ws2"
+mkdir -p "$lab/home" "$lab/ws" "$lab/ws2" "$lab/ws3"
 export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
 unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
 state=$lab/state
@@ -42,6 +42,8 @@ cat > "$lab/config.json" <<JSON
         "sandbox": {"provider": "native", "policy": {"write": ["{workspace}"]}}},
   "wide2": {"executor": {"kind": "shell", "args": ["true"]}, "workspace": {"dir": "$lab/ws2"},
         "sandbox": {"provider": "native", "policy": {"write": ["{workspace}", "/"]}}},
+  "flaky": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws3"}, "retries": 2,
+        "sandbox": {"provider": "native", "policy": {"write": ["{workspace}"]}}},
   "scratch": {"executor": {"kind": "shell", "args": ["sh", "-c", "pwd > where; exit 0"]},
         "workspace": {"scratch": true}, "sandbox": {"provider": "native"}}}}
 JSON
@@ -192,6 +194,18 @@ out=$(job logs "$id" -f)
 ok $(printf '%s\n' "$out" | grep -qx line-one && printf '%s\n' "$out" | grep -qx line-two &&
 	printf '%s\n' "$out" | grep -qx line-three; echo $?) "logs -f prints the job's output until it ends"
 
+# ---- retries
+id=$(job start flaky -- sh -c 'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n > count; [ $n -ge 3 ] || exit 9')
+job wait "$id"; rc=$?
+show=$(job show "$id")
+ok $([ "$rc" = 0 ] && [ "$(printf '%s' "$show" | python3 -c 'import json,sys; s=json.load(sys.stdin)["segments"]; print(" ".join("%d:%d:%s:%d" % (x["n"], x["attempt"], x["result"], x["code"]) for x in s))')" = "1:1:exited:9 2:2:exited:9 3:3:exited:0" ]; echo $?) \
+	"a failed attempt is tried again while the binding's retries allow: three attempts, each its own segment and pin, the job 0"
+rm -f "$lab/ws3/count"
+id=$(job start flaky -- sh -c 'exit 4')
+job wait "$id"; rc=$?
+ok $([ "$rc" = 4 ] && [ "$(job show "$id" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["segments"]))')" = 3 ]; echo $?) \
+	"... and no more: after 1 + 2 attempts the job ends with the last status (4)"
+
 # ---- attach
 # (written from inside: the sandbox's /tmp is its own, the lab is not there)
 cat > "$lab/plant.sh" <<PLANT
@@ -261,8 +275,8 @@ ok $([ "$(printf '%s' "$showC" | jfield result)" = lost ] && kill -0 "$other" 2>
 	"a pin naming a pid that is another process now: not adopted, and that process left alone"
 kill "$other" 2>/dev/null
 pkill -KILL -f 'sleep 36$'
-ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 15 ]; echo $?) \
-	"the history is whole after the restart (the fifteen jobs)"
+ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 17 ]; echo $?) \
+	"the history is whole after the restart (the seventeen jobs)"
 kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
 ok $([ "$rc" = 0 ]; echo $?) "TERM stops the daemon (exit 0)"
 if grep -q 'ERROR: AddressSanitizer\|runtime error' "$lab/daemon.err"; then
