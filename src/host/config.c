@@ -423,7 +423,7 @@ static int binding_cmp(const void *a, const void *b)
 
 int host_config_parse(const char *buf, size_t len, struct host_config **out, struct err **e)
 {
-	static const char *const keys[] = { "bindings", NULL };
+	static const char *const keys[] = { "bindings", "retention_days", NULL };
 	_cleanup_json_ json_t *root = json_parse_strict(buf, len, e);
 	_cleanup_free_ char *bp = NULL;
 	struct host_config *c;
@@ -458,6 +458,17 @@ int host_config_parse(const char *buf, size_t len, struct host_config **out, str
 		}
 	}
 	qsort(c->bindings, c->n, sizeof(*c->bindings), binding_cmp);
+	c->retention_ms = HOST_RETENTION_DEFAULT_DAYS * 86400000ULL;
+	v = json_object_get(root, "retention_days");
+	if (v && (!json_is_number(v) || !(json_number_value(v) > 0.0) ||
+		  json_number_value(v) > HOST_RETENTION_MAX_DAYS)) {
+		host_config_free(c);
+		return err_set(e, ERR_CONFIG, 0,
+			       "retention_days: must be a number of days above 0, at most %u",
+			       HOST_RETENTION_MAX_DAYS);
+	}
+	if (v)
+		c->retention_ms = (unsigned long long)(json_number_value(v) * 86400000.0);
 	*out = c;
 	return 0;
 }

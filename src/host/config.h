@@ -20,6 +20,8 @@
 #define HOST_RETRIES_MAX 100U
 #define HOST_GRACE_MAX_MS 3600000U
 #define HOST_GRACE_DEFAULT_MS 10000U
+#define HOST_RETENTION_DEFAULT_DAYS 14U
+#define HOST_RETENTION_MAX_DAYS 3650U
 
 enum host_executor {
 	HOST_EXEC_SHELL = 0,
@@ -50,6 +52,9 @@ struct host_binding {
 struct host_config {
 	struct host_binding *bindings;	/* sorted by name */
 	size_t n;
+	/* how long a job's run dir (its records and log) and scratch
+	 * workspace are kept after it ended; the database keeps it all */
+	unsigned long long retention_ms;	/* "retention_days", a number */
 };
 
 /* Parse a config document. A refusal is ERR_CONFIG ("<json path>:

@@ -22,7 +22,9 @@
 #include "sandbox/native/native.h"
 #include "sandbox/srt/srt.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <openssl/crypto.h>
@@ -47,7 +49,7 @@
 
 extern char **environ;
 
-enum watch_kind { W_API, W_SIGNAL, W_CTL, W_PIDFD, W_GRACE };
+enum watch_kind { W_API, W_SIGNAL, W_CTL, W_PIDFD, W_GRACE, W_RECONCILE };
 
 struct watch {
 	enum watch_kind kind;
@@ -79,7 +81,8 @@ struct hostd {
 	struct MHD_Daemon *mhd;
 	int epfd, sfd, lfd;
 	struct seg *segs;
-	struct watch wapi, wsig;
+	int rfd;		/* the reconcile timer */
+	struct watch wapi, wsig, wrec;
 };
 
 char *hostd_default_state_dir(void)
@@ -104,6 +107,14 @@ char *hostd_default_config(void)
 	if (h && h[0] == '/')
 		return asprintf(&out, "%s/.config/cordon/config.json", h) < 0 ? NULL : out;
 	return NULL;
+}
+
+static int64_t wall_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
 /* --- the state dir ------------------------------------------------------ */
@@ -550,12 +561,20 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 	e = NULL;
 	if (s->stop_sig) {
 		pid_t left = 0;
+		long long now_ns = (long long)wall_ms() * 1000000LL, started = 0;
 
 		/* a stop is confirmed once nothing of the segment is left: the
-		 * sandbox dies with its root, a moment after it */
+		 * sandbox dies with its root, a moment after it. A process in
+		 * a pid namespace of the same number that started after the
+		 * wrapper ended is another sandbox's (the number is used
+		 * again once the namespace is gone): never signalled. */
 		for (int i = 0; i < 500; i++) {
 			if (sandbox_ns_left(s->record, &left, NULL) < 0 || left == 0)
 				break;
+			if (procfs_start_epoch_ns(left, &started, NULL) < 0 || started > now_ns) {
+				left = 0;
+				break;
+			}
 			kill(left, SIGKILL);
 			usleep(10000);
 		}
@@ -1092,6 +1111,120 @@ static int recover_one(void *ctx, const struct host_segment *s)
 	return 0;
 }
 
+/* --- reconcile ----------------------------------------------------------- */
+
+#define RECONCILE_S 5
+#define STRAY_WINDOW_MS 600000LL
+
+/* Is path the workspace w or beneath it? */
+static bool beneath(const char *path, const char *w)
+{
+	size_t n = strlen(w);
+
+	return strncmp(path, w, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Sandboxed processes (namespaces all their own) whose working directory
+ * is the workspace of a finished job that no running job shares: strays,
+ * killed. */
+static void sweep_cwd(char *const *finished, char *const *running)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+
+	if (!proc)
+		return;
+	while ((de = readdir(proc))) {
+		unsigned long pid;
+		char link[64], cwd[4096];
+		ssize_t n;
+
+		if (num_parse_ulong(de->d_name, INT_MAX, &pid) < 0 || (pid_t)pid == getpid())
+			continue;
+		snprintf(link, sizeof(link), "/proc/%lu/cwd", pid);
+		n = readlink(link, cwd, sizeof(cwd) - 1);
+		if (n <= 0)
+			continue;
+		cwd[n] = '\0';
+		for (size_t i = 0; finished && finished[i]; i++) {
+			bool shared = false;
+
+			if (!beneath(cwd, finished[i]))
+				continue;
+			for (size_t k = 0; running && running[k]; k++)
+				shared |= beneath(cwd, running[k]) || beneath(running[k], finished[i]);
+			if (!shared && adopt_namespaces_differ((pid_t)pid)) {
+				fprintf(stderr,
+					"cordon: daemon: reconcile: killed stray pid %lu in a finished job's workspace\n",
+					pid);
+				kill((pid_t)pid, SIGKILL);
+			}
+			break;
+		}
+	}
+	closedir(proc);
+}
+
+/* Every few seconds and at start: sweep strays of finished jobs, and
+ * remove the run dirs and scratch workspaces of jobs past retention (the
+ * database keeps their history). Segments whose wrapper died are settled
+ * by their pidfds, adopted ones too. */
+static void reconcile(struct hostd *d)
+{
+	_cleanup_err_ struct err *e = NULL, *ce = NULL;
+	_cleanup_json_ json_t *jobs = host_db_jobs_json(d->db, &e);
+	_cleanup_strv_ char **running = NULL, **finished = NULL;
+	unsigned long long keep = HOST_RETENTION_DEFAULT_DAYS * 86400000ULL;
+	struct host_config *cfg = NULL;
+	int64_t now = wall_ms();
+	json_t *j;
+	size_t i;
+
+	if (!jobs)
+		return;
+	if (host_config_load(d->config, &cfg, &ce) == 0) {
+		keep = cfg->retention_ms;
+		host_config_free(cfg);
+	}
+	json_array_foreach(jobs, i, j) {
+		const char *ws = json_string_value(json_object_get(j, "workspace"));
+		if (ws && json_integer_value(json_object_get(j, "ended_ms")) == 0)
+			(void)strv_push(&running, ws);
+	}
+	json_array_foreach(jobs, i, j) {
+		const char *id = json_string_value(json_object_get(j, "id"));
+		const char *ws = json_string_value(json_object_get(j, "workspace"));
+		int64_t ended = json_integer_value(json_object_get(j, "ended_ms"));
+		_cleanup_free_ char *runs = NULL, *wss = NULL;
+		_cleanup_close_ int rfd = -1, wfd = -1;
+		char name[HOST_JOB_ID_MAX];
+
+		if (!id || ended == 0)
+			continue;
+		if ((unsigned long long)(now - ended) > keep) {
+			snprintf(name, sizeof(name), "%s", id);
+			if (asprintf(&runs, "%s/runs", d->state) >= 0 &&
+			    (rfd = open(runs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
+			    faccessat(rfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    fs_remove_tree(rfd, name, 256) < 0)
+				fprintf(stderr, "cordon: daemon: reconcile: cannot remove runs/%s\n", name);
+			if (asprintf(&wss, "%s/workspaces", d->state) >= 0 &&
+			    (wfd = open(wss, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
+			    faccessat(wfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    fs_remove_tree(wfd, name, 256) < 0)
+				fprintf(stderr, "cordon: daemon: reconcile: cannot remove workspaces/%s\n",
+					name);
+			continue;
+		}
+		/* (a finished sandbox's own processes died with its pid 1; a
+		 * namespace's number is used again once it is gone, so it
+		 * names nothing to kill here) */
+		if (now - ended < STRAY_WINDOW_MS && ws)
+			(void)strv_push(&finished, ws);
+	}
+	sweep_cwd(finished, running);
+}
+
 /* The wrappers are `cordon wrap`: cordon is beside this binary. */
 static char *cordon_beside(void)
 {
@@ -1110,7 +1243,7 @@ static char *cordon_beside(void)
 
 int hostd_daemon_main(const char *state_dir, const char *config_path)
 {
-	struct hostd d = { .epfd = -1, .sfd = -1, .lfd = -1 };
+	struct hostd d = { .epfd = -1, .sfd = -1, .lfd = -1, .rfd = -1 };
 	_cleanup_err_ struct err *e = NULL;
 	_cleanup_free_ char *priv = NULL, *runs = NULL, *ws = NULL, *dbp = NULL;
 	struct host_config *cfg = NULL;
@@ -1172,6 +1305,18 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 		err_set(&e, ERR_UNAVAILABLE, errno, "the event loop");
 		goto out;
 	}
+	d.rfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	d.wrec = (struct watch){ W_RECONCILE, NULL };
+	if (d.rfd < 0 ||
+	    timerfd_settime(d.rfd, 0,
+			    &(struct itimerspec){ .it_value = { RECONCILE_S, 0 },
+						  .it_interval = { RECONCILE_S, 0 } },
+			    NULL) < 0 ||
+	    watch_add(&d, d.rfd, &d.wrec) < 0) {
+		err_set(&e, ERR_UNAVAILABLE, errno, "the reconcile timer");
+		goto out;
+	}
+	reconcile(&d);
 	fprintf(stderr, "cordon: daemon: serving %s/%s\n", d.state, HOSTD_SOCKET);
 	for (;;) {
 		struct epoll_event ev[16];
@@ -1198,6 +1343,11 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 				on_answer(&d, w->seg);
 			} else if (w->kind == W_GRACE) {
 				on_grace(&d, w->seg);
+			} else if (w->kind == W_RECONCILE) {
+				uint64_t ticks;
+
+				(void)!read(d.rfd, &ticks, sizeof(ticks));
+				reconcile(&d);
 			} else if (w->kind == W_PIDFD) {
 				on_exit_of(&d, w->seg);
 				break; /* the segment (and its watches) may be gone */
@@ -1231,6 +1381,8 @@ out:
 		close(d.epfd);
 	if (d.sfd >= 0)
 		close(d.sfd);
+	if (d.rfd >= 0)
+		close(d.rfd);
 	host_db_close(d.db);
 	free(d.state);
 	free(d.config);

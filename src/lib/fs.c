@@ -3,6 +3,7 @@
 #include "strv.h"
 #include "cleanup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -358,4 +359,44 @@ int fs_write_exact(int fd, const void *buf, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+int fs_remove_tree(int at, const char *name, int max_depth)
+{
+	int fd, r = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (unlinkat(at, name, 0) == 0)
+		return 0;
+	if (errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -1;
+	if (max_depth <= 0)
+		return errno = ELOOP, -1;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	/* a listing that loses entries while it is read may skip some: a
+	 * few passes, until the directory can go */
+	for (int pass = 0; pass < 3; pass++) {
+		r = 0;
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+			    fs_remove_tree(dirfd(d), de->d_name, max_depth - 1) < 0)
+				r = -1;
+		if (r < 0 || unlinkat(at, name, AT_REMOVEDIR) == 0 || errno != ENOTEMPTY)
+			break;
+		rewinddir(d);
+	}
+	closedir(d);
+	if (r == 0 && faccessat(at, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		r = -1;
+	return r;
 }

@@ -52,6 +52,11 @@ int fs_read_file(int dirfd, const char *path, size_t max, char **buf,
  * (errno set; EOF before n bytes is -1 with errno 0). Allocates nothing,
  * so a child after clone may use it. */
 int fs_read_exact(int fd, void *buf, size_t n);
+/* Remove name beneath at and everything in it, never following a
+ * symbolic link (a link is removed, not its target), at most max_depth
+ * levels down: 0, or -1 with errno when something stays. */
+int fs_remove_tree(int at, const char *name, int max_depth);
+
 /* Write all n bytes to fd, through short writes and EINTR: 0 or -1. */
 int fs_write_exact(int fd, const void *buf, size_t n);
 

@@ -73,6 +73,7 @@ static void full_binding(void)
 	if (!c)
 		return;
 	is_int(c->n, 2, "two bindings");
+	is_int(c->retention_ms, HOST_RETENTION_DEFAULT_DAYS * 86400000ULL, "retention: the default");
 	is_str(c->bindings[0].name, "build", "sorted by name");
 	b = host_config_find(c, "build");
 	ok(b != NULL && host_config_find(c, "nope") == NULL, "found by name, an unknown one not");
@@ -105,6 +106,9 @@ static void refusals(void)
 	refused("[]", ERR_CONFIG, "(root): must be an object", "{\"bindings\": {}}");
 	refused("{\"bindings\": {}, \"x\": 1}", ERR_CONFIG, "x: unknown key", "{\"bindings\": {}}");
 	refused("{}", ERR_CONFIG, "bindings: missing", "{\"bindings\": {}}");
+	refused("{\"bindings\": {}, \"retention_days\": 0}", ERR_CONFIG,
+		"retention_days: must be a number of days above 0, at most 3650",
+		"{\"bindings\": {}, \"retention_days\": 0.5}");
 	refused("{\"bindings\": {\"-b\": {" OKX ", " OKW "}}}", ERR_CONFIG,
 		"bindings.-b: a binding's name is 1 to 64 letters, digits, '.', '_' or '-', "
 		"a letter or digit first",
