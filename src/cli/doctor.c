@@ -3,6 +3,7 @@
  * machine, check by check, with a fix for each problem. The exit status
  * says ready (0) or not (1), so scripts need not parse the output. */
 #include "cli/cli.h"
+#include "host/config.h"
 #include "lib/cleanup.h"
 #include "lib/json.h"
 #include "sandbox/native/prereq.h"
@@ -13,7 +14,8 @@
 #include <string.h>
 
 static const char doctor_usage[] =
-	"usage: cordon doctor [--provider NAME] [--json]\n\n"
+	"usage: cordon doctor [--provider NAME] [--json]\n"
+	"       cordon doctor --config FILE [--json]\n\n"
 	"Check what the native sandbox needs of this kernel and this user: kernel\n"
 	"version, user namespaces, Landlock, seccomp, the new mount API; and how the\n"
 	"policy's limits are enforced here (pids, cgroup: a warning where they cannot\n"
@@ -24,7 +26,9 @@ static const char doctor_usage[] =
 	"socat, rg) and its version (srt_unavailable, untested_version), user\n"
 	"namespaces, seccomp, the limits (pids_unenforced, limits_unavailable:\n"
 	"warnings), and /usr/bin/true under an empty policy (preflight_failed).\n"
-	"Exits 0 when the provider is ready, 1 when it is not.\n";
+	"With --config, a daemon's config: each binding, whether its provider is\n"
+	"ready here.\n\n"
+	"Exits 0 when the provider (every binding) is ready, 1 when it is not.\n";
 
 static const char *status_name(enum prereq_status s)
 {
@@ -162,11 +166,61 @@ static int doctor_srt(bool json)
 	return ready ? 0 : 1;
 }
 
+/* Each binding of a daemon's config: can it run here? Its provider's
+ * checks, run once per provider. */
+static int doctor_config(const char *path, bool json)
+{
+	_cleanup_err_ struct err *e = NULL;
+	_cleanup_json_ json_t *provs = json_object(), *arr = json_array();
+	struct host_config *cfg = NULL;
+	int rc = 0;
+
+	if (host_config_load(path, &cfg, &e) < 0) {
+		err_print(stderr, e);
+		return EXIT_CORDON;
+	}
+	for (size_t i = 0; provs && arr && i < cfg->n; i++) {
+		const struct host_binding *b = &cfg->bindings[i];
+		const struct provider *p = b->provider ? provider_find(b->provider) : NULL;
+		json_t *r = p ? json_object_get(provs, p->name) : NULL;
+		const char *why = NULL;
+		bool ready;
+
+		if (p && !r && p->doctor && (r = p->doctor()))
+			json_object_set_new(provs, p->name, r);
+		ready = r && json_is_true(json_object_get(r, "ready"));
+		if (!b->provider)
+			why = "a binding without a sandbox cannot be run yet";
+		else if (!ready)
+			why = "its provider is not ready here: see `cordon doctor --provider NAME`";
+		json_array_append_new(arr, json_pack("{s:s, s:s?, s:b, s:s?}", "binding", b->name,
+						     "provider", b->provider, "ready", ready, "why",
+						     why));
+		if (json)
+			continue;
+		printf("%s  %-24s %-7s %s\n", ready ? "PASS" : "FAIL", b->name,
+		       b->provider ? b->provider : "-", why ? why : "ready");
+	}
+	for (size_t i = 0; i < cfg->n; i++)
+		if (!json_is_true(json_object_get(json_array_get(arr, i), "ready")))
+			rc = 1;
+	host_config_free(cfg);
+	if (json) {
+		_cleanup_json_ json_t *out = json_pack("{s:O, s:O}", "bindings", arr, "providers", provs);
+		_cleanup_free_ char *text = out ? json_dumps(out, JSON_INDENT(2) | JSON_ENSURE_ASCII) : NULL;
+
+		if (!text)
+			return EXIT_CORDON;
+		printf("%s\n", text);
+	}
+	return rc;
+}
+
 int cli_doctor(int argc, char **argv)
 {
 	_cleanup_err_ struct err *e = NULL;
 	struct prereq_report r;
-	const char *provider = "native";
+	const char *provider = "native", *config = NULL;
 	bool json = false;
 	bool ready;
 
@@ -179,6 +233,10 @@ int cli_doctor(int argc, char **argv)
 			json = true;
 			continue;
 		}
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+			config = argv[++i];
+			continue;
+		}
 		if (strcmp(argv[i], "--provider") == 0 && i + 1 < argc &&
 		    (strcmp(argv[i + 1], "native") == 0 || strcmp(argv[i + 1], "srt") == 0)) {
 			provider = argv[++i];
@@ -188,6 +246,8 @@ int cli_doctor(int argc, char **argv)
 			argv[i], doctor_usage);
 		return EXIT_CORDON;
 	}
+	if (config)
+		return doctor_config(config, json);
 	if (strcmp(provider, "srt") == 0)
 		return doctor_srt(json);
 	native_prereq_run(&r);

@@ -255,6 +255,7 @@ static const char job_usage[] =
 	"       cordon job inject ID TEXT\n"
 	"       cordon job logs ID [-f]\n"
 	"       cordon job attach ID\n"
+	"       cordon job doctor                 (each binding: can it run here?)\n"
 	"every one takes --state-dir DIR (default: $XDG_STATE_HOME/cordon)\n\n"
 	"Talk to `cordon daemon` on its management socket. start prints the job's\n"
 	"id (with --wait it exits as the job did); wait exits with the job's\n"
@@ -385,6 +386,28 @@ int hostd_job_main(int argc, char **argv)
 		rc = s == 202 ? 0 : print_error(s, j);
 	} else if (strcmp(cmd, "logs") == 0 && arg && !arg2 && id_ok(arg)) {
 		rc = logs(&c, arg, follow);
+	} else if (strcmp(cmd, "doctor") == 0 && !arg) {
+		s = call(&c, "GET", "/v1/doctor", NULL, &j);
+		if (s == 200) {
+			json_t *bs = json_object_get(j, "bindings"), *b;
+			size_t i;
+
+			rc = 0;
+			json_array_foreach(bs, i, b) {
+				bool ready = json_is_true(json_object_get(b, "ready"));
+				const char *why = json_string_value(json_object_get(b, "why"));
+
+				printf("%-24s %-7s %s%s%s\n", json_string_value(json_object_get(b, "binding")),
+				       json_string_value(json_object_get(b, "provider"))
+					       ? json_string_value(json_object_get(b, "provider"))
+					       : "-",
+				       ready ? "ready" : "not ready", why ? ": " : "", why ? why : "");
+				if (!ready)
+					rc = 1;
+			}
+		} else {
+			rc = print_error(s, j);
+		}
 	} else if (strcmp(cmd, "ls") == 0 && !arg) {
 		s = call(&c, "GET", "/v1/jobs", NULL, &j);
 		if (s == 200) {

@@ -925,6 +925,37 @@ static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const ch
 		host_config_free(cfg);
 		return answer(c, 200, json_pack("{s:o}", "bindings", arr ? arr : json_array()));
 	}
+	if (get && strcmp(url, "/v1/doctor") == 0) {
+		struct host_config *cfg = NULL;
+		json_t *arr, *provs = json_object();
+
+		if (host_config_load(d->config, &cfg, &e) < 0) {
+			json_decref(provs);
+			return refuse(c, e);
+		}
+		arr = json_array();
+		/* each provider a binding names, checked once; each binding
+		 * ready when its provider is */
+		for (size_t i = 0; arr && provs && i < cfg->n; i++) {
+			const struct host_binding *hb = &cfg->bindings[i];
+			const struct provider *p = hb->provider ? provider_find(hb->provider) : NULL;
+			json_t *r = p ? json_object_get(provs, p->name) : NULL;
+			bool ready;
+
+			if (p && !r && p->doctor && (r = p->doctor()))
+				json_object_set_new(provs, p->name, r);
+			ready = r && json_is_true(json_object_get(r, "ready"));
+			json_array_append_new(
+				arr, json_pack("{s:s, s:s?, s:b, s:s?}", "binding", hb->name, "provider",
+					       hb->provider, "ready", ready, "why",
+					       !hb->provider ? "a binding without a sandbox cannot be run yet"
+					       : ready	     ? NULL
+							     : "its provider is not ready here (see providers)"));
+		}
+		host_config_free(cfg);
+		return answer(c, 200, json_pack("{s:o, s:o}", "bindings", arr ? arr : json_array(),
+						"providers", provs ? provs : json_object()));
+	}
 	if (post && strcmp(url, "/v1/jobs") == 0)
 		return post_job(d, c, b);
 	if (get && strcmp(url, "/v1/jobs") == 0) {

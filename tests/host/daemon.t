@@ -98,6 +98,17 @@ else
 	echo "ok $((n += 1)) - the right token from another uid # SKIP no test user"
 fi
 
+# ---- doctor, per binding
+out=$("$CORDON" doctor --config "$lab/config.json"); rc=$?
+ok $([ "$rc" = 0 ] && printf '%s\n' "$out" | grep -q '^PASS  b  *native  *ready$'; echo $?) \
+	"cordon doctor --config reports each binding ready (its provider's checks)"
+out=$(job doctor); rc=$?
+ok $([ "$rc" = 0 ] && printf '%s\n' "$out" | grep -q '^b  *native  *ready$'; echo $?) "... and the daemon does too (GET /v1/doctor)"
+printf '{"bindings": {"x": {"executor": {"kind": "shell"}, "workspace": {"scratch": true}}}}' > "$lab/nosb.json"
+out=$("$CORDON" doctor --config "$lab/nosb.json"); rc=$?
+ok $([ "$rc" = 1 ] && printf '%s\n' "$out" | grep -q '^FAIL  x .*without a sandbox'; echo $?) \
+	"... and a binding that cannot run here not ready, exit 1 (the control)"
+
 # ---- a job end to end
 id=$(job start b --wait -- sh -c 'echo hi > out.txt; printf %s "$JOB_TOKEN" | sha256sum > tok.sum; exit 3'); rc=$?
 ok $([ "$rc" = 3 ]; echo $?) "job start --wait exits with the command's status (3)"
