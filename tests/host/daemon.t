@@ -270,7 +270,9 @@ fi
 idA=$(job start quick -- sh -c 'sleep 5; exit 7')
 idB=$(job start quick -- sh -c 'exec sleep 34')
 idC=$(job start quick -- sh -c 'exec sleep 36')
-for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 34$')" ] && [ -n "$(pgrep -f 'sleep 36$')" ] && break; sleep 0.05; done
+idD=$(job start quick -- sh -c 'exec sleep 38')
+for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 34$')" ] && [ -n "$(pgrep -f 'sleep 36$')" ] &&
+	[ -n "$(pgrep -f 'sleep 38$')" ] && break; sleep 0.05; done
 kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
 sleep 0.3
 ok $([ -n "$(pgrep -f 'sleep 34$')" ] && [ -n "$(pgrep -f 'sleep 5$')" ]; echo $?) "killing the daemon with -9 stops no job"
@@ -282,6 +284,8 @@ import json, sys
 d = json.load(open(sys.argv[1])); d["argv"][-1] = d["argv"][-1].replace("34", "43")
 json.dump(d, open(sys.argv[1], "w"))
 PY
+# D: its record is gone (the pin in the database names nothing)
+rm -rf "$state/runs/$idD/sandbox/1"
 # C: its pin names a pid that is now another process (a host sleep)
 sleep 37 & other=$!
 python3 - "$state/runs/$idC/pins.json" "$other" <<'PY'
@@ -303,10 +307,14 @@ ok $([ -z "$(pgrep -f 'sleep 34$')" ]; echo $?) "... and stopped: nothing of it 
 showC=$(job show "$idC")
 ok $([ "$(printf '%s' "$showC" | jfield result)" = lost ] && kill -0 "$other" 2>/dev/null; echo $?) \
 	"a pin naming a pid that is another process now: not adopted, and that process left alone"
+showD=$(job show "$idD")
+for _ in $(seq 100); do [ -z "$(pgrep -f 'sleep 38$')" ] && break; sleep 0.05; done
+ok $([ "$(printf '%s' "$showD" | jfield result)" = lost ] && [ -z "$(pgrep -f 'sleep 38$')" ]; echo $?) \
+	"a pin without its record: refused, and its wrapper (named by the pin in pins.json) stopped"
 kill "$other" 2>/dev/null
 pkill -KILL -f 'sleep 36$'
-ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 18 ]; echo $?) \
-	"the history is whole after the restart (the eighteen jobs)"
+ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 19 ]; echo $?) \
+	"the history is whole after the restart (the nineteen jobs)"
 kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
 ok $([ "$rc" = 0 ]; echo $?) "TERM stops the daemon (exit 0)"
 if grep -q 'ERROR: AddressSanitizer\|runtime error' "$lab/daemon.err"; then
