@@ -106,8 +106,10 @@ static int job_dirs(const char *run_dir, struct err **e)
 	if ((mkdirat(dfd, "inbox", 0700) < 0 && errno != EEXIST) ||
 	    (mkdirat(dfd, "outputs", 0700) < 0 && errno != EEXIST))
 		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", run_dir);
-	in = openat(dfd, "input", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (in < 0)
+	/* made only when missing: what an earlier segment's sandbox left
+	 * there (a FIFO, a link) is never opened */
+	in = openat(dfd, "input", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (in < 0 && errno != EEXIST)
 		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`: input", run_dir);
 	return 0;
 }

@@ -189,6 +189,9 @@ int host_wrapper_main(int ctl)
 	ssize_t n;
 	int code = HOST_EXIT_CORDON;
 
+	/* the control socket came in without close-on-exec (as fd 3): the
+	 * stub forked below must not carry it */
+	(void)fcntl(ctl, F_SETFD, FD_CLOEXEC);
 	/* a session and process group of its own: the daemon's end (and a
 	 * terminal's signals) do not reach it */
 	if (setsid() < 0) {

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -82,6 +83,7 @@ struct hostd {
 	int epfd, sfd, lfd;
 	struct seg *segs;
 	int rfd;		/* the reconcile timer */
+	int lockfd;		/* held for the daemon's life */
 	struct watch wapi, wsig, wrec;
 };
 
@@ -132,6 +134,23 @@ static int own_dir(const char *path, struct err **e)
 			       path);
 	if ((st.st_mode & 077) && chmod(path, 0700) < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "state dir `%s`", path);
+	return 0;
+}
+
+/* One daemon per state dir, for its whole life: a second would recover
+ * (and stop) the first one's jobs and take its socket. */
+static int lock_state(struct hostd *d, struct err **e)
+{
+	_cleanup_free_ char *path = NULL;
+
+	if (asprintf(&path, "%s/private/daemon.lock", d->state) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "lock");
+	d->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (d->lockfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "lock `%s`", path);
+	if (flock(d->lockfd, LOCK_EX | LOCK_NB) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno == EWOULDBLOCK ? 0 : errno,
+			       "another daemon serves the state dir `%s`", d->state);
 	return 0;
 }
 
@@ -1274,7 +1293,7 @@ static char *cordon_beside(void)
 
 int hostd_daemon_main(const char *state_dir, const char *config_path)
 {
-	struct hostd d = { .epfd = -1, .sfd = -1, .lfd = -1, .rfd = -1 };
+	struct hostd d = { .epfd = -1, .sfd = -1, .lfd = -1, .rfd = -1, .lockfd = -1 };
 	_cleanup_err_ struct err *e = NULL;
 	_cleanup_free_ char *priv = NULL, *runs = NULL, *ws = NULL, *dbp = NULL;
 	struct host_config *cfg = NULL;
@@ -1298,7 +1317,7 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 		goto out;
 	}
 	if (own_dir(d.state, &e) < 0 || own_dir(priv, &e) < 0 || own_dir(runs, &e) < 0 ||
-	    own_dir(ws, &e) < 0 || token(&d, &e) < 0)
+	    own_dir(ws, &e) < 0 || lock_state(&d, &e) < 0 || token(&d, &e) < 0)
 		goto out;
 	/* the config is checked now; it is read again for each launch */
 	if (host_config_load(d.config, &cfg, &e) < 0)
@@ -1414,6 +1433,8 @@ out:
 		close(d.sfd);
 	if (d.rfd >= 0)
 		close(d.rfd);
+	if (d.lockfd >= 0)
+		close(d.lockfd);
 	host_db_close(d.db);
 	free(d.state);
 	free(d.config);

@@ -76,6 +76,11 @@ ok $? "the daemon starts and answers"
 ok $([ "$(stat -c %a "$state")" = 700 ] && [ "$(stat -c %a "$state/private/operator.token")" = 600 ] &&
 	[ "$(stat -c %a "$state/management.sock")" = 600 ]; echo $?) "state dir 0700, token and socket 0600"
 
+"$CORDON" daemon --state-dir "$state" --config "$lab/config.json" 2>"$lab/second.err"; rc=$?
+ok $([ "$rc" = 125 ] && grep -q 'another daemon serves the state dir' "$lab/second.err" &&
+	api GET /v1/health | grep -q '^200 '; echo $?) \
+	"a second daemon on the same state dir is refused, and the first still answers"
+
 # ---- the API's door
 r=$(api GET /v1/health)
 ok $([ "${r%% *}" = 200 ]; echo $?) "health with the operator's token: 200"
