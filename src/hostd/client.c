@@ -186,6 +186,25 @@ static int wait_job(struct client *c, const char *id)
 	}
 }
 
+/* A log is what a sandboxed command wrote: on a terminal, its control
+ * bytes (escape sequences that set the title or the clipboard, or ask for
+ * an answer-back) are shown as \xNN rather than obeyed. */
+static void print_log(const char *p, size_t n)
+{
+	if (!isatty(STDOUT_FILENO)) {
+		fwrite(p, 1, n, stdout);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)p[i];
+
+		if (ch == '\n' || ch == '\t' || (ch >= 0x20 && ch != 0x7f))
+			putchar(ch);
+		else
+			printf("\\x%02x", ch);
+	}
+}
+
 /* The job's log, and with follow what it adds until the job ends. */
 static int logs(struct client *c, const char *id, bool follow)
 {
@@ -234,7 +253,7 @@ static int logs(struct client *c, const char *id, bool follow)
 			return rc;
 		}
 		if (b.n)
-			fwrite(b.p, 1, b.n, stdout);
+			print_log(b.p, b.n);
 		fflush(stdout);
 		offset += b.n;
 		free(b.p);

@@ -212,6 +212,17 @@ out=$(job logs "$id" -f)
 ok $(printf '%s\n' "$out" | grep -qx line-one && printf '%s\n' "$out" | grep -qx line-two &&
 	printf '%s\n' "$out" | grep -qx line-three; echo $?) "logs -f prints the job's output until it ends"
 
+# the log on a terminal: a command's escape sequences shown, not obeyed
+id=$(job start b -- sh -c 'printf "title\033]0;pwned\007end\n"'); job wait "$id" >/dev/null
+raw=$(job logs "$id" | od -c | tr -s ' ')
+tty=$(script -qec "$CORDON job --state-dir $state logs $id" /dev/null 2>/dev/null)
+if ! command -v script >/dev/null; then
+	echo "ok $((n += 1)) - logs on a terminal # SKIP no script(1) to make one"
+else ok $(printf '%s' "$raw" | grep -q '033' && printf '%s' "$tty" | grep -qF 'title\x1b]0;pwned\x07end' &&
+	! printf '%s' "$tty" | grep -q "$(printf '\033')"; echo $?) \
+	"logs on a terminal shows a command's control bytes as \\xNN (piped, they pass as they are: the control)"
+fi
+
 # ---- retries
 id=$(job start flaky -- sh -c 'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n > count; [ $n -ge 3 ] || exit 9')
 job wait "$id"; rc=$?
@@ -318,8 +329,8 @@ ok $([ "$(printf '%s' "$showD" | jfield result)" = lost ] && [ -z "$(pgrep -f 's
 	"a pin without its record: refused, and its wrapper (named by the pin in pins.json) stopped"
 kill "$other" 2>/dev/null
 pkill -KILL -f 'sleep 36$'
-ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 19 ]; echo $?) \
-	"the history is whole after the restart (the nineteen jobs)"
+ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 20 ]; echo $?) \
+	"the history is whole after the restart (the twenty jobs)"
 kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
 ok $([ "$rc" = 0 ]; echo $?) "TERM stops the daemon (exit 0)"
 if grep -q 'ERROR: AddressSanitizer\|runtime error' "$lab/daemon.err"; then
