@@ -188,9 +188,11 @@ static int doctor_config(const char *path, bool json)
 
 		if (p && !r && p->doctor && (r = p->doctor()))
 			json_object_set_new(provs, p->name, r);
-		ready = r && json_is_true(json_object_get(r, "ready"));
+		/* without a sandbox nothing needs to be ready: it runs as
+		 * the operator, which is said */
+		ready = !b->provider || (r && json_is_true(json_object_get(r, "ready")));
 		if (!b->provider)
-			why = "a binding without a sandbox cannot be run yet";
+			why = "no sandbox: it runs as the operator";
 		else if (!ready)
 			why = "its provider is not ready here: see `cordon doctor --provider NAME`";
 		json_array_append_new(arr, json_pack("{s:s, s:s?, s:b, s:s?}", "binding", b->name,

@@ -6,6 +6,7 @@
 #include "guard/planted.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/json.h"
 #include "lib/procfs.h"
 #include "lib/strv.h"
 
@@ -16,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int host_home_dir(const char **out, struct err **e)
@@ -87,7 +90,7 @@ static int record(struct host_launch *l, bool launching, struct err **e)
 	if (plan_record(l->plan, &l->paths, launching ? &root : NULL, !launching, e) < 0)
 		return -1;
 	/* A plan nobody launches here still gets the provider's own files. */
-	if (!launching && l->prov->record &&
+	if (!launching && l->prov && l->prov->record &&
 	    l->prov->record(l->grant, l->plan, l->paths.record_dir, e) < 0)
 		return -1;
 	return 0;
@@ -131,21 +134,100 @@ static int job_env(struct plan *p, const char *run_dir, struct err **e)
 	return 0;
 }
 
+/* What an unsandboxed launch records: the command, where it runs, the
+ * names of what its environment carries (never a value), and that no
+ * sandbox held it. */
+static int plan_unsandboxed(const struct host_launch_req *o, struct host_launch *l,
+			    struct err **e)
+{
+	static char *const none[] = { NULL };
+	struct plan *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "plan");
+	l->plan = p;
+	p->signals = PLAN_SIGNALS_TERM;
+	p->argv = strv_dup(o->argv);
+	p->env = calloc(1, sizeof(char *));
+	if (!p->argv || !p->env ||
+	    asprintf(&p->summary, "no sandbox: runs as uid %u in %s", (unsigned int)getuid(),
+		     l->workspace) < 0) {
+		p->summary = NULL;
+		return err_set(e, ERR_INTERNAL, ENOMEM, "plan");
+	}
+	json_t *argv = json_strv(o->argv), *names = json_strv(o->env_names ? o->env_names : none);
+	if (!argv || !names) {
+		json_decref(argv);
+		json_decref(names);
+		return err_set(e, ERR_CONFIG, 0,
+			       "argv or an environment name is not valid UTF-8; a plan records it as text");
+	}
+	json_decref(argv);
+	p->data = json_pack("{s:s, s:s, s:s, s:o}", "sandbox", "none", "workspace", l->workspace,
+			    "run_dir", l->paths.run_dir, "env", names);
+	if (!p->data)
+		return err_set(e, ERR_CONFIG, 0,
+			       "the workspace cannot be recorded: its path is not valid UTF-8");
+	return 0;
+}
+
+bool host_plan_unsandboxed(const struct plan *p)
+{
+	const char *v = json_string_value(json_object_get(p->data, "sandbox"));
+
+	return v && strcmp(v, "none") == 0;
+}
+
+/* The guard's grant for the policy and the executor's needs, its plan,
+ * and the provider's part of it. */
+static int plan_sandboxed(const struct host_launch_req *o, struct host_launch *l,
+			  const char *home, const char *config_canon, struct err **e)
+{
+	_cleanup_free_ char *own_dir = NULL;
+	struct needs exec_needs = { 0 };
+	struct guard_input in = { 0 };
+	int r;
+
+	if (l->prov->own_dir && !(own_dir = l->prov->own_dir(&l->paths)))
+		return err_set(e, ERR_INTERNAL, ENOMEM, "paths");
+	/* The shell executor needs its workspace writable. */
+	if (strv_push(&exec_needs.write, l->workspace) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "needs");
+	in = (struct guard_input){
+		.policy = o->policy,
+		.executor = &exec_needs,
+		.home = home,
+		.workspace = l->workspace,
+		.state_dir = l->state_dir,
+		.run_dir = l->paths.run_dir,
+		.config_path = config_canon,
+		.provider_dir = own_dir,
+		.defaults = { home, getenv("XDG_RUNTIME_DIR"), getenv("SSH_AUTH_SOCK"), getuid() },
+	};
+	r = guard_launch(&in, &l->grant, e);
+	needs_free(&exec_needs);
+	if (r == 0)
+		r = plan_build(l->grant, o->argv, &l->plan, e);
+	/* The provider wraps the command; the digest is the host's, after. */
+	if (r == 0)
+		r = l->prov->plan(l->grant, &l->paths, l->plan, e);
+	return r;
+}
+
 int host_launch_prepare(const struct host_launch_req *o, struct host_launch *l,
 			struct err **e)
 {
-	const struct policy *pol = o->policy;
 	_cleanup_free_ char *state = NULL, *config = NULL, *exec_id = NULL;
-	_cleanup_free_ char *config_canon = NULL, *own_dir = NULL;
-	struct needs exec_needs = { 0 };
-	struct guard_input in = { 0 };
+	_cleanup_free_ char *config_canon = NULL;
 	const char *home = NULL;
 	int r;
 
-	const struct provider *prov = provider_find(o->provider);
+	const struct provider *prov = o->unsandboxed ? NULL : provider_find(o->provider);
 
 	memset(l, 0, sizeof(*l));
-	if (!prov)
+	if (o->unsandboxed && (o->policy || o->provider))
+		return err_set(e, ERR_INTERNAL, 0, "an unsandboxed launch takes no policy");
+	if (!prov && !o->unsandboxed)
 		return err_set(e, ERR_USAGE, 0, "unknown provider `%s` (known: %s)",
 			       o->provider, provider_names);
 	l->prov = prov;
@@ -170,29 +252,8 @@ int host_launch_prepare(const struct host_launch_req *o, struct host_launch *l,
 		return -1;
 	if (o->job_dirs && job_dirs(l->paths.run_dir, e) < 0)
 		return -1;
-	if (prov->own_dir && !(own_dir = prov->own_dir(&l->paths)))
-		return err_set(e, ERR_INTERNAL, ENOMEM, "paths");
-	/* The shell executor needs its workspace writable. */
-	if (strv_push(&exec_needs.write, l->workspace) < 0)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "needs");
-	in = (struct guard_input){
-		.policy = pol,
-		.executor = &exec_needs,
-		.home = home,
-		.workspace = l->workspace,
-		.state_dir = l->state_dir,
-		.run_dir = l->paths.run_dir,
-		.config_path = config_canon,
-		.provider_dir = own_dir,
-		.defaults = { home, getenv("XDG_RUNTIME_DIR"), getenv("SSH_AUTH_SOCK"), getuid() },
-	};
-	r = guard_launch(&in, &l->grant, e);
-	needs_free(&exec_needs);
-	if (r == 0)
-		r = plan_build(l->grant, o->argv, &l->plan, e);
-	/* The provider wraps the command; the digest is the host's, after. */
-	if (r == 0)
-		r = prov->plan(l->grant, &l->paths, l->plan, e);
+	r = o->unsandboxed ? plan_unsandboxed(o, l, e)
+			   : plan_sandboxed(o, l, home, config_canon, e);
 	/* where the job's files are (the environment is not hashed) */
 	if (r == 0 && o->job_dirs)
 		r = job_env(l->plan, l->paths.run_dir, e);
@@ -217,12 +278,84 @@ static int recorded_already(void *launch, struct err **e)
 	return 0;
 }
 
+/* An unsandboxed launch: the command as a child of this process (the
+ * wrapper, which leads its process group), in the workspace, with this
+ * process's environment and the plan's. The wrapper holds back the
+ * signals a stop sends the group, so that it outlives the command and
+ * writes its status; the command gets them. */
+static int run_unsandboxed(struct host_launch *l, struct err **e)
+{
+	_cleanup_strv_ char **env = NULL;
+	_cleanup_close_ int rfd = -1;
+	sigset_t stops, none;
+	int pfd[2], status = 0, child_errno = 0;
+	ssize_t n;
+	pid_t pid;
+
+	for (size_t i = 0; environ[i]; i++)
+		if (strv_push(&env, environ[i]) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
+	for (size_t i = 0; l->plan->env[i]; i++)
+		if (strv_push(&env, l->plan->env[i]) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
+	if (!env && strv_push(&env, "PATH=/usr/bin:/bin") < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
+	sigemptyset(&none);
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGHUP);
+	sigaddset(&stops, SIGQUIT);
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "launch");
+	sigprocmask(SIG_BLOCK, &stops, NULL);
+	pid = fork();
+	if (pid == 0) {
+		int err;
+
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (chdir(l->workspace) < 0) {
+			err = -errno;
+		} else {
+			execvpe(l->plan->argv[0], l->plan->argv, env);
+			err = errno;
+		}
+		(void)!write(pfd[1], &err, sizeof(err));
+		_exit(err < 0 ? HOST_EXIT_CORDON : err == ENOENT ? 127 : 126);
+	}
+	close(pfd[1]);
+	rfd = pfd[0];
+	if (pid < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "launch");
+	do
+		n = read(rfd, &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return err_set(e, ERR_UNAVAILABLE, errno, "launch: wait");
+	if (n == (ssize_t)sizeof(child_errno) && child_errno < 0)
+		return err_set(e, ERR_UNAVAILABLE, -child_errno, "workspace `%s`", l->workspace);
+	if (n == (ssize_t)sizeof(child_errno))
+		fprintf(stderr, "cordon: `%s`: %s\n", l->plan->argv[0],
+			child_errno == ENOENT ? "not found" : strerror(child_errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int host_launch_run(struct host_launch *l, bool quiet, bool recorded, FILE *notes,
 		    struct err **e)
 {
 	struct planted_state *planted = NULL;
 	struct err *perr = NULL;
 	int code;
+
+	if (!l->prov) {
+		code = !recorded && host_launch_record(l, e) < 0 ? -1 : run_unsandboxed(l, e);
+		if (code < 0) {
+			err_print(notes, *e);
+			code = HOST_EXIT_CORDON;
+		}
+		return code;
+	}
 
 	/* What can change the host's git or tools by appearing in the
 	 * workspace, as it stands before anything runs; nothing runs when

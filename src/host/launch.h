@@ -28,10 +28,17 @@ struct host_launch_req {
 					 * run dir, named to the command by
 					 * CORDON_RUN, CORDON_INBOX, CORDON_OUTPUTS,
 					 * CORDON_INPUT */
+	/* A daemon binding without a sandbox: no policy, no provider, no
+	 * guard; the command runs as the operator in the workspace, with the
+	 * caller's environment. Its plan records what ran (argv, workspace,
+	 * the names in env_names) so that the segment is still pinned and a
+	 * restart can prove its wrapper. Never reachable from `cordon run`. */
+	bool unsandboxed;
+	char *const *env_names;
 };
 
 struct host_launch {
-	const struct provider *prov;
+	const struct provider *prov;	/* NULL: unsandboxed */
 	struct grant *grant;
 	struct plan *plan;
 	struct plan_paths paths;
@@ -60,6 +67,9 @@ void host_launch_clear(struct host_launch *l);
  * and printed on notes, where the look's lines go too. */
 int host_launch_run(struct host_launch *l, bool quiet, bool recorded, FILE *notes,
 		    struct err **e);
+
+/* Does a recorded plan say it ran without a sandbox? */
+bool host_plan_unsandboxed(const struct plan *p);
 
 /* $HOME, else the password database's: absolute, or ERR_CONFIG. */
 int host_home_dir(const char **out, struct err **e);

@@ -62,6 +62,7 @@ struct request {
 	json_t *root;
 	struct policy *policy;
 	char **argv;
+	char **env_names;
 	struct host_launch_req req;
 	bool quiet;
 };
@@ -79,7 +80,7 @@ static int read_request(int ctl, struct request *r, struct err **e)
 {
 	static const char *const keys[] = { "policy", "workspace", "state_dir", "execution",
 					    "segment", "argv", "provider", "quiet", "job_dirs",
-					    NULL };
+					    "unsandboxed", "env_names", NULL };
 	_cleanup_free_ char *buf = malloc(REQUEST_MAX);
 	json_t *argv, *v, *seg;
 	const char *key;
@@ -106,9 +107,24 @@ static int read_request(int ctl, struct request *r, struct err **e)
 		if (!keys[k])
 			return err_set(e, ERR_CONFIG, 0, "wrapper: request: %s: unknown key", key);
 	}
-	if (policy_from_value(json_object_get(r->root, "policy"), "wrapper: request: policy",
-			      &r->policy, e) < 0)
+	bool unsandboxed = json_is_true(json_object_get(r->root, "unsandboxed"));
+	if (unsandboxed) {
+		/* nothing of a sandbox comes with it: a request that mixes
+		 * the two is refused, never half run */
+		if (json_object_get(r->root, "policy") || json_object_get(r->root, "provider"))
+			return err_set(e, ERR_CONFIG, 0,
+				       "wrapper: request: an unsandboxed launch takes no policy or provider");
+		json_t *names = json_object_get(r->root, "env_names");
+
+		if (names && json_to_strv(names, &r->env_names) < 0)
+			return err_set(e, ERR_CONFIG, 0,
+				       "wrapper: request: env_names: must be an array of strings");
+	} else if (json_object_get(r->root, "env_names")) {
+		return err_set(e, ERR_CONFIG, 0, "wrapper: request: env_names: only without a sandbox");
+	} else if (policy_from_value(json_object_get(r->root, "policy"),
+				     "wrapper: request: policy", &r->policy, e) < 0) {
 		return -1;
+	}
 	argv = json_object_get(r->root, "argv");
 	if (!json_is_array(argv) || json_array_size(argv) == 0)
 		return err_set(e, ERR_CONFIG, 0, "wrapper: request: argv: must be a non-empty array");
@@ -135,6 +151,8 @@ static int read_request(int ctl, struct request *r, struct err **e)
 		.provider = opt_string(r->root, "provider"),
 		.defer_record = true,
 		.job_dirs = json_is_true(json_object_get(r->root, "job_dirs")),
+		.unsandboxed = unsandboxed,
+		.env_names = r->env_names,
 	};
 	return 0;
 }
@@ -144,6 +162,7 @@ static void request_clear(struct request *r)
 	json_decref(r->root);
 	policy_free(r->policy);
 	strv_free(r->argv);
+	strv_free(r->env_names);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -200,7 +219,7 @@ int host_wrapper_main(int ctl)
 	}
 	if (read_request(ctl, &r, &e) < 0)
 		goto refuse;
-	prov = provider_find(r.req.provider);
+	prov = r.req.unsandboxed ? NULL : provider_find(r.req.provider);
 	if (prov && prov->prestart)
 		prov->prestart();
 	if (host_launch_prepare(&r.req, &l, &e) < 0)
@@ -209,10 +228,12 @@ int host_wrapper_main(int ctl)
 		plan_paths_remove(&l.paths);
 		goto refuse;
 	}
-	pin = json_pack(
-		"{s:s, s:s, s:i, s:s, s:s, s:s, s:i}", "execution", l.paths.execution, "record",
-		l.paths.record_dir, "segment", (int)l.paths.segment, "digest", l.plan->digest,
-		"summary", l.plan->summary, "provider", l.prov->name, "pid", (int)getpid());
+	/* no provider named: a launch without a sandbox */
+	pin = json_pack("{s:s, s:s, s:i, s:s, s:s, s:i}", "execution", l.paths.execution,
+			"record", l.paths.record_dir, "segment", (int)l.paths.segment, "digest",
+			l.plan->digest, "summary", l.plan->summary, "pid", (int)getpid());
+	if (pin && l.prov)
+		json_object_set_new(pin, "provider", json_string(l.prov->name));
 	send_json(ctl, pin);
 	json_decref(pin);
 	/* The daemon's word: it has the pin. Anything else runs nothing. */

@@ -18,6 +18,7 @@
 #include "lib/procfs.h"
 #include "lib/strv.h"
 #include "plan/plan.h"
+#include "host/launch.h"
 #include "sandbox/adopt.h"
 #include "sandbox/native/native.h"
 #include "sandbox/srt/srt.h"
@@ -72,6 +73,7 @@ struct seg {
 	unsigned int retries;	/* the binding's, when it was launched */
 	char *record;
 	bool pinned;
+	bool sandboxed;		/* launched under a provider */
 	struct watch wctl, wpid, wgrace;
 };
 
@@ -293,14 +295,34 @@ static void seg_free(struct hostd *d, struct seg *s)
 	free(s);
 }
 
-/* The wrapper's environment: the daemon's, the binding's env, and the
- * values of its secrets (read now; they go nowhere else). */
+/* What an unsandboxed command takes of the daemon's environment: who and
+ * where it is, nothing more. The rest (the sources of other bindings'
+ * secrets among it) stays with the daemon. */
+static bool base_variable(const char *kv)
+{
+	static const char *const names[] = { "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG",
+					     "TZ", "TMPDIR", "XDG_RUNTIME_DIR", NULL };
+	size_t n = strcspn(kv, "=");
+
+	if (kv[n] != '=')
+		return false;
+	if (strncmp(kv, "LC_", 3) == 0)
+		return true;
+	for (size_t i = 0; names[i]; i++)
+		if (strlen(names[i]) == n && strncmp(kv, names[i], n) == 0)
+			return true;
+	return false;
+}
+
+/* The wrapper's environment: the daemon's (under a sandbox, whose policy
+ * says what passes; without one, only its base variables), the binding's
+ * env, and the values of its secrets (read now; they go nowhere else). */
 static char **wrapper_env(const struct host_binding *b, struct err **e)
 {
 	char **env = NULL;
 
 	for (size_t i = 0; environ[i]; i++)
-		if (strv_push(&env, environ[i]) < 0)
+		if ((b->provider || base_variable(environ[i])) && strv_push(&env, environ[i]) < 0)
 			goto oom;
 	for (size_t i = 0; b->env[i]; i++)
 		if (strv_push(&env, b->env[i]) < 0)
@@ -335,7 +357,28 @@ oom:
 static json_t *wrap_request(struct hostd *d, const struct host_binding *b, const char *job,
 			    unsigned int n, const char *workspace, char *const *argv)
 {
-	json_t *pol = policy_to_json(b->policy), *env, *pass, *argj = json_strv(argv);
+	json_t *pol, *env, *pass, *argj = json_strv(argv);
+
+	if (!b->provider) {
+		/* no policy: the names of what its environment carries are
+		 * recorded, never their values */
+		json_t *names = json_array();
+
+		for (size_t i = 0; names && b->env[i]; i++) {
+			_cleanup_free_ char *name = strndup(b->env[i], strcspn(b->env[i], "="));
+			if (name)
+				json_array_append_new(names, json_string(name));
+		}
+		for (size_t i = 0; names && i < b->n_secrets; i++)
+			json_array_append_new(names, json_string(b->secrets[i].name));
+		return argj && names ? json_pack("{s:b, s:o, s:s, s:s, s:s, s:i, s:o, s:b, s:b}",
+						 "unsandboxed", 1, "env_names", names, "workspace",
+						 workspace, "state_dir", d->state, "execution", job,
+						 "segment", (int)n, "argv", argj, "quiet", 1,
+						 "job_dirs", 1)
+				     : (json_decref(argj), json_decref(names), NULL);
+	}
+	pol = policy_to_json(b->policy);
 
 	if (!pol || !argj) {
 		json_decref(pol);
@@ -454,6 +497,7 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	s->ctl = sv[0];
 	s->grace_fd = -1;
 	s->grace_ms = b->grace_ms;
+	s->sandboxed = b->provider != NULL;
 	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	s->wctl = (struct watch){ W_CTL, s };
 	s->wpid = (struct watch){ W_PIDFD, s };
@@ -487,10 +531,13 @@ static void on_answer(struct hostd *d, struct seg *s)
 	e = NULL;
 	const char *digest = a ? json_string_value(json_object_get(a, "digest")) : NULL;
 	const char *record = a ? json_string_value(json_object_get(a, "record")) : NULL;
-	if (digest && record) {
+	const char *provider = a ? json_string_value(json_object_get(a, "provider")) : NULL;
+	/* a sandboxed binding's segment names its provider, and only that
+	 * one is ever counted as sandboxed: a mismatch runs nothing */
+	if (digest && record && (provider != NULL) == s->sandboxed) {
 		struct host_segment seg = {
 			.attempt = s->attempt, .n = s->n,
-			.provider = (char *)json_string_value(json_object_get(a, "provider")),
+			.provider = (char *)provider,
 			.digest = (char *)digest,
 			.summary = (char *)json_string_value(json_object_get(a, "summary")),
 			.record_dir = (char *)record,
@@ -542,10 +589,9 @@ static int retry(struct hostd *d, const char *job, unsigned int n, struct err **
 	if (host_config_load(d->config, &cfg, e) < 0)
 		return -1;
 	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
-	if (!b || !b->provider) {
+	if (!b) {
 		host_config_free(cfg);
-		return err_set(e, ERR_CONFIG, 0, "job `%s`: its binding is gone or has no sandbox",
-			       job);
+		return err_set(e, ERR_CONFIG, 0, "job `%s`: its binding is gone", job);
 	}
 	r = host_db_attempt_new(d->db, job, &attempt, e);
 	if (r == 0)
@@ -587,7 +633,17 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 		 * a pid namespace of the same number that started after the
 		 * wrapper ended is another sandbox's (the number is used
 		 * again once the namespace is gone): never signalled. */
-		for (int i = 0; i < 500; i++) {
+		for (int i = 0; !s->sandboxed && i < 500; i++) {
+			/* without a sandbox, the wrapper's process group: its
+			 * number stays taken while a member lives */
+			if (kill(-s->pid, SIGKILL) < 0) {
+				left = 0;
+				break;
+			}
+			left = s->pid;
+			usleep(10000);
+		}
+		for (int i = 0; s->sandboxed && i < 500; i++) {
 			if (sandbox_ns_left(s->record, &left, NULL) < 0 || left == 0)
 				break;
 			if (procfs_start_epoch_ns(left, &started, NULL) < 0 || started > now_ns) {
@@ -602,7 +658,9 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 		seg.code = x && json_is_integer(json_object_get(x, "code"))
 				   ? (int)json_integer_value(json_object_get(x, "code"))
 				   : 128 + s->stop_sig;
-		seg.reason = left ? "stopped, but a process of the sandbox was still left" : NULL;
+		seg.reason = !left	    ? NULL
+			     : s->sandboxed ? "stopped, but a process of the sandbox was still left"
+					    : "stopped, but a process of its group was still left";
 	} else if (x && json_is_integer(json_object_get(x, "code"))) {
 		const char *why = json_string_value(json_object_get(x, "error"));
 
@@ -724,11 +782,6 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 	if (!argv) {
 		host_config_free(cfg);
 		return fail(c, 400, "bad_request", "the binding names no args: give them");
-	}
-	if (!bind->provider) {
-		host_config_free(cfg);
-		return fail(c, 503, "sandbox_unavailable",
-			    "a binding without a sandbox cannot be run yet");
 	}
 	if (plan_new_execution_id(&id, &e) < 0) {
 		host_config_free(cfg);
@@ -963,11 +1016,13 @@ static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const ch
 
 			if (p && !r && p->doctor && (r = p->doctor()))
 				json_object_set_new(provs, p->name, r);
-			ready = r && json_is_true(json_object_get(r, "ready"));
+			/* without a sandbox there is nothing to be ready: it runs
+			 * as the operator, which doctor says */
+			ready = !hb->provider || (r && json_is_true(json_object_get(r, "ready")));
 			json_array_append_new(
 				arr, json_pack("{s:s, s:s?, s:b, s:s?}", "binding", hb->name, "provider",
 					       hb->provider, "ready", ready, "why",
-					       !hb->provider ? "a binding without a sandbox cannot be run yet"
+					       !hb->provider ? "no sandbox: it runs as the operator"
 					       : ready	     ? NULL
 							     : "its provider is not ready here (see providers)"));
 		}
@@ -1058,6 +1113,27 @@ static void recover_end(struct hostd *d, const struct host_segment *s, enum host
 	err_free(e);
 }
 
+/* Does the job's binding, as the config says now, still run without a
+ * sandbox? A segment launched without one is never adopted under a
+ * binding that has declared one since. */
+static bool binding_unsandboxed(struct hostd *d, const char *job, struct err **e)
+{
+	_cleanup_json_ json_t *j = host_db_job_json(d->db, job, e);
+	struct host_config *cfg = NULL;
+	const struct host_binding *b;
+	bool ok;
+
+	if (!j || host_config_load(d->config, &cfg, e) < 0)
+		return false;
+	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
+	ok = !b || !b->provider;
+	host_config_free(cfg);
+	if (!ok)
+		err_set(e, ERR_DENIED, 0,
+			"it was launched without a sandbox and its binding now declares one");
+	return ok;
+}
+
 /* What a previous daemon left running. A wrapper still alive is adopted
  * only when the provider's proof holds: the record read back hashes to
  * the pin in this database, the wrapper is the root pinned with it (pid
@@ -1092,10 +1168,20 @@ static int recover_one(void *ctx, const struct host_segment *s)
 	/* the record must hash to the pin this database holds */
 	if (dfd < 0 || !s->digest)
 		err_set(&e, ERR_DENIED, 0, "the segment's record is gone");
-	else if ((p_ok = plan_read_record(s->record_dir, s->digest, &p, &e) == 0))
+	else if ((p_ok = plan_read_record(s->record_dir, s->digest, &p, &e) == 0) &&
+		 host_plan_unsandboxed(p) != !s->provider) {
+		p_ok = false;
+		err_set(&e, ERR_DENIED, 0, "its record and the database differ on its sandbox");
+	} else if (p_ok && !s->provider) {
+		/* its wrapper's identity is all there is to prove, and its
+		 * binding must still run without a sandbox */
+		p_ok = binding_unsandboxed(d, s->job, &e);
+		r = !p_ok ? -1 : live ? 0 : 1;
+	} else if (p_ok) {
 		r = live ? (srt_plan_is_srt(p, s->record_dir) ? &srt_provider : &native_provider)
 				   ->adopt(p, s->record_dir, 0, pid, &e)
 			 : 1;
+	}
 	plan_free(p);
 	/* A wrapper between its sandbox's end and its own (or before its
 	 * sandbox exists) cannot be proven: its record verified, it is given
@@ -1116,6 +1202,7 @@ static int recover_one(void *ctx, const struct host_segment *s)
 		t->ctl = t->grace_fd = -1;
 		t->grace_ms = HOST_GRACE_DEFAULT_MS;
 		t->pinned = true;
+		t->sandboxed = s->provider != NULL;
 		t->record = strdup(s->record_dir);
 		t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 		t->wpid = (struct watch){ W_PIDFD, t };

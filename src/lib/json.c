@@ -1,6 +1,7 @@
 /* json.c: strict parsing and JSON paths (see json.h). */
 #include "json.h"
 #include "cleanup.h"
+#include "strv.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -221,4 +222,20 @@ json_t *json_strv(char *const *v)
 		}
 	}
 	return arr;
+}
+
+int json_to_strv(const json_t *arr, char ***out)
+{
+	json_t *v;
+	size_t i;
+
+	*out = calloc(1, sizeof(char *));
+	if (!*out || !json_is_array(arr))
+		return -1;
+	json_array_foreach(arr, i, v) {
+		if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v) ||
+		    strv_push(out, json_string_value(v)) < 0)
+			return -1;
+	}
+	return 0;
 }

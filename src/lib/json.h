@@ -31,6 +31,9 @@ const char *json_path_show(const char *path);
 /* An array of the strings of v; NULL when one is not valid UTF-8 (or on
  * allocation failure), so nothing is ever dropped quietly. */
 json_t *json_strv(char *const *v);
+/* A new NULL-terminated copy of an array of strings (no NUL inside);
+ * -1 when arr is not one. *out is the caller's to free either way. */
+int json_to_strv(const json_t *arr, char ***out);
 /* Append s to arr; -1 when it is not valid UTF-8. */
 int json_array_push_string(json_t *arr, const char *s);
 

@@ -106,22 +106,6 @@ int plan_sync_record(const char *record_dir, struct err **e)
 	return 0;
 }
 
-static int strv_from_json(json_t *arr, char ***out)
-{
-	json_t *v;
-	size_t i;
-
-	*out = calloc(1, sizeof(char *));
-	if (!*out || !json_is_array(arr))
-		return -1;
-	json_array_foreach(arr, i, v) {
-		if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v) ||
-		    strv_push(out, json_string_value(v)) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 int plan_read_record(const char *record_dir, const char *pin_digest,
 		     struct plan **out, struct err **e)
 {
@@ -153,7 +137,7 @@ int plan_read_record(const char *record_dir, const char *pin_digest,
 	p->data = json_incref(data);
 	p->summary = strdup(summary);
 	p->signals = strcmp(signals, "kill") == 0 ? PLAN_SIGNALS_KILL : PLAN_SIGNALS_TERM;
-	if (strv_from_json(argv, &p->argv) < 0 || strv_from_json(env, &p->env) < 0 ||
+	if (json_to_strv(argv, &p->argv) < 0 || json_to_strv(env, &p->env) < 0 ||
 	    !p->summary || plan_digest(p, again, e) < 0) {
 		plan_free(p);
 		return err_set(e, ERR_DENIED, 0, "record `%s/plan.json` is malformed", record_dir);

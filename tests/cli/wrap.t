@@ -94,6 +94,14 @@ ok $([ "$(printf '%s\n' "$ans" | field message)" = "wrapper: request: policy: wr
 out=$(python3 "$lab/drive.py" go '{"argv": ["true"], "bogus": 1}' 2>"$lab/err")
 ok $([ "$(printf '%s\n' "$out" | sed -n 1p | field message)" = "wrapper: request: bogus: unknown key" ]; echo $?) \
 	"an unknown key in the request is refused"
+out=$(python3 "$lab/drive.py" go "$(req '{"write": ["{workspace}"]}' '["sh", "-c", "echo ran > mixed.txt"]' ', "unsandboxed": true')" 2>"$lab/err")
+ok $([ "$(printf '%s\n' "$out" | sed -n 1p | field error)" = sandbox_config ] && [ ! -e "$lab/ws/mixed.txt" ]; echo $?) \
+	"a request both unsandboxed and with a policy is refused, nothing run"
+out=$(python3 "$lab/drive.py" go "$(printf '{"unsandboxed": true, "workspace": "%s", "state_dir": "%s", "argv": ["sh", "-c", "echo ran > plain.txt"], "quiet": true}' "$lab/ws" "$lab/state")" 2>"$lab/err")
+ok $([ "$(printf '%s\n' "$out" | sed -n 1p | field provider)" = "" ] && [ -n "$(printf '%s\n' "$out" | sed -n 1p | field digest)" ] &&
+	[ "$(cat "$lab/ws/plain.txt" 2>/dev/null)" = ran ]; echo $?) \
+	"... and an unsandboxed one alone is pinned, names no provider, and runs (the control)"
+rm -f "$lab/ws/plain.txt"
 
 # ---- a secret, by name through the environment only
 secret=cordon-wrap-secret-$$-value

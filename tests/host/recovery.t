@@ -7,12 +7,11 @@
 # for a file of its own in the shared workspace and exits with its number.
 set -u
 : "${CORDON:?set CORDON to the cordon binary}"
-n=0
-fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+here=$(cd "$(dirname "$0")" && pwd)
 lab=$(mktemp -d /tmp/cordon-recovery.XXXXXX)
 lab=$(cd "$lab" && pwd -P)
-dpid=
+state=$lab/state
+. "$here/lib.sh"
 cleanup() {
 	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
 	touch "$lab"/ws/release-{1..20} 2>/dev/null
@@ -25,25 +24,10 @@ trap cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws"
 export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
 unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
-state=$lab/state
 cat > "$lab/config.json" <<JSON
 {"bindings": {"b": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
   "sandbox": {"provider": "native", "policy": {"write": ["{workspace}"]}}}}}
 JSON
-start_daemon() {
-	"$CORDON" daemon --state-dir "$state" --config "$lab/config.json" 2>>"$lab/daemon.err" &
-	dpid=$!
-	for _ in $(seq 200); do
-		"$CORDON" job --state-dir "$state" ls >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	return 1
-}
-job() { "$CORDON" job --state-dir "$state" "$@"; }
-jfield() { python3 -c 'import json,sys; d=json.load(sys.stdin)
-for k in sys.argv[1].split("."):
-    d=d[int(k)] if k.isdigit() else d[k]
-print(d)' "$1"; }
 # the jobs' own processes, by the marker in their argv
 running() { pgrep -f 'cordon-rec-job' | wc -l; }
 
@@ -85,10 +69,6 @@ ok $([ "$(running)" = 0 ]; echo $?) "no process of any job is left"
 hist=$(job ls | python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"]; print(len(j), sum(1 for x in j if x["result"]=="exited"), len(set(x["id"] for x in j)))')
 ok $([ "$hist" = "20 20 20" ]; echo $?) "the history is whole: 20 jobs, 20 exited ($hist)"
 kill -TERM "$dpid"; wait "$dpid"; dpid=
-if grep -q 'ERROR: AddressSanitizer\|runtime error' "$lab/daemon.err"; then
-	ok 1 "the daemon ran clean under the sanitizers"; sed 's/^/# /' "$lab/daemon.err" | head -40
-else
-	ok 0 "the daemon ran clean under the sanitizers"
-fi
+sanitizer_ok
 echo "1..$n"
 [ $fails = 0 ]
