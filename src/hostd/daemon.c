@@ -30,6 +30,7 @@
 #include <microhttpd.h>
 #include <openssl/crypto.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,9 +432,9 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	_cleanup_json_ json_t *req = wrap_request(d, b, job, n, workspace, argv);
 	_cleanup_free_ char *text = NULL, *log = NULL, *dir = NULL;
 	char **env = NULL;
-	int sv[2] = { -1, -1 }, logfd;
+	int sv[2] = { -1, -1 }, logfd, spawn_errno = 0;
 	struct seg *s;
-	pid_t pid;
+	pid_t pid = -1;
 
 	if (!req || !(text = json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII)))
 		return err_set(e, ERR_INTERNAL, ENOMEM, "request");
@@ -457,22 +458,44 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 		close(logfd);
 		return err_set(e, ERR_UNAVAILABLE, errno, "wrapper");
 	}
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		sigset_t none;
+	/* posix_spawn (a vfork: nothing of the daemon's memory copied).
+	 * The daemon's blocked and ignored signals are its own: the wrapper
+	 * hands an empty mask on to the command. fd 3 is the control
+	 * socket; 0 nothing, 1 and 2 the log; every other fd of the daemon
+	 * is close-on-exec. */
+	{
+		posix_spawn_file_actions_t fa;
+		posix_spawnattr_t at;
+		sigset_t none, dfl;
+		char *const wargv[] = { d->self, "wrap", "--ctl", "3", NULL };
+		int rc;
 
-		/* the daemon's blocked and ignored signals are its own: the
-		 * wrapper hands its mask on to the command */
 		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		/* fd 3 is the control socket; 0 nothing, 1 and 2 the log */
-		if (null < 0 || dup2(null, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0 ||
-		    dup2(sv[1], 3) < 0)
-			_exit(125);
-		execve(d->self, (char *[]){ d->self, "wrap", "--ctl", "3", NULL }, env);
-		_exit(127);
+		sigemptyset(&dfl);
+		sigaddset(&dfl, SIGPIPE);
+		rc = posix_spawn_file_actions_init(&fa);
+		if (rc == 0 && posix_spawnattr_init(&at) != 0) {
+			posix_spawn_file_actions_destroy(&fa);
+			rc = ENOMEM;
+		}
+		if (rc == 0) {
+			if ((rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) ||
+			    (rc = posix_spawn_file_actions_adddup2(&fa, logfd, 1)) ||
+			    (rc = posix_spawn_file_actions_adddup2(&fa, logfd, 2)) ||
+			    (rc = posix_spawn_file_actions_adddup2(&fa, sv[1], 3)) ||
+			    (rc = posix_spawnattr_setsigmask(&at, &none)) ||
+			    (rc = posix_spawnattr_setsigdefault(&at, &dfl)) ||
+			    (rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
+									POSIX_SPAWN_SETSIGDEF)))
+				;
+			else
+				rc = posix_spawn(&pid, d->self, &fa, &at, wargv, env);
+			posix_spawn_file_actions_destroy(&fa);
+			posix_spawnattr_destroy(&at);
+		}
+		if (rc != 0)
+			pid = -1;
+		spawn_errno = rc;
 	}
 	for (size_t i = 0; env[i]; i++)
 		explicit_bzero(env[i], strlen(env[i]));
@@ -481,7 +504,7 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	close(sv[1]);
 	if (pid < 0) {
 		close(sv[0]);
-		return err_set(e, ERR_UNAVAILABLE, errno, "wrapper");
+		return err_set(e, ERR_UNAVAILABLE, spawn_errno, "wrapper");
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
