@@ -1271,6 +1271,39 @@ static int recover_one(void *ctx, const struct host_segment *s)
 	return 0;
 }
 
+/* A job the last daemon accepted whose launch it never pinned (it died
+ * between the two): its wrapper ran nothing without the word, and ends
+ * on its own. The job ends refused, saying so, for the operator to start
+ * again: nothing is launched on a restart's guess. */
+static void settle_unlaunched(struct hostd *d)
+{
+	_cleanup_err_ struct err *e = NULL;
+	_cleanup_json_ json_t *jobs = host_db_jobs_json(d->db, &e);
+	json_t *j;
+	size_t i;
+
+	if (!jobs) {
+		err_print(stderr, e);
+		return;
+	}
+	json_array_foreach(jobs, i, j) {
+		const char *id = json_string_value(json_object_get(j, "id"));
+		struct err *e2 = NULL;
+
+		if (!id || json_integer_value(json_object_get(j, "ended_ms")) != 0 ||
+		    running_seg(d, id))
+			continue;
+		fprintf(stderr, "cordon: daemon: job %s was never launched: the daemon stopped first\n",
+			id);
+		if (host_db_job_refused(d->db, id,
+					"not launched: the daemon stopped before its launch was pinned "
+					"(nothing of it ran); start it again",
+					&e2) < 0)
+			err_print(stderr, e2);
+		err_free(e2);
+	}
+}
+
 /* --- reconcile ----------------------------------------------------------- */
 
 #define RECONCILE_S 5
@@ -1439,8 +1472,10 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 		err_set(&e, ERR_UNAVAILABLE, errno, "the event loop");
 		goto out;
 	}
-	if (host_db_open(dbp, &d.db, &e) < 0 || host_db_running(d.db, recover_one, &d, &e) < 0 ||
-	    listen_socket(&d, &e) < 0)
+	if (host_db_open(dbp, &d.db, &e) < 0 || host_db_running(d.db, recover_one, &d, &e) < 0)
+		goto out;
+	settle_unlaunched(&d);
+	if (listen_socket(&d, &e) < 0)
 		goto out;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);

@@ -69,6 +69,24 @@ ok $([ "$(running)" = 0 ]; echo $?) "no process of any job is left"
 hist=$(job ls | python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"]; print(len(j), sum(1 for x in j if x["result"]=="exited"), len(set(x["id"] for x in j)))')
 ok $([ "$hist" = "20 20 20" ]; echo $?) "the history is whole: 20 jobs, 20 exited ($hist)"
 kill -TERM "$dpid"; wait "$dpid"; dpid=
+# a job the daemon accepted and died before pinning its launch: in the
+# database with its first attempt and no segment, as the crash leaves it
+python3 - "$state/cordon.db" "$lab/ws" <<'PY'
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+t = int(time.time() * 1000)
+db.execute("INSERT INTO jobs (id, binding, args, workspace, created_ms) VALUES (?, 'b', '[\"true\"]', ?, ?)",
+           ("20260101T000000Z-00000000000000aa", sys.argv[2], t))
+db.execute("INSERT INTO attempts (job, n, started_ms) VALUES (?, 1, ?)", ("20260101T000000Z-00000000000000aa", t))
+db.commit()
+PY
+start_daemon
+show=$(job show 20260101T000000Z-00000000000000aa)
+ok $([ "$(printf '%s' "$show" | jfield result)" = refused ] && [ "$(printf '%s' "$show" | jfield code)" = 125 ] &&
+	printf '%s' "$show" | jfield reason | grep -q 'the daemon stopped before its launch was pinned' &&
+	[ "$(job ls | python3 -c 'import json,sys; print(sum(1 for x in json.load(sys.stdin)["jobs"] if x["result"]=="exited"))')" = 20 ]; echo $?) \
+	"a job accepted but never pinned before the crash ends refused, saying so, and nothing else changes"
+kill -TERM "$dpid"; wait "$dpid"; dpid=
 sanitizer_ok
 echo "1..$n"
 [ $fails = 0 ]
