@@ -205,62 +205,85 @@ static void print_log(const char *p, size_t n)
 	}
 }
 
-/* The job's log, and with follow what it adds until the job ends. */
+/* What a log request brings: shown as it comes when the answer is the
+ * log, kept when it is an error. */
+struct stream {
+	CURL *k;
+	size_t n;
+	struct buf err;
+};
+
+static size_t show(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct stream *st = arg;
+	long code = 0;
+
+	curl_easy_getinfo(st->k, CURLINFO_RESPONSE_CODE, &code);
+	if (code != 200)
+		return take(data, size, nmemb, &st->err);
+	print_log(data, size * nmemb);
+	fflush(stdout);
+	st->n += size * nmemb;
+	return size * nmemb;
+}
+
+/* The job's log; with follow, a stream of what it adds until the job has
+ * ended (the daemon ends the stream then). A stream cut short is taken
+ * up again from where it stopped. */
 static int logs(struct client *c, const char *id, bool follow)
 {
-	_cleanup_free_ char *job_path = NULL;
 	unsigned long long offset = 0;
 
-	if (asprintf(&job_path, "/v1/jobs/%s", id) < 0)
-		return 125;
 	for (;;) {
 		_cleanup_free_ char *path = NULL;
-		struct buf b = { 0 };
-		long status = 0;
-		CURL *k = curl_easy_init();
+		struct stream st = { .k = curl_easy_init() };
 		struct curl_slist *h = NULL;
-		bool ended = false;
+		CURLcode res;
+		long status = 0;
 
-		if (!k || asprintf(&path, "http://cordon/v1/jobs/%s/log?offset=%llu", id, offset) < 0)
+		if (!st.k || asprintf(&path, "http://cordon/v1/jobs/%s/log?offset=%llu%s", id, offset,
+				      follow ? "&follow=1" : "") < 0) {
+			curl_easy_cleanup(st.k);
 			return 125;
-		/* whether it had ended, asked before the read: nothing it
-		 * wrote before its end is missed */
-		if (follow) {
-			json_t *j = NULL;
-
-			if (call(c, "GET", job_path, NULL, &j) == 200)
-				ended = json_integer_value(json_object_get(j, "ended_ms")) != 0;
-			json_decref(j);
 		}
 		h = curl_slist_append(h, c->auth);
-		curl_easy_setopt(k, CURLOPT_UNIX_SOCKET_PATH, c->sock);
-		curl_easy_setopt(k, CURLOPT_URL, path);
-		curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
-		curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, take);
-		curl_easy_setopt(k, CURLOPT_WRITEDATA, &b);
-		curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(k, CURLOPT_PROTOCOLS_STR, "http");
-		if (curl_easy_perform(k) == CURLE_OK)
-			curl_easy_getinfo(k, CURLINFO_RESPONSE_CODE, &status);
+		curl_easy_setopt(st.k, CURLOPT_UNIX_SOCKET_PATH, c->sock);
+		curl_easy_setopt(st.k, CURLOPT_URL, path);
+		curl_easy_setopt(st.k, CURLOPT_HTTPHEADER, h);
+		curl_easy_setopt(st.k, CURLOPT_WRITEFUNCTION, show);
+		curl_easy_setopt(st.k, CURLOPT_WRITEDATA, &st);
+		curl_easy_setopt(st.k, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(st.k, CURLOPT_PROTOCOLS_STR, "http");
+		res = curl_easy_perform(st.k);
+		curl_easy_getinfo(st.k, CURLINFO_RESPONSE_CODE, &status);
 		curl_slist_free_all(h);
-		curl_easy_cleanup(k);
-		if (status != 200) {
-			json_t *j = b.p ? json_loads(b.p, 0, NULL) : NULL;
+		curl_easy_cleanup(st.k);
+		offset += st.n;
+		if (status != 200 && status != 0) {
+			json_t *j = st.err.p ? json_loads(st.err.p, 0, NULL) : NULL;
 			int rc = print_error(status, j);
 
 			json_decref(j);
-			free(b.p);
+			free(st.err.p);
 			return rc;
 		}
-		if (b.n)
-			print_log(b.p, b.n);
-		fflush(stdout);
-		offset += b.n;
-		free(b.p);
-		if (!follow || (ended && b.n == 0))
+		free(st.err.p);
+		if (res == CURLE_OK && status == 200)
 			return 0;
-		if (b.n == 0)
-			nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+		/* cut short: on again while the daemon answers for the job */
+		json_t *j = NULL;
+		_cleanup_free_ char *job_path = NULL;
+		long s2 = asprintf(&job_path, "/v1/jobs/%s", id) < 0 ? 0
+								     : call(c, "GET", job_path, NULL, &j);
+
+		if (s2 != 200) {
+			int rc = print_error(s2, j);
+
+			json_decref(j);
+			return rc;
+		}
+		json_decref(j);
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
 	}
 }
 

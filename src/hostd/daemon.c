@@ -78,8 +78,11 @@ struct seg {
 	struct watch wctl, wpid, wgrace;
 };
 
+struct follower;
+
 struct hostd {
 	char *state, *config, *self;
+	struct follower *followers;	/* streaming logs */
 	char token[HOSTD_TOKEN_HEX + 1];
 	struct host_db *db;
 	struct MHD_Daemon *mhd;
@@ -901,6 +904,110 @@ static enum MHD_Result interrupt(struct hostd *d, struct MHD_Connection *c, stru
 }
 
 /* The job's log from ?offset= on, at most 1 MiB of it. */
+/* A streaming log (?follow=1): what the log holds from the offset on,
+ * then what is added, until the job has ended and all of it is sent. A
+ * connection with nothing to send is suspended, and resumed by the loop
+ * a few times a second to look again. */
+struct follower {
+	struct follower *next;
+	struct hostd *d;
+	struct MHD_Connection *c;
+	char job[HOST_JOB_ID_MAX];
+	char *path;
+	int fd;			/* -1 until the log exists */
+	uint64_t from;
+	bool suspended;
+};
+
+#define FOLLOW_MS 200
+
+/* Has the job a segment this daemon runs or is starting (a retry's is
+ * started before the last one is let go)? */
+static bool job_live(struct hostd *d, const char *job)
+{
+	for (struct seg *s = d->segs; s; s = s->next)
+		if (strcmp(s->job, job) == 0)
+			return true;
+	return false;
+}
+
+static ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct follower *f = cls;
+	ssize_t n = 0;
+
+	if (f->fd < 0)
+		f->fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (f->fd >= 0 && (n = pread(f->fd, buf, max, (off_t)(f->from + pos))) > 0)
+		return n;
+	if (!job_live(f->d, f->job)) {
+		/* ended: its wrapper is gone, so what it wrote is all there
+		 * (read once more: it may have written since the read above) */
+		if (f->fd >= 0 && (n = pread(f->fd, buf, max, (off_t)(f->from + pos))) > 0)
+			return n;
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	}
+	MHD_suspend_connection(f->c);
+	f->suspended = true;
+	return 0;
+}
+
+static void follow_free(void *cls)
+{
+	struct follower *f = cls;
+
+	for (struct follower **p = &f->d->followers; *p; p = &(*p)->next)
+		if (*p == f) {
+			*p = f->next;
+			break;
+		}
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->path);
+	free(f);
+}
+
+/* Look again at every suspended stream. */
+static void follow_resume(struct hostd *d)
+{
+	for (struct follower *f = d->followers; f; f = f->next)
+		if (f->suspended) {
+			f->suspended = false;
+			MHD_resume_connection(f->c);
+		}
+}
+
+static enum MHD_Result follow_log(struct hostd *d, struct MHD_Connection *c, const char *job,
+				  const char *path, unsigned long from)
+{
+	struct follower *f = calloc(1, sizeof(*f));
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (!f || !(f->path = strdup(path))) {
+		free(f);
+		return MHD_NO;
+	}
+	f->d = d;
+	f->c = c;
+	f->fd = -1;
+	f->from = from;
+	snprintf(f->job, sizeof(f->job), "%s", job);
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, (size_t)32 * 1024, follow_read, f,
+					      follow_free);
+	if (!r) {
+		free(f->path);
+		free(f);
+		return MHD_NO;
+	}
+	f->next = d->followers;
+	d->followers = f;
+	MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+	ret = MHD_queue_response(c, 200, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result log_of(struct hostd *d, struct MHD_Connection *c, const char *job)
 {
 	const char *off = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset");
@@ -913,8 +1020,12 @@ static enum MHD_Result log_of(struct hostd *d, struct MHD_Connection *c, const c
 	ssize_t n;
 	enum MHD_Result ret;
 
+	const char *fol = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "follow");
+
 	if (off && num_parse_ulong(off, ~0UL, &from) < 0)
 		return fail(c, 400, "bad_request", "offset: must be a number");
+	if (fol && strcmp(fol, "1") != 0 && strcmp(fol, "0") != 0)
+		return fail(c, 400, "bad_request", "follow: must be 1 or 0");
 	if (asprintf(&path, "%s/runs/%s/log", d->state, job) < 0)
 		return MHD_NO;
 	{
@@ -925,6 +1036,8 @@ static enum MHD_Result log_of(struct hostd *d, struct MHD_Connection *c, const c
 			return fail(c, 404, "not_found", "no such job");
 		json_decref(j);
 	}
+	if (fol && strcmp(fol, "1") == 0)
+		return follow_log(d, c, job, path, from);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	memset(&st, 0, sizeof(st));
 	if (fd >= 0 && fstat(fd, &st) < 0)
@@ -1440,6 +1553,7 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 	_cleanup_err_ struct err *e = NULL;
 	_cleanup_free_ char *priv = NULL, *runs = NULL, *ws = NULL, *dbp = NULL;
 	struct host_config *cfg = NULL;
+	int64_t last_follow = 0;
 	sigset_t set;
 	int rc = 125;
 
@@ -1484,7 +1598,7 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	d.sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	d.mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, &d,
+	d.mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, on_request, &d,
 				 MHD_OPTION_LISTEN_SOCKET, d.lfd, MHD_OPTION_NOTIFY_COMPLETED,
 				 on_done, &d, MHD_OPTION_CONNECTION_LIMIT, 256U,
 				 MHD_OPTION_CONNECTION_TIMEOUT, 60U, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
@@ -1518,8 +1632,16 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 		MHD_UNSIGNED_LONG_LONG to = 0;
 		int timeout = MHD_get_timeout(d.mhd, &to) == MHD_YES ? (int)(to > 1000 ? 1000 : to)
 								   : 1000;
-		int n = epoll_wait(d.epfd, ev, 16, timeout);
+		int n;
 		bool stop = false;
+
+		if (d.followers && timeout > FOLLOW_MS)
+			timeout = FOLLOW_MS;
+		n = epoll_wait(d.epfd, ev, 16, timeout);
+		if (d.followers && wall_ms() - last_follow >= FOLLOW_MS) {
+			last_follow = wall_ms();
+			follow_resume(&d);
+		}
 
 		if (n < 0 && errno != EINTR) {
 			err_set(&e, ERR_UNAVAILABLE, errno, "the event loop");
@@ -1557,8 +1679,11 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 out:
 	if (e)
 		err_print(stderr, e);
-	if (d.mhd)
+	if (d.mhd) {
+		/* a suspended connection is resumed before the server stops */
+		follow_resume(&d);
 		MHD_stop_daemon(d.mhd);
+	}
 	while (d.segs) {
 		struct seg *s = d.segs;
 

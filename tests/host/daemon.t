@@ -192,6 +192,21 @@ id=$(job start b -- sh -c 'echo line-one; echo line-two >&2; sleep 1; echo line-
 out=$(job logs "$id" -f)
 ok $(printf '%s\n' "$out" | grep -qx line-one && printf '%s\n' "$out" | grep -qx line-two &&
 	printf '%s\n' "$out" | grep -qx line-three; echo $?) "logs -f prints the job's output until it ends"
+# ?follow=1 streams: the first line arrives while the job still runs, and
+# the stream ends by itself when the job has
+id=$(job start b -- sh -c 'echo stream-first; while [ ! -e go ]; do sleep 0.1; done; echo stream-second')
+curl -sN --unix-socket "$state/management.sock" -H "Authorization: Bearer $(token)" \
+	"http://cordon/v1/jobs/$id/log?follow=1" > "$lab/stream" 2>/dev/null & cpid=$!
+for _ in $(seq 100); do grep -q stream-first "$lab/stream" && break; sleep 0.05; done
+ok $(grep -qx stream-first "$lab/stream" && ! grep -q stream-second "$lab/stream" && kill -0 "$cpid" 2>/dev/null; echo $?) \
+	"GET log?follow=1 streams what the job writes while it runs"
+touch "$lab/ws/go"
+for _ in $(seq 100); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.05; done
+ok $(! kill -0 "$cpid" 2>/dev/null && wait "$cpid" && [ "$(cat "$lab/stream")" = "$(printf 'stream-first\nstream-second')" ]; echo $?) \
+	"... and ends by itself once the job has, with all of it"
+rm -f "$lab/ws/go"
+r=$(api GET "/v1/jobs/$id/log?follow=yes")
+ok $([ "${r%% *}" = 400 ]; echo $?) "... follow other than 1 or 0: 400"
 
 # the log on a terminal: a command's escape sequences shown, not obeyed
 id=$(job start b -- sh -c 'printf "title\033]0;pwned\007end\n"'); job wait "$id" >/dev/null
@@ -310,8 +325,8 @@ ok $([ "$(printf '%s' "$showD" | jfield result)" = lost ] && [ -z "$(pgrep -f 's
 	"a pin without its record: refused, and its wrapper (named by the pin in pins.json) stopped"
 kill "$other" 2>/dev/null
 pkill -KILL -f 'sleep 36$'
-ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 20 ]; echo $?) \
-	"the history is whole after the restart (the twenty jobs)"
+ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 21 ]; echo $?) \
+	"the history is whole after the restart (the twenty-one jobs)"
 kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
 ok $([ "$rc" = 0 ]; echo $?) "TERM stops the daemon (exit 0)"
 sanitizer_ok
