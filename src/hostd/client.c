@@ -287,10 +287,109 @@ static int logs(struct client *c, const char *id, bool follow)
 	}
 }
 
+/* A value of a job for people: control bytes (a job's args or a
+ * wrapper's message may carry them) shown as \xNN. */
+static void put_text(const char *v)
+{
+	for (const unsigned char *p = (const unsigned char *)(v ? v : "-"); *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			printf("\\x%02x", *p);
+		else
+			putchar(*p);
+}
+
+static void put_time(json_t *ms)
+{
+	time_t t = (time_t)(json_integer_value(ms) / 1000);
+	struct tm tm;
+	char buf[32];
+
+	if (json_integer_value(ms) == 0 || !gmtime_r(&t, &tm) ||
+	    !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm))
+		fputs("-", stdout);
+	else
+		fputs(buf, stdout);
+}
+
+static void put_field(const char *name, const char *v)
+{
+	printf("%-10s", name);
+	put_text(v);
+	putchar('\n');
+}
+
+/* `cordon job ls`: a line a job, newest first. */
+static void print_jobs(json_t *j)
+{
+	json_t *job;
+	size_t i;
+
+	printf("%-34s %-16s %-8s %5s  %s\n", "ID", "BINDING", "RESULT", "CODE", "CREATED");
+	json_array_foreach(json_object_get(j, "jobs"), i, job) {
+		printf("%-34s ", json_string_value(json_object_get(job, "id")));
+		printf("%-16.16s ", json_string_value(json_object_get(job, "binding")));
+		printf("%-8s %5d  ", json_string_value(json_object_get(job, "result")),
+		       (int)json_integer_value(json_object_get(job, "code")));
+		put_time(json_object_get(job, "created_ms"));
+		putchar('\n');
+	}
+}
+
+/* `cordon job show`: the job, then each segment with its pin. */
+static void print_job(json_t *j)
+{
+	_cleanup_free_ char *args = json_dumps(json_object_get(j, "args"), JSON_COMPACT);
+	char code[16];
+	json_t *seg;
+	size_t i;
+
+	snprintf(code, sizeof(code), "%d", (int)json_integer_value(json_object_get(j, "code")));
+	put_field("job", json_string_value(json_object_get(j, "id")));
+	put_field("binding", json_string_value(json_object_get(j, "binding")));
+	put_field("args", args);
+	put_field("workspace", json_string_value(json_object_get(j, "workspace")));
+	printf("%-10s", "created");
+	put_time(json_object_get(j, "created_ms"));
+	printf("\n%-10s", "ended");
+	put_time(json_object_get(j, "ended_ms"));
+	printf("\n%-10s%s %s\n", "result", json_string_value(json_object_get(j, "result")), code);
+	if (json_string_value(json_object_get(j, "reason")))
+		put_field("reason", json_string_value(json_object_get(j, "reason")));
+	json_array_foreach(json_object_get(j, "segments"), i, seg) {
+		const char *prov = json_string_value(json_object_get(seg, "provider"));
+		int sig = (int)json_integer_value(json_object_get(seg, "signal"));
+
+		printf("\nsegment %d (attempt %d): %s %d", (int)json_integer_value(json_object_get(seg, "n")),
+		       (int)json_integer_value(json_object_get(seg, "attempt")),
+		       json_string_value(json_object_get(seg, "result")),
+		       (int)json_integer_value(json_object_get(seg, "code")));
+		if (sig)
+			printf(", stopped with signal %d", sig);
+		putchar('\n');
+		printf("  ");
+		put_field("provider", prov ? prov : "none (no sandbox)");
+		printf("  ");
+		put_field("pin", json_string_value(json_object_get(seg, "digest")));
+		printf("  ");
+		put_field("summary", json_string_value(json_object_get(seg, "summary")));
+		printf("  ");
+		put_field("record", json_string_value(json_object_get(seg, "record")));
+		printf("  %-10s", "started");
+		put_time(json_object_get(seg, "started_ms"));
+		printf("\n  %-10s", "ended");
+		put_time(json_object_get(seg, "ended_ms"));
+		putchar('\n');
+		if (json_string_value(json_object_get(seg, "reason"))) {
+			printf("  ");
+			put_field("reason", json_string_value(json_object_get(seg, "reason")));
+		}
+	}
+}
+
 static const char job_usage[] =
 	"usage: cordon job start BINDING [--wait] [-- ARGS...]\n"
 	"       cordon job ls [--json]\n"
-	"       cordon job show ID\n"
+	"       cordon job show ID [--json]\n"
 	"       cordon job wait ID\n"
 	"       cordon job stop ID\n"
 	"       cordon job interrupt ID\n"
@@ -306,7 +405,8 @@ static const char job_usage[] =
 	"only and prints whether the command's handler runs (term) or not (kill);\n"
 	"inject leaves TEXT in the job's inbox ($CORDON_INBOX inside); logs prints\n"
 	"the job's output (-f: until it ends); attach is refused for a workspace a\n"
-	"sandboxed run wrote.\n";
+	"sandboxed run wrote. ls and show print for people; --json prints the\n"
+	"daemon's answer as it is.\n";
 
 int hostd_job_main(int argc, char **argv)
 {
@@ -318,7 +418,7 @@ int hostd_job_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *state = NULL;
-	bool wait = false;
+	bool wait = false, as_json = false;
 	struct client c = { 0 };
 	int o, rc = 125;
 
@@ -329,7 +429,7 @@ int hostd_job_main(int argc, char **argv)
 		else if (o == 'w')
 			wait = true;
 		else if (o == 'j')
-			; /* the answers are JSON already */
+			as_json = true;
 		else if (o == 'h') {
 			fputs(job_usage, stdout);
 			return 0;
@@ -355,6 +455,7 @@ int hostd_job_main(int argc, char **argv)
 		if (strcmp(argv[optind], "--wait") == 0) {
 			wait = true;
 		} else if (strcmp(argv[optind], "--json") == 0) {
+			as_json = true;
 		} else if (strcmp(argv[optind], "-f") == 0 || strcmp(argv[optind], "--follow") == 0) {
 			follow = true;
 		} else if (strcmp(argv[optind], "--state-dir") == 0 && optind + 1 < argc) {
@@ -402,7 +503,10 @@ int hostd_job_main(int argc, char **argv)
 
 			s = asprintf(&path, "/v1/jobs/%s", arg) < 0 ? 0 : call(&c, "GET", path, NULL, &j);
 			if (s == 200) {
-				print_json(j);
+				if (as_json)
+					print_json(j);
+				else
+					print_job(j);
 				rc = 0;
 			} else {
 				rc = print_error(s, j);
@@ -453,7 +557,10 @@ int hostd_job_main(int argc, char **argv)
 	} else if (strcmp(cmd, "ls") == 0 && !arg) {
 		s = call(&c, "GET", "/v1/jobs", NULL, &j);
 		if (s == 200) {
-			print_json(j);
+			if (as_json)
+				print_json(j);
+			else
+				print_jobs(j);
 			rc = 0;
 		} else {
 			rc = print_error(s, j);

@@ -99,13 +99,18 @@ ok $([ "$rc" = 0 ] && printf '%s\n' "$out" | grep -q '^PASS  x  *-  *no sandbox:
 id=$(job start b --wait -- sh -c 'echo hi > out.txt; printf %s "$JOB_TOKEN" | sha256sum > tok.sum; exit 3'); rc=$?
 ok $([ "$rc" = 3 ]; echo $?) "job start --wait exits with the command's status (3)"
 ok $([ "$(cat "$lab/ws/out.txt" 2>/dev/null)" = hi ]; echo $?) "its write is in the workspace"
-show=$(job show "$id")
+show=$(job show --json "$id")
 rec=$(printf '%s' "$show" | jfield segments.0.record)
 pin=$(printf '%s' "$show" | jfield segments.0.digest)
 ok $([ -n "$pin" ] && [ "$pin" = "$(jfield digest < "$rec/plan.json")" ]; echo $?) \
 	"job show lists the segment with a pin equal to its plan.json's digest"
 ok $([ "$(printf '%s' "$show" | jfield segments.0.result)" = exited ] &&
 	[ "$(printf '%s' "$show" | jfield code)" = 3 ]; echo $?) "... exited, code 3"
+human=$(job show "$id")
+ok $(printf '%s\n' "$human" | grep -qx "job       $id" && printf '%s\n' "$human" | grep -qx 'result    exited 3' &&
+	printf '%s\n' "$human" | grep -qx 'segment 1 (attempt 1): exited 3' &&
+	printf '%s\n' "$human" | grep -qx "  pin       $pin" && job ls | grep -q "^$id  *b  *exited  *3  "; echo $?) \
+	"job show and job ls print the same for people (the pin, the result), --json as the daemon answers"
 ok $([ "$(cat "$lab/ws/tok.sum")" = "$(printf %s "$secret" | sha256sum)" ]; echo $?) \
 	"the binding's secret reached the command's environment"
 job wait "$id"; rc=$?
@@ -118,7 +123,7 @@ sleep 0.5
 ok $(! ps -eo args | grep -qFf "$lab/secret"; echo $?) "no process's argv holds the secret"
 job wait "$id2" >/dev/null
 api GET /v1/jobs > "$lab/answers"
-job show "$id" >> "$lab/answers"
+job show --json "$id" >> "$lab/answers"; job show "$id" >> "$lab/answers"
 ok $(! grep -rqs "$secret" "$state" "$lab/answers" "$lab/daemon.err"; echo $?) \
 	"no file of the state dir (database, records, logs) and no answer holds it"
 ok $(grep -rqs "JOB_TOKEN" "$state/cordon.db" "$state/runs"; echo $?) \
@@ -126,7 +131,7 @@ ok $(grep -rqs "JOB_TOKEN" "$state/cordon.db" "$state/runs"; echo $?) \
 
 # ---- refusals
 id=$(job start wide); job wait "$id"; rc=$?
-ok $([ "$rc" = 125 ] && [ "$(job show "$id" | jfield result)" = refused ]; echo $?) \
+ok $([ "$rc" = 125 ] && [ "$(job show --json "$id" | jfield result)" = refused ]; echo $?) \
 	"a binding whose policy grants / : the job ends refused, 125, nothing pinned"
 r=$(api POST /v1/jobs '{"binding": "nope"}')
 ok $([ "${r%% *}" = 404 ] && printf '%s' "${r#* }" | grep -q '"error":"not_found"'; echo $?) "an unknown binding: 404 not_found"
@@ -148,7 +153,7 @@ id=$(job start quick -- sh -c 'echo $$ > stop1.pid; exec sleep 31')
 for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 31$')" ] && break; sleep 0.05; done
 job stop "$id"; rc=$?
 job wait "$id"; wrc=$?
-show=$(job show "$id")
+show=$(job show --json "$id")
 ok $([ "$rc" = 0 ] && [ "$(printf '%s' "$show" | jfield result)" = stopped ] &&
 	[ "$(printf '%s' "$show" | jfield segments.0.signal)" = 15 ] && [ "$wrc" = 143 ]; echo $?) \
 	"stop: TERM ends the command; the job is stopped, signal 15, status 143"
@@ -158,7 +163,7 @@ for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 32$')" ] && break; sleep 0.05; d
 t0=$(date +%s%N)
 job stop "$id" && job wait "$id" >/dev/null
 t1=$(date +%s%N)
-show=$(job show "$id")
+show=$(job show --json "$id")
 ok $([ "$(printf '%s' "$show" | jfield result)" = stopped ] &&
 	[ "$(printf '%s' "$show" | jfield segments.0.signal)" = 9 ] && [ $(((t1 - t0) / 1000000)) -ge 900 ]; echo $?) \
 	"a command that ignores TERM is killed once the binding's grace (1 s) is over ($(((t1 - t0) / 1000000)) ms)"
@@ -185,7 +190,7 @@ for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 33$')" ] && break; sleep 0.05; d
 sig=$(job interrupt "$id")
 job wait "$id"; rc=$?
 ok $([ "$sig" = term ] && [ "$rc" = 5 ] && [ "$(cat "$lab/ws/trap.txt" 2>/dev/null)" = handled ] &&
-	job show "$id" | jfield segments.0.reason | grep -q '(term)'; echo $?) \
+	job show --json "$id" | jfield segments.0.reason | grep -q '(term)'; echo $?) \
 	"interrupt: TERM reaches the command's handler (term), the job ends with its status (5), and the result says term"
 pkill -f 'sleep 33$'
 id=$(job start b -- sh -c 'echo line-one; echo line-two >&2; sleep 1; echo line-three')
@@ -222,13 +227,13 @@ fi
 # ---- retries
 id=$(job start flaky -- sh -c 'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n > count; [ $n -ge 3 ] || exit 9')
 job wait "$id"; rc=$?
-show=$(job show "$id")
+show=$(job show --json "$id")
 ok $([ "$rc" = 0 ] && [ "$(printf '%s' "$show" | python3 -c 'import json,sys; s=json.load(sys.stdin)["segments"]; print(" ".join("%d:%d:%s:%d" % (x["n"], x["attempt"], x["result"], x["code"]) for x in s))')" = "1:1:exited:9 2:2:exited:9 3:3:exited:0" ]; echo $?) \
 	"a failed attempt is tried again while the binding's retries allow: three attempts, each its own segment and pin, the job 0"
 rm -f "$lab/ws3/count"
 id=$(job start flaky -- sh -c 'exit 4')
 job wait "$id"; rc=$?
-ok $([ "$rc" = 4 ] && [ "$(job show "$id" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["segments"]))')" = 3 ]; echo $?) \
+ok $([ "$rc" = 4 ] && [ "$(job show --json "$id" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["segments"]))')" = 3 ]; echo $?) \
 	"... and no more: after 1 + 2 attempts the job ends with the last status (4)"
 
 # ---- attach
@@ -308,18 +313,18 @@ PY
 start_daemon
 job wait "$idA"; rc=$?
 ok $([ "$rc" = 7 ] && grep -q "adopted segment 1 of $idA" "$lab/daemon.err" &&
-	[ "$(job show "$idA" | jfield result)" = exited ]; echo $?) \
+	[ "$(job show --json "$idA" | jfield result)" = exited ]; echo $?) \
 	"the restarted daemon adopts the job it proves, which is settled later with its real status (7)"
-showB=$(job show "$idB")
+showB=$(job show --json "$idB")
 ok $([ "$(printf '%s' "$showB" | jfield result)" = lost ] &&
 	printf '%s' "$showB" | jfield segments.0.reason | grep -q 'not proven after a restart'; echo $?) \
 	"a segment whose record changed is refused, never adopted ($(printf '%s' "$showB" | jfield segments.0.reason | cut -c1-90))"
 for _ in $(seq 100); do [ -z "$(pgrep -f 'sleep 34$')" ] && break; sleep 0.05; done
 ok $([ -z "$(pgrep -f 'sleep 34$')" ]; echo $?) "... and stopped: nothing of it runs"
-showC=$(job show "$idC")
+showC=$(job show --json "$idC")
 ok $([ "$(printf '%s' "$showC" | jfield result)" = lost ] && kill -0 "$other" 2>/dev/null; echo $?) \
 	"a pin naming a pid that is another process now: not adopted, and that process left alone"
-showD=$(job show "$idD")
+showD=$(job show --json "$idD")
 for _ in $(seq 100); do [ -z "$(pgrep -f 'sleep 38$')" ] && break; sleep 0.05; done
 ok $([ "$(printf '%s' "$showD" | jfield result)" = lost ] && [ -z "$(pgrep -f 'sleep 38$')" ]; echo $?) \
 	"a pin without its record: refused, and its wrapper (named by the pin in pins.json) stopped"

@@ -54,7 +54,7 @@ start_daemon
 adopted=$(grep -c 'adopted segment 1 of' "$lab/daemon.err")
 ok $([ "$adopted" = 15 ]; echo $?) "the restarted daemon adopts the 15 live ones ($adopted)"
 ok $(for i in 1 2 3 4 5; do
-	s=$(job show "${ids[$i]}"); [ "$(printf '%s' "$s" | jfield result)" = exited ] &&
+	s=$(job show --json "${ids[$i]}"); [ "$(printf '%s' "$s" | jfield result)" = exited ] &&
 		[ "$(printf '%s' "$s" | jfield code)" = "$i" ] || exit 1
 	done; echo 0) "the 5 that finished are settled from their exit files, with their codes"
 touch "$lab"/ws/release-{6..20}
@@ -66,7 +66,7 @@ done
 ok $([ $bad = 0 ]; echo $?) "the 15 adopted ones are settled later with their real exit codes"
 for _ in $(seq 100); do [ "$(running)" = 0 ] && break; sleep 0.05; done
 ok $([ "$(running)" = 0 ]; echo $?) "no process of any job is left"
-hist=$(job ls | python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"]; print(len(j), sum(1 for x in j if x["result"]=="exited"), len(set(x["id"] for x in j)))')
+hist=$(job ls --json | python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"]; print(len(j), sum(1 for x in j if x["result"]=="exited"), len(set(x["id"] for x in j)))')
 ok $([ "$hist" = "20 20 20" ]; echo $?) "the history is whole: 20 jobs, 20 exited ($hist)"
 kill -TERM "$dpid"; wait "$dpid"; dpid=
 # a job the daemon accepted and died before pinning its launch: in the
@@ -81,10 +81,10 @@ db.execute("INSERT INTO attempts (job, n, started_ms) VALUES (?, 1, ?)", ("20260
 db.commit()
 PY
 start_daemon
-show=$(job show 20260101T000000Z-00000000000000aa)
+show=$(job show --json 20260101T000000Z-00000000000000aa)
 ok $([ "$(printf '%s' "$show" | jfield result)" = refused ] && [ "$(printf '%s' "$show" | jfield code)" = 125 ] &&
 	printf '%s' "$show" | jfield reason | grep -q 'the daemon stopped before its launch was pinned' &&
-	[ "$(job ls | python3 -c 'import json,sys; print(sum(1 for x in json.load(sys.stdin)["jobs"] if x["result"]=="exited"))')" = 20 ]; echo $?) \
+	[ "$(job ls --json | python3 -c 'import json,sys; print(sum(1 for x in json.load(sys.stdin)["jobs"] if x["result"]=="exited"))')" = 20 ]; echo $?) \
 	"a job accepted but never pinned before the crash ends refused, saying so, and nothing else changes"
 kill -TERM "$dpid"; wait "$dpid"; dpid=
 sanitizer_ok

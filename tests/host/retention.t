@@ -34,7 +34,7 @@ ok $([ ! -e "$state/runs/$old" ] && [ ! -e "$state/workspaces/$old" ]; echo $?) 
 	"past retention both are removed"
 ok $([ -d "$state/runs/$new" ] && [ -d "$state/workspaces/$new" ]; echo $?) \
 	"... while a job that just ended keeps its own (the control)"
-ok $(job show "$old" | grep -q '"result": "exited"'; echo $?) "the database keeps the removed job's history"
+ok $(job show --json "$old" | grep -q '"result": "exited"'; echo $?) "the database keeps the removed job's history"
 kill -TERM "$dpid"; wait "$dpid"; dpid=
 ok $(! grep -q 'ERROR: AddressSanitizer\|runtime error' "$lab/daemon.err"; echo $?) "the daemon ran clean under the sanitizers"
 echo "1..$n"

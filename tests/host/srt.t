@@ -34,7 +34,7 @@ JSON
 start_daemon
 ok $? "the daemon starts"
 id=$(job start s --wait -- sh -c 'echo hi > out.txt; exit 4'); rc=$?
-show=$(job show "$id")
+show=$(job show --json "$id")
 rec=$(printf '%s' "$show" | jfield segments.0.record)
 ok $([ "$rc" = 4 ] && [ "$(cat "$lab/ws/out.txt" 2>/dev/null)" = hi ] &&
 	[ "$(printf '%s' "$show" | jfield segments.0.provider)" = srt ] &&
@@ -46,7 +46,7 @@ for _ in $(seq 200); do [ -e "$lab/ws/ready" ] && break; sleep 0.05; done
 sig=$(job interrupt "$id")
 job wait "$id" >/dev/null
 ok $([ "$sig" = kill ] && [ ! -e "$lab/ws/handled" ] &&
-	job show "$id" | jfield segments.0.reason | grep -q '(kill)'; echo $?) \
+	job show --json "$id" | jfield segments.0.reason | grep -q '(kill)'; echo $?) \
 	"interrupt says kill under srt, and the command's handler did not run"
 rm -f "$lab/ws/ready"
 
@@ -54,7 +54,7 @@ id=$(job start s -- sh -c ': cordon-hsrt-job; exec sleep 81')
 for _ in $(seq 200); do [ -n "$(pgrep -f 'sleep 81$')" ] && break; sleep 0.05; done
 ok $([ -n "$(pgrep -f 'sleep 81$')" ]; echo $?) "an srt job runs (the control)"
 job stop "$id" >/dev/null; job wait "$id" >/dev/null
-ok $([ "$(job show "$id" | jfield result)" = stopped ] && [ -z "$(pgrep -f 'sleep 81$')" ]; echo $?) \
+ok $([ "$(job show --json "$id" | jfield result)" = stopped ] && [ -z "$(pgrep -f 'sleep 81$')" ]; echo $?) \
 	"stop: the job is stopped and nothing of it is left"
 
 id=$(job start s -- sh -c ': cordon-hsrt-job; while [ ! -e go ]; do sleep 0.1; done; exit 6')

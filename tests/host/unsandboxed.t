@@ -45,7 +45,7 @@ ok $? "the daemon starts"
 
 # ---- a job end to end
 id=$(job start plain --wait -- sh -c 'id -u > uid; pwd > where; env > env.txt; echo hi > out.txt; exit 3'); rc=$?
-show=$(job show "$id")
+show=$(job show --json "$id")
 rec=$(printf '%s' "$show" | jfield segments.0.record)
 ok $([ "$rc" = 3 ] && [ "$(cat "$lab/ws/out.txt" 2>/dev/null)" = hi ] &&
 	[ "$(cat "$lab/ws/where")" = "$lab/ws" ] && [ "$(cat "$lab/ws/uid")" = "$(id -u)" ]; echo $?) \
@@ -79,7 +79,7 @@ for _ in $(seq 100); do [ -s "$lab/ws/child.pid" ] && break; sleep 0.05; done
 child=$(cat "$lab/ws/child.pid")
 ok $(kill -0 "$child" 2>/dev/null; echo $?) "a job's child runs (the control)"
 job stop "$id" >/dev/null; job wait "$id" >/dev/null; rc=$?
-show=$(job show "$id")
+show=$(job show --json "$id")
 ok $([ "$(printf '%s' "$show" | jfield result)" = stopped ] && ! kill -0 "$child" 2>/dev/null &&
 	[ -z "$(pgrep -f 'cordon-unsb-job')" ]; echo $?) \
 	"stop: a command that ignores TERM is killed after the grace, and nothing of its group is left"
@@ -110,7 +110,7 @@ d["bindings"]["later"]["sandbox"] = {"provider": "native"}
 json.dump(d, open(sys.argv[1], "w"))
 PY
 start_daemon
-showL=$(job show "$idL")
+showL=$(job show --json "$idL")
 for _ in $(seq 100); do [ -z "$(pgrep -f 'sleep 71$')" ] && break; sleep 0.05; done
 ok $([ "$(printf '%s' "$showL" | jfield result)" = lost ] &&
 	printf '%s' "$showL" | jfield segments.0.reason | grep -q 'launched without a sandbox and its binding now declares one' &&
