@@ -325,6 +325,8 @@ static int guard_run(struct guard_state *s, struct err **e)
 		goto out;
 	rc = check_policy_protected(s, &r, e);
 	if (rc == 0)
+		rc = guard_check_denied_needs(s, &r, e);
+	if (rc == 0)
 		rc = guard_merge_rules(s, &r, e);
 	if (rc == 0)
 		rc = add_deny_aliases(s, e);

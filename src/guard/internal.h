@@ -40,6 +40,9 @@ bool guard_in_exception(const struct guard_state *s, const char *path);
 const char *guard_protected_holder(const struct guard_state *s,
 				   const char *path);
 
+/* No policy grant at or beneath what the executor denies. */
+int guard_check_denied_needs(const struct guard_state *s, const struct resolved *r,
+			     struct err **e);
 int guard_merge_rules(struct guard_state *s, const struct resolved *r,
 		      struct err **e);
 int guard_check_rules(const struct guard_state *s, struct err **e);

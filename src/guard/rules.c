@@ -235,6 +235,28 @@ static int check_paths(const struct guard_state *s, char *const *v,
 	return 0;
 }
 
+/* What an executor denies (claude-code: the operator's ~/.claude) no
+ * grant of the policy may reach: a write grant, read exception or socket
+ * at the path or beneath it is refused, not silently overruled. (A grant
+ * that holds it keeps it denied inside, as it keeps every deny.) */
+int guard_check_denied_needs(const struct guard_state *s, const struct resolved *r,
+			     struct err **e)
+{
+	const struct needs *n = s->in->executor;
+	char **const lists[] = { r->write, r->allow, r->sockets };
+	static const char *const what[] = { "write grant", "read exception", "socket" };
+
+	for (size_t i = 0; n && n->deny && n->deny[i]; i++)
+		for (size_t l = 0; l < 3; l++)
+			for (size_t k = 0; lists[l] && lists[l][k]; k++)
+				if (lists[l][k][0] && fs_path_within(lists[l][k], n->deny[i]))
+					return err_set(e, ERR_DENIED, 0,
+						       "the policy's %s `%s` reaches `%s`, which the "
+						       "executor denies",
+						       what[l], lists[l][k], n->deny[i]);
+	return 0;
+}
+
 int guard_check_needs(struct guard_state *s, const struct needs *n,
 		      struct err **e)
 {

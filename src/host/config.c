@@ -2,6 +2,7 @@
  * JSON path of what it refuses; a value is never echoed (an env value or a
  * path may be something the operator would not want in a log). */
 #include "host/config.h"
+#include "host/launch.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"
@@ -125,40 +126,24 @@ static json_t *object_at(json_t *parent, const char *path, const char *key, bool
 	return v;
 }
 
-static int parse_executor(json_t *b, const char *path, struct host_binding *out, struct err **e)
+/* An array of strings at x[key] into *out; absent leaves *out NULL. */
+static int strings_at(json_t *x, const char *xp, const char *key, bool may_be_empty,
+		      char ***out, struct err **e)
 {
-	static const char *const keys[] = { "kind", "args", NULL };
-	_cleanup_free_ char *xp = NULL, *kp = NULL, *ap = NULL;
-	json_t *x = object_at(b, path, "executor", true, &xp, e), *args, *v;
-	const char *kind;
+	_cleanup_free_ char *ap = json_path_key(xp, key);
+	json_t *arr = json_object_get(x, key), *v;
 	size_t i;
 
-	if (!x || only_keys(x, xp, keys, e) < 0)
-		return -1;
-	kp = json_path_key(xp, "kind");
-	ap = json_path_key(xp, "args");
-	if (!kp || !ap)
+	if (!ap)
 		return oom(e);
-	if (!json_object_get(x, "kind"))
-		return err_set(e, ERR_CONFIG, 0, "%s: missing", show(kp));
-	kind = string_at(json_object_get(x, "kind"), kp, e);
-	if (!kind)
-		return -1;
-	if (strcmp(kind, "shell") == 0)
-		out->executor = HOST_EXEC_SHELL;
-	else if (strcmp(kind, "claude-code") == 0)
-		return err_set(e, ERR_UNAVAILABLE, 0,
-			       "%s: the claude-code executor is not built yet", show(kp));
-	else
-		return err_set(e, ERR_CONFIG, 0, "%s: must be \"shell\" or \"claude-code\"",
-			       show(kp));
-	args = json_object_get(x, "args");
-	if (!args)
+	if (!arr)
 		return 0;
-	if (!json_is_array(args) || json_array_size(args) == 0)
-		return err_set(e, ERR_CONFIG, 0, "%s: must be a non-empty array of strings",
-			       show(ap));
-	json_array_foreach(args, i, v) {
+	if (!json_is_array(arr) || (!may_be_empty && json_array_size(arr) == 0))
+		return err_set(e, ERR_CONFIG, 0, "%s: must be a%s array of strings", show(ap),
+			       may_be_empty ? "n" : " non-empty");
+	if (!*out && !(*out = calloc(1, sizeof(char *))))
+		return oom(e);
+	json_array_foreach(arr, i, v) {
 		_cleanup_free_ char *ip = json_path_index(ap, i);
 		const char *s;
 
@@ -166,10 +151,105 @@ static int parse_executor(json_t *b, const char *path, struct host_binding *out,
 			return oom(e);
 		if (!(s = string_at(v, ip, e)))
 			return -1;
-		if (strv_push(&out->args, s) < 0)
+		if (strv_push(out, s) < 0)
 			return oom(e);
 	}
 	return 0;
+}
+
+static int parse_executor(json_t *b, const char *path, struct host_binding *out, struct err **e)
+{
+	static const char *const shell_keys[] = { "kind", "args", NULL };
+	static const char *const claude_keys[] = { "kind", "prompt", "extra_args", NULL };
+	_cleanup_free_ char *xp = NULL, *kp = NULL, *pp = NULL;
+	json_t *x = object_at(b, path, "executor", true, &xp, e), *prompt;
+	const char *kind;
+
+	if (!x)
+		return -1;
+	kp = json_path_key(xp, "kind");
+	pp = json_path_key(xp, "prompt");
+	if (!kp || !pp)
+		return oom(e);
+	if (!json_object_get(x, "kind"))
+		return err_set(e, ERR_CONFIG, 0, "%s: missing", show(kp));
+	kind = string_at(json_object_get(x, "kind"), kp, e);
+	if (!kind)
+		return -1;
+	if (strcmp(kind, "shell") == 0) {
+		out->executor = HOST_EXEC_SHELL;
+		if (only_keys(x, xp, shell_keys, e) < 0)
+			return -1;
+		return strings_at(x, xp, "args", false, &out->args, e);
+	}
+	if (strcmp(kind, "claude-code") != 0)
+		return err_set(e, ERR_CONFIG, 0, "%s: must be \"shell\" or \"claude-code\"",
+			       show(kp));
+	out->executor = HOST_EXEC_CLAUDE_CODE;
+	if (only_keys(x, xp, claude_keys, e) < 0 ||
+	    strings_at(x, xp, "extra_args", true, &out->extra_args, e) < 0)
+		return -1;
+	/* the default prompt; a job's args replace it */
+	prompt = json_object_get(x, "prompt");
+	if (prompt) {
+		const char *p = string_at(prompt, pp, e);
+
+		if (!p)
+			return -1;
+		if (!(out->args = calloc(2, sizeof(char *))) || !(out->args[0] = strdup(p)))
+			return oom(e);
+	}
+	return 0;
+}
+
+/* The paths claude reads as the operator's own user config: hooks, MCP
+ * servers and plugins there run in every session the operator starts. */
+static bool in_operator_claude(const char *dir, const char *home)
+{
+	_cleanup_free_ char *d = fs_path_join(home, ".claude");
+	_cleanup_free_ char *j = fs_path_join(home, ".claude.json");
+
+	return !d || !j || fs_path_within(dir, d) || fs_path_within(d, dir) ||
+	       fs_path_within(dir, j) || fs_path_within(j, dir);
+}
+
+/* A sandboxed claude-code binding has a config directory of its own:
+ * CLAUDE_CONFIG_DIR in its env, absolute, and not, not holding and not
+ * inside ~/.claude or ~/.claude.json, under the daemon's home and under
+ * a HOME the binding sets. (At launch the directory is checked again with
+ * its links followed.) */
+static int check_claude_config(const char *path, struct host_binding *out, struct err **e)
+{
+	_cleanup_free_ char *ep = json_path_key(path, "env"), *cp = NULL, *norm = NULL;
+	const char *dir = NULL, *why = NULL, *home = NULL;
+	size_t n = strlen("CLAUDE_CONFIG_DIR=");
+
+	if (out->executor != HOST_EXEC_CLAUDE_CODE || !out->provider)
+		return 0;
+	if (!ep || !(cp = json_path_key(ep, "CLAUDE_CONFIG_DIR")))
+		return oom(e);
+	for (size_t i = 0; out->env[i]; i++) {
+		if (strncmp(out->env[i], "CLAUDE_CONFIG_DIR=", n) == 0)
+			dir = out->env[i] + n;
+		if (strncmp(out->env[i], "HOME=", 5) == 0)
+			out->home = strdup(out->env[i] + 5);
+	}
+	if (!dir)
+		return err_set(e, ERR_CONFIG, 0,
+			       "%s: a sandboxed claude-code binding needs a config directory of its "
+			       "own (the operator's ~/.claude runs hooks and servers as the operator)",
+			       show(cp));
+	if (dir[0] != '/' || policy_path_normalise(dir, strlen(dir), &norm, &why) < 0)
+		return err_set(e, ERR_CONFIG, 0, "%s: must be an absolute path%s%s", show(cp),
+			       why ? ": " : "", why ? why : "");
+	if (host_home_dir(&home, e) < 0)
+		return -1;
+	if (in_operator_claude(norm, home) || (out->home && in_operator_claude(norm, out->home)))
+		return err_set(e, ERR_CONFIG, 0,
+			       "%s: must not be, hold or lie inside ~/.claude or ~/.claude.json",
+			       show(cp));
+	out->claude_config_dir = strdup(norm);
+	return out->claude_config_dir ? 0 : oom(e);
 }
 
 static int parse_workspace(json_t *b, const char *path, struct host_binding *out,
@@ -379,6 +459,9 @@ static void binding_clear(struct host_binding *b)
 	free(b->provider);
 	policy_free(b->policy);
 	free(b->workspace);
+	strv_free(b->extra_args);
+	free(b->claude_config_dir);
+	free(b->home);
 	strv_free(b->env);
 	for (size_t i = 0; i < b->n_secrets; i++) {
 		free(b->secrets[i].name);
@@ -410,7 +493,8 @@ static int parse_binding(const char *name, json_t *v, const char *path, struct h
 		return oom(e);
 	if (parse_executor(v, path, out, e) < 0 || parse_workspace(v, path, out, e) < 0 ||
 	    parse_sandbox(v, path, out, e) < 0 || parse_env(v, path, out, e) < 0 ||
-	    parse_secrets(v, path, out, e) < 0 || parse_numbers(v, path, out, e) < 0)
+	    parse_secrets(v, path, out, e) < 0 || parse_numbers(v, path, out, e) < 0 ||
+	    check_claude_config(path, out, e) < 0)
 		return -1;
 	return 0;
 }

@@ -37,7 +37,12 @@ struct host_secret {
 struct host_binding {
 	char *name;
 	enum host_executor executor;
-	char **args;		/* the executor's argv; NULL when the job must give one */
+	char **args;		/* shell: the argv; claude-code: the prompt (one
+				 * string); NULL when the job must give them */
+	char **extra_args;	/* claude-code: added to claude's argv */
+	char *claude_config_dir;	/* claude-code with a sandbox: CLAUDE_CONFIG_DIR,
+					 * normalised, checked */
+	char *home;		/* HOME in the binding's env, or NULL */
 	char *provider;		/* "native" or "srt"; NULL: no sandbox */
 	struct policy *policy;	/* with provider */
 	char *workspace;	/* absolute, canonical at launch; NULL with scratch */
@@ -59,7 +64,7 @@ struct host_config {
 
 /* Parse a config document. A refusal is ERR_CONFIG ("<json path>:
  * <reason>"), or ERR_UNAVAILABLE for what this build cannot run (a
- * container, the claude-code executor). */
+ * container). */
 int host_config_parse(const char *buf, size_t len, struct host_config **out, struct err **e);
 /* Read and parse a config file (at most HOST_CONFIG_MAX bytes). */
 int host_config_load(const char *path, struct host_config **out, struct err **e);

@@ -65,7 +65,11 @@ static const char schema_v1[] =
 	"  WHEN OLD.wrapper_pid != 0"
 	"  BEGIN SELECT RAISE(ABORT, 'a wrapper is stamped once'); END;";
 
-static const char *const migrations[] = { schema_v1 };
+/* v2: the executor's session (claude-code's), resumed by the next
+ * segment; set while the job runs, fixed once it has ended. */
+static const char schema_v2[] = "ALTER TABLE jobs ADD COLUMN session TEXT;";
+
+static const char *const migrations[] = { schema_v1, schema_v2 };
 
 static int64_t now_ms(void)
 {
@@ -267,6 +271,20 @@ int host_db_job_refused(struct host_db *db, const char *id, const char *reason,
 			     " WHERE id = ? AND ended_ms = 0",
 			     "iins", t, (int64_t)HOST_REFUSED, reason, id),
 			"end a job", e);
+	return commit(db, r, e) < 0 ? -1 : 0;
+}
+
+int host_db_job_session(struct host_db *db, const char *id, const char *session,
+			struct err **e)
+{
+	int r;
+
+	if (begin(db, e) < 0)
+		return -1;
+	r = run(db,
+		prep(db, "UPDATE jobs SET session = ? WHERE id = ? AND ended_ms = 0", "ss", session,
+		     id),
+		"keep the session", e);
 	return commit(db, r, e) < 0 ? -1 : 0;
 }
 
@@ -489,6 +507,8 @@ static json_t *job_row(sqlite3_stmt *st)
 	json_object_set_new(j, "code", json_integer(sqlite3_column_int(st, 7)));
 	const unsigned char *r = sqlite3_column_text(st, 8);
 	json_object_set_new(j, "reason", r ? json_string((const char *)r) : json_null());
+	const unsigned char *se = sqlite3_column_text(st, 9);
+	json_object_set_new(j, "session", se ? json_string((const char *)se) : json_null());
 	return j;
 }
 
@@ -506,7 +526,8 @@ static int segment_json(void *ctx, const struct host_segment *s)
 	return j && json_array_append_new(ctx, j) == 0 ? 0 : -1;
 }
 
-#define JOB_COLS "id, binding, args, workspace, created_ms, ended_ms, result, code, reason"
+#define JOB_COLS \
+	"id, binding, args, workspace, created_ms, ended_ms, result, code, reason, session"
 
 json_t *host_db_job_json(struct host_db *db, const char *id, struct err **e)
 {

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define HOST_DB_SCHEMA 1
+#define HOST_DB_SCHEMA 2
 #define HOST_JOB_ID_MAX 40
 
 struct host_db;
@@ -55,6 +55,11 @@ int host_db_job_new(struct host_db *db, const char *id, const char *binding,
 /* A job's current attempt and the job end refused (code 125) before any
  * segment was pinned: reason and message say why. */
 int host_db_job_refused(struct host_db *db, const char *id, const char *reason,
+			struct err **e);
+
+/* The executor's session for a running job (claude-code's session id),
+ * which its next segment resumes. */
+int host_db_job_session(struct host_db *db, const char *id, const char *session,
 			struct err **e);
 
 /* Open segment n of the job's current attempt with its pin, in one

@@ -190,9 +190,22 @@ static int plan_sandboxed(const struct host_launch_req *o, struct host_launch *l
 
 	if (l->prov->own_dir && !(own_dir = l->prov->own_dir(&l->paths)))
 		return err_set(e, ERR_INTERNAL, ENOMEM, "paths");
-	/* The shell executor needs its workspace writable. */
+	/* Every executor needs its workspace writable; the executor's own
+	 * needs come with the request. */
 	if (strv_push(&exec_needs.write, l->workspace) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "needs");
+	if (o->needs) {
+		const struct needs *n = o->needs;
+
+		for (size_t i = 0; n->write && n->write[i]; i++)
+			if (strv_push(&exec_needs.write, n->write[i]) < 0)
+				goto oom;
+		for (size_t i = 0; n->deny && n->deny[i]; i++)
+			if (strv_push(&exec_needs.deny, n->deny[i]) < 0)
+				goto oom;
+		exec_needs.hosts = n->hosts;
+		exec_needs.n_hosts = n->n_hosts;
+	}
 	in = (struct guard_input){
 		.policy = o->policy,
 		.executor = &exec_needs,
@@ -205,6 +218,9 @@ static int plan_sandboxed(const struct host_launch_req *o, struct host_launch *l
 		.defaults = { home, getenv("XDG_RUNTIME_DIR"), getenv("SSH_AUTH_SOCK"), getuid() },
 	};
 	r = guard_launch(&in, &l->grant, e);
+	/* (the hosts are the request's) */
+	exec_needs.hosts = NULL;
+	exec_needs.n_hosts = 0;
 	needs_free(&exec_needs);
 	if (r == 0)
 		r = plan_build(l->grant, o->argv, &l->plan, e);
@@ -212,6 +228,11 @@ static int plan_sandboxed(const struct host_launch_req *o, struct host_launch *l
 	if (r == 0)
 		r = l->prov->plan(l->grant, &l->paths, l->plan, e);
 	return r;
+oom:
+	exec_needs.hosts = NULL;
+	exec_needs.n_hosts = 0;
+	needs_free(&exec_needs);
+	return err_set(e, ERR_INTERNAL, ENOMEM, "needs");
 }
 
 int host_launch_prepare(const struct host_launch_req *o, struct host_launch *l,

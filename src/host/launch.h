@@ -35,6 +35,10 @@ struct host_launch_req {
 	 * restart can prove its wrapper. Never reachable from `cordon run`. */
 	bool unsandboxed;
 	char *const *env_names;
+	/* The executor's needs beyond the workspace (its config directory,
+	 * the paths it must not see, the hosts it reaches), checked by the
+	 * guard against the policy like every need; NULL: none. */
+	const struct needs *needs;
 };
 
 struct host_launch {

@@ -6,12 +6,14 @@
  * nothing: it outlives it, in a session of its own. */
 #include "host/wrapper.h"
 
+#include "host/feeder.h"
 #include "host/launch.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
 #include "lib/procfs.h"
 #include "lib/strv.h"
+#include "policy/host.h"
 #include "policy/policy.h"
 
 #include <errno.h>
@@ -63,6 +65,8 @@ struct request {
 	struct policy *policy;
 	char **argv;
 	char **env_names;
+	struct needs needs;
+	const char *stdin_text;
 	struct host_launch_req req;
 	bool quiet;
 };
@@ -76,11 +80,64 @@ static const char *opt_string(json_t *root, const char *key)
 		       : NULL;
 }
 
+/* An executor's needs: {"write", "deny", "hosts"}, each an array of
+ * strings (paths absolute). */
+static int read_needs(json_t *n, struct needs *out, struct err **e)
+{
+	static const char *const keys[] = { "write", "deny", "hosts", NULL };
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(n))
+		return err_set(e, ERR_CONFIG, 0, "wrapper: request: needs: must be an object");
+	json_object_foreach(n, key, v) {
+		size_t k = 0;
+		char **list = NULL;
+
+		while (keys[k] && strcmp(keys[k], key) != 0)
+			k++;
+		if (!keys[k] || json_to_strv(v, &list) < 0) {
+			strv_free(list);
+			return err_set(e, ERR_CONFIG, 0, "wrapper: request: needs.%s: %s", key,
+				       keys[k] ? "must be an array of strings" : "unknown key");
+		}
+		for (size_t i = 0; k < 2 && list[i]; i++)
+			if (list[i][0] != '/') {
+				strv_free(list);
+				return err_set(e, ERR_CONFIG, 0,
+					       "wrapper: request: needs.%s[%zu]: must be absolute", key, i);
+			}
+		if (k == 0)
+			out->write = list;
+		else if (k == 1)
+			out->deny = list;
+		for (size_t i = 0; k == 2 && list[i]; i++) {
+			const char *why = NULL;
+			struct host_pattern *h = realloc(out->hosts, (out->n_hosts + 1) * sizeof(*h));
+
+			if (!h) {
+				strv_free(list);
+				return err_set(e, ERR_INTERNAL, ENOMEM, "needs");
+			}
+			out->hosts = h;
+			if (host_parse(list[i], strlen(list[i]), &h[out->n_hosts], &why) < 0) {
+				strv_free(list);
+				return err_set(e, ERR_CONFIG, 0, "wrapper: request: needs.hosts[%zu]: %s",
+					       i, why ? why : "not a host");
+			}
+			out->n_hosts++;
+		}
+		if (k == 2)
+			strv_free(list);
+	}
+	return 0;
+}
+
 static int read_request(int ctl, struct request *r, struct err **e)
 {
 	static const char *const keys[] = { "policy", "workspace", "state_dir", "execution",
 					    "segment", "argv", "provider", "quiet", "job_dirs",
-					    "unsandboxed", "env_names", NULL };
+					    "unsandboxed", "env_names", "needs", "stdin", NULL };
 	_cleanup_free_ char *buf = malloc(REQUEST_MAX);
 	json_t *argv, *v, *seg;
 	const char *key;
@@ -135,6 +192,12 @@ static int read_request(int ctl, struct request *r, struct err **e)
 		if (strv_push(&r->argv, json_string_value(v)) < 0)
 			return err_set(e, ERR_INTERNAL, ENOMEM, "request");
 	}
+	if (json_object_get(r->root, "needs") &&
+	    (unsandboxed || read_needs(json_object_get(r->root, "needs"), &r->needs, e) < 0))
+		return *e ? -1
+			  : err_set(e, ERR_CONFIG, 0, "wrapper: request: needs: only with a sandbox");
+	if (json_object_get(r->root, "stdin") && !(r->stdin_text = opt_string(r->root, "stdin")))
+		return err_set(e, ERR_CONFIG, 0, "wrapper: request: stdin: must be a string");
 	seg = json_object_get(r->root, "segment");
 	if (seg && (!json_is_integer(seg) || json_integer_value(seg) < 1 ||
 		    json_integer_value(seg) > 1000000))
@@ -153,6 +216,7 @@ static int read_request(int ctl, struct request *r, struct err **e)
 		.job_dirs = json_is_true(json_object_get(r->root, "job_dirs")),
 		.unsandboxed = unsandboxed,
 		.env_names = r->env_names,
+		.needs = json_object_get(r->root, "needs") ? &r->needs : NULL,
 	};
 	return 0;
 }
@@ -163,6 +227,7 @@ static void request_clear(struct request *r)
 	policy_free(r->policy);
 	strv_free(r->argv);
 	strv_free(r->env_names);
+	needs_free(&r->needs);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -220,7 +285,9 @@ int host_wrapper_main(int ctl)
 	if (read_request(ctl, &r, &e) < 0)
 		goto refuse;
 	prov = r.req.unsandboxed ? NULL : provider_find(r.req.provider);
-	if (prov && prov->prestart)
+	/* (not for a command whose stdin is fed: what prestart forks takes
+	 * this process's stdin as it is now) */
+	if (prov && prov->prestart && !r.stdin_text)
 		prov->prestart();
 	if (host_launch_prepare(&r.req, &l, &e) < 0)
 		goto refuse;
@@ -246,6 +313,19 @@ int host_wrapper_main(int ctl)
 		err_print(stderr, e);
 		write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e);
 		goto out;
+	}
+	/* an executor that takes its input as a stream gets it fed */
+	if (r.stdin_text) {
+		_cleanup_free_ char *inbox = fs_path_join(l.paths.run_dir, "inbox");
+		_cleanup_free_ char *log = fs_path_join(l.paths.exec_dir, "log");
+
+		if (!inbox || !log || host_feeder_start(r.stdin_text, inbox, log, &e) < 0) {
+			if (!e)
+				err_set(&e, ERR_INTERNAL, ENOMEM, "the command's input");
+			err_print(stderr, e);
+			write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e);
+			goto out;
+		}
 	}
 	code = host_launch_run(&l, r.quiet, true, stderr, &e);
 	write_exit(l.paths.record_dir, code, code == HOST_EXIT_CORDON ? e : NULL);

@@ -386,6 +386,34 @@ static void print_job(json_t *j)
 	}
 }
 
+/* Attach: the executor's session, run here as the operator (the daemon
+ * has refused it for a workspace any sandboxed run wrote). */
+static int run_attach(json_t *a)
+{
+	const char *cwd = json_string_value(json_object_get(a, "cwd"));
+	_cleanup_strv_ char **argv = NULL;
+	const char *key;
+	json_t *v;
+
+	if (!cwd || json_to_strv(json_object_get(a, "argv"), &argv) < 0 || !argv[0] ||
+	    argv[0][0] != '/') {
+		fprintf(stderr, "cordon: sandbox_unavailable: the daemon's attach answer is malformed\n");
+		return 125;
+	}
+	json_object_foreach(json_object_get(a, "env"), key, v)
+		if (json_is_string(v))
+			setenv(key, json_string_value(v), 1);
+	if (chdir(cwd) < 0) {
+		fprintf(stderr, "cordon: sandbox_unavailable: the workspace `%s`: %s\n", cwd,
+			strerror(errno));
+		return 125;
+	}
+	fflush(stdout);
+	execv(argv[0], argv);
+	fprintf(stderr, "cordon: `%s`: %s\n", argv[0], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
+
 static const char job_usage[] =
 	"usage: cordon job start BINDING [--wait] [-- ARGS...]\n"
 	"       cordon job ls [--json]\n"
@@ -518,7 +546,13 @@ int hostd_job_main(int argc, char **argv)
 		_cleanup_free_ char *path = NULL;
 
 		s = asprintf(&path, "/v1/jobs/%s/%s", arg, cmd) < 0 ? 0 : call(&c, "POST", path, "", &j);
-		rc = s == 202 ? 0 : print_error(s, j);
+		if (s == 200 && strcmp(cmd, "attach") == 0) {
+			rc = run_attach(j);
+			json_decref(j);
+			j = NULL;
+		} else {
+			rc = s == 202 ? 0 : print_error(s, j);
+		}
 		if (s == 202 && strcmp(cmd, "interrupt") == 0)
 			printf("%s\n", json_string_value(json_object_get(j, "signals")));
 	} else if (strcmp(cmd, "inject") == 0 && arg && arg2 && id_ok(arg)) {

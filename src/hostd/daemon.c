@@ -9,6 +9,7 @@
 
 #include "host/config.h"
 #include "host/db.h"
+#include "host/executor.h"
 #include "host/request.h"
 #include "host/wrapper.h"
 #include "lib/cleanup.h"
@@ -75,6 +76,7 @@ struct seg {
 	char *record;
 	bool pinned;
 	bool sandboxed;		/* launched under a provider */
+	bool claude;		/* the claude-code executor's: its session is kept */
 	struct watch wctl, wpid, wgrace;
 };
 
@@ -321,7 +323,8 @@ static bool base_variable(const char *kv)
 /* The wrapper's environment: the daemon's (under a sandbox, whose policy
  * says what passes; without one, only its base variables), the binding's
  * env, and the values of its secrets (read now; they go nowhere else). */
-static char **wrapper_env(const struct host_binding *b, struct err **e)
+static char **wrapper_env(const struct host_binding *b, const struct host_exec *x,
+			  struct err **e)
 {
 	char **env = NULL;
 
@@ -330,6 +333,9 @@ static char **wrapper_env(const struct host_binding *b, struct err **e)
 			goto oom;
 	for (size_t i = 0; b->env[i]; i++)
 		if (strv_push(&env, b->env[i]) < 0)
+			goto oom;
+	for (size_t i = 0; x->env && x->env[i]; i++)
+		if (strv_push(&env, x->env[i]) < 0)
 			goto oom;
 	for (size_t i = 0; i < b->n_secrets; i++) {
 		_cleanup_free_ char *v = NULL;
@@ -358,29 +364,58 @@ oom:
 
 /* The wrapper's request: the binding's policy, its env and secrets passed
  * by name (their values are in the wrapper's environment only). */
-static json_t *wrap_request(struct hostd *d, const struct host_binding *b, const char *job,
-			    unsigned int n, const char *workspace, char *const *argv)
+/* The names of the variables the binding and the executor give the
+ * command, and of its secrets: passed by name, never by value. */
+static json_t *env_names(const struct host_binding *b, const struct host_exec *x)
 {
-	json_t *pol, *env, *pass, *argj = json_strv(argv);
+	json_t *names = json_array();
+
+	for (int k = 0; k < 2; k++) {
+		char *const *v = k == 0 ? b->env : x->env;
+
+		for (size_t i = 0; names && v && v[i]; i++) {
+			_cleanup_free_ char *name = strndup(v[i], strcspn(v[i], "="));
+			if (name)
+				json_array_append_new(names, json_string(name));
+		}
+	}
+	for (size_t i = 0; names && i < b->n_secrets; i++)
+		json_array_append_new(names, json_string(b->secrets[i].name));
+	return names;
+}
+
+/* The executor's part of a request: its needs and its first input. */
+static json_t *with_exec(json_t *req, const struct host_exec *x)
+{
+	if (req && x->needs && json_object_set(req, "needs", x->needs) < 0) {
+		json_decref(req);
+		return NULL;
+	}
+	if (req && x->stdin_text && json_object_set_new(req, "stdin", json_string(x->stdin_text)) < 0) {
+		json_decref(req);
+		return NULL;
+	}
+	return req;
+}
+
+static json_t *wrap_request(struct hostd *d, const struct host_binding *b, const char *job,
+			    unsigned int n, const char *workspace, const struct host_exec *x)
+{
+	json_t *pol, *env, *pass, *argj = json_strv(x->argv);
 
 	if (!b->provider) {
 		/* no policy: the names of what its environment carries are
 		 * recorded, never their values */
-		json_t *names = json_array();
+		json_t *names = env_names(b, x);
 
-		for (size_t i = 0; names && b->env[i]; i++) {
-			_cleanup_free_ char *name = strndup(b->env[i], strcspn(b->env[i], "="));
-			if (name)
-				json_array_append_new(names, json_string(name));
-		}
-		for (size_t i = 0; names && i < b->n_secrets; i++)
-			json_array_append_new(names, json_string(b->secrets[i].name));
-		return argj && names ? json_pack("{s:b, s:o, s:s, s:s, s:s, s:i, s:o, s:b, s:b}",
-						 "unsandboxed", 1, "env_names", names, "workspace",
-						 workspace, "state_dir", d->state, "execution", job,
-						 "segment", (int)n, "argv", argj, "quiet", 1,
-						 "job_dirs", 1)
-				     : (json_decref(argj), json_decref(names), NULL);
+		return with_exec(argj && names
+					 ? json_pack("{s:b, s:o, s:s, s:s, s:s, s:i, s:o, s:b, s:b}",
+						     "unsandboxed", 1, "env_names", names, "workspace",
+						     workspace, "state_dir", d->state, "execution", job,
+						     "segment", (int)n, "argv", argj, "quiet", 1,
+						     "job_dirs", 1)
+					 : (json_decref(argj), json_decref(names), NULL),
+				 x);
 	}
 	pol = policy_to_json(b->policy);
 
@@ -399,16 +434,20 @@ static json_t *wrap_request(struct hostd *d, const struct host_binding *b, const
 		pass = json_array();
 		json_object_set_new(env, "pass", pass);
 	}
-	for (size_t i = 0; b->env[i]; i++) {
-		_cleanup_free_ char *name = strndup(b->env[i], strcspn(b->env[i], "="));
-		if (name)
-			json_array_append_new(pass, json_string(name));
+	json_t *names = env_names(b, x);
+
+	if (!names || json_array_extend(pass, names) < 0) {
+		json_decref(names);
+		json_decref(pol);
+		json_decref(argj);
+		return NULL;
 	}
-	for (size_t i = 0; i < b->n_secrets; i++)
-		json_array_append_new(pass, json_string(b->secrets[i].name));
-	return json_pack("{s:o, s:s, s:s, s:s, s:i, s:o, s:s, s:b, s:b}", "policy", pol,
-			 "workspace", workspace, "state_dir", d->state, "execution", job, "segment",
-			 (int)n, "argv", argj, "provider", b->provider, "quiet", 1, "job_dirs", 1);
+	json_decref(names);
+	return with_exec(json_pack("{s:o, s:s, s:s, s:s, s:i, s:o, s:s, s:b, s:b}", "policy", pol,
+				   "workspace", workspace, "state_dir", d->state, "execution", job,
+				   "segment", (int)n, "argv", argj, "provider", b->provider, "quiet",
+				   1, "job_dirs", 1),
+			 x);
 }
 
 /* The job's run dir, with its input when it has one (the wrapper makes
@@ -430,28 +469,40 @@ static int job_run_dir(struct hostd *d, const char *job, const char *input, stru
 
 static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const char *job,
 			 unsigned int attempt, unsigned int n, const char *workspace,
-			 char *const *argv, const char *input, struct err **e)
+			 char *const *args, const char *input, const char *session,
+			 struct err **e)
 {
-	_cleanup_json_ json_t *req = wrap_request(d, b, job, n, workspace, argv);
-	_cleanup_free_ char *text = NULL, *log = NULL, *dir = NULL;
+	_cleanup_json_ json_t *req = NULL;
+	_cleanup_free_ char *text = NULL, *log = NULL, *dir = NULL, *run = NULL;
+	struct host_exec x = { 0 };
 	char **env = NULL;
 	int sv[2] = { -1, -1 }, logfd, spawn_errno = 0;
 	struct seg *s;
 	pid_t pid = -1;
 
-	if (!req || !(text = json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII)))
-		return err_set(e, ERR_INTERNAL, ENOMEM, "request");
 	if (asprintf(&dir, "%s/runs/%s", d->state, job) < 0 ||
-	    asprintf(&log, "%s/runs/%s/log", d->state, job) < 0)
+	    asprintf(&log, "%s/runs/%s/log", d->state, job) < 0 ||
+	    asprintf(&run, "%s/runs/%s/run", d->state, job) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "log");
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", dir);
 	if (job_run_dir(d, job, input, e) < 0)
 		return -1;
+	/* what the executor runs, with what it needs */
+	if (host_exec_build(b, args, run, session, &x, e) < 0)
+		return -1;
+	req = wrap_request(d, b, job, n, workspace, &x);
+	if (!req || !(text = json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII))) {
+		host_exec_clear(&x);
+		return err_set(e, ERR_INTERNAL, ENOMEM, "request");
+	}
 	logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (logfd < 0)
+	if (logfd < 0) {
+		host_exec_clear(&x);
 		return err_set(e, ERR_UNAVAILABLE, errno, "log `%s`", log);
-	env = wrapper_env(b, e);
+	}
+	env = wrapper_env(b, &x, e);
+	host_exec_clear(&x);
 	if (!env) {
 		close(logfd);
 		return -1;
@@ -524,6 +575,7 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	s->grace_fd = -1;
 	s->grace_ms = b->grace_ms;
 	s->sandboxed = b->provider != NULL;
+	s->claude = b->executor == HOST_EXEC_CLAUDE_CODE;
 	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	s->wctl = (struct watch){ W_CTL, s };
 	s->wpid = (struct watch){ W_PIDFD, s };
@@ -622,9 +674,75 @@ static int retry(struct hostd *d, const char *job, unsigned int n, struct err **
 	r = host_db_attempt_new(d->db, job, &attempt, e);
 	if (r == 0)
 		r = spawn_wrapper(d, b, job, attempt, n,
-				  json_string_value(json_object_get(j, "workspace")), argv, NULL, e);
+				  json_string_value(json_object_get(j, "workspace")), argv, NULL,
+				  json_string_value(json_object_get(j, "session")), e);
 	host_config_free(cfg);
 	return r;
+}
+
+/* Is the job's binding (as the config says now) claude-code's? */
+static bool job_is_claude(struct hostd *d, const char *job)
+{
+	_cleanup_err_ struct err *e = NULL;
+	_cleanup_json_ json_t *j = host_db_job_json(d->db, job, &e);
+	struct host_config *cfg = NULL;
+	const struct host_binding *b;
+	bool r;
+
+	if (!j || host_config_load(d->config, &cfg, &e) < 0)
+		return false;
+	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
+	r = b && b->executor == HOST_EXEC_CLAUDE_CODE;
+	host_config_free(cfg);
+	return r;
+}
+
+/* A session id as claude writes it; anything else (the log is the
+ * sandboxed command's to write) is not kept. */
+static bool session_ok(const char *v)
+{
+	size_t n = v ? strlen(v) : 0;
+
+	return n > 0 && n <= 128 &&
+	       strspn(v, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") == n;
+}
+
+/* The last session a claude-code job's log announced (its stream's init
+ * message), kept with the job for the next segment to resume. */
+static void keep_session(struct hostd *d, const char *job)
+{
+	_cleanup_free_ char *path = NULL, *line = NULL, *last = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t cap = 0;
+	struct err *e = NULL;
+
+	if (asprintf(&path, "%s/runs/%s/log", d->state, job) < 0)
+		return;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || !(f = fdopen(fd, "r"))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		json_t *j;
+		const char *v;
+
+		if (line[0] != '{' || !strstr(line, "\"init\""))
+			continue;
+		j = json_loads(line, 0, NULL);
+		v = json_string_value(json_object_get(j, "session_id"));
+		if (json_is_object(j) && json_string_value(json_object_get(j, "subtype")) &&
+		    strcmp(json_string_value(json_object_get(j, "subtype")), "init") == 0 &&
+		    session_ok(v)) {
+			free(last);
+			last = strdup(v);
+		}
+		json_decref(j);
+	}
+	if (last && host_db_job_session(d->db, job, last, &e) < 0)
+		err_print(stderr, e);
+	err_free(e);
 }
 
 /* The wrapper ended: what its exit file says, or lost without one. */
@@ -645,6 +763,8 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 		return;
 	}
 	snprintf(seg.job, sizeof(seg.job), "%s", s->job);
+	if (s->claude)
+		keep_session(d, s->job);
 	dfd = s->record ? fs_open_nofollow(AT_FDCWD, s->record, O_PATH | O_DIRECTORY, 0) : -1;
 	if (dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, &e) == 0)
 		x = json_parse_strict(buf, strlen(buf), &e);
@@ -807,7 +927,10 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 			}
 	if (!argv) {
 		host_config_free(cfg);
-		return fail(c, 400, "bad_request", "the binding names no args: give them");
+		return fail(c, 400, "bad_request",
+			    bind->executor == HOST_EXEC_CLAUDE_CODE
+				    ? "the binding names no prompt: give one"
+				    : "the binding names no args: give them");
 	}
 	if (plan_new_execution_id(&id, &e) < 0) {
 		host_config_free(cfg);
@@ -824,7 +947,7 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 	_cleanup_json_ json_t *argj = json_strv(argv);
 	args_text = argj ? json_dumps(argj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
 	if (host_db_job_new(d->db, id, name, args_text, workspace, &e) < 0 ||
-	    spawn_wrapper(d, bind, id, 1, 1, workspace, argv, input, &e) < 0) {
+	    spawn_wrapper(d, bind, id, 1, 1, workspace, argv, input, NULL, &e) < 0) {
 		struct err *e2 = NULL;
 
 		if (e && e->msg)
@@ -1072,13 +1195,49 @@ static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const c
 		return fail(c, 404, "not_found", "no such job");
 	ws = json_string_value(json_object_get(j, "workspace"));
 	sandboxed = ws ? host_db_workspace_sandboxed(d->db, ws, &e) : 1;
-	json_decref(j);
-	if (sandboxed != 0)
+	if (sandboxed != 0) {
+		json_decref(j);
 		return sandboxed < 0 ? refuse(c, e)
 				     : fail(c, 409, "attach_sandboxed",
 					    "a sandboxed run wrote this job's workspace: what it left "
 					    "must not run as the operator");
-	return fail(c, 409, "nothing_to_attach", "the shell executor has no session to attach");
+	}
+	/* claude-code: its session resumed on the host, in the workspace,
+	 * with the binding's own env (its config directory); the client runs it */
+	const char *session = json_string_value(json_object_get(j, "session"));
+	struct host_config *cfg = NULL;
+	const struct host_binding *b = NULL;
+	_cleanup_free_ char *claude = NULL;
+
+	if (host_config_load(d->config, &cfg, &e) == 0)
+		b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
+	if (!b || b->executor != HOST_EXEC_CLAUDE_CODE || !session_ok(session)) {
+		bool shell = b && b->executor == HOST_EXEC_SHELL;
+
+		host_config_free(cfg);
+		json_decref(j);
+		return fail(c, 409, "nothing_to_attach",
+			    shell ? "the shell executor has no session to attach"
+				  : "the job has no claude session to resume");
+	}
+	json_t *env = json_object();
+
+	/* (the same claude a launch runs) */
+	(void)host_claude_path(&claude, &e);
+	for (size_t i = 0; env && b->env[i]; i++) {
+		_cleanup_free_ char *k = strndup(b->env[i], strcspn(b->env[i], "="));
+		if (k)
+			json_object_set_new(env, k, json_string(strchr(b->env[i], '=') + 1));
+	}
+	host_config_free(cfg);
+	json_t *ans = claude && env ? json_pack("{s:[s, s, s], s:s, s:O}", "argv", claude, "--resume",
+					       session, "cwd", ws, "env", env)
+				    : NULL;
+	json_decref(env);
+	json_decref(j);
+	if (!ans)
+		return e ? refuse(c, e) : MHD_NO;
+	return answer(c, 200, ans);
 }
 
 static enum MHD_Result job_action(struct hostd *d, struct MHD_Connection *c, const char *rest,
@@ -1244,6 +1403,8 @@ static void recover_end(struct hostd *d, const struct host_segment *s, enum host
 	struct err *e = NULL;
 
 	snprintf(end.job, sizeof(end.job), "%s", s->job);
+	if (job_is_claude(d, s->job))
+		keep_session(d, s->job);
 	if (host_db_segment_end(d->db, &end, true, &e) < 0)
 		err_print(stderr, e);
 	err_free(e);
@@ -1339,6 +1500,7 @@ static int recover_one(void *ctx, const struct host_segment *s)
 		t->grace_ms = HOST_GRACE_DEFAULT_MS;
 		t->pinned = true;
 		t->sandboxed = s->provider != NULL;
+		t->claude = job_is_claude(d, s->job);
 		t->record = strdup(s->record_dir);
 		t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 		t->wpid = (struct watch){ W_PIDFD, t };

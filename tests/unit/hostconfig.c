@@ -119,9 +119,6 @@ static void refusals(void)
 	refused(B("{\"executor\": {\"kind\": \"bash\"}, " OKW "}"), ERR_CONFIG,
 		"bindings.b.executor.kind: must be \"shell\" or \"claude-code\"",
 		B("{" OKX ", " OKW "}"));
-	refused(B("{\"executor\": {\"kind\": \"claude-code\"}, " OKW "}"), ERR_UNAVAILABLE,
-		"bindings.b.executor.kind: the claude-code executor is not built yet",
-		B("{" OKX ", " OKW "}"));
 	refused(B("{\"executor\": {\"kind\": \"shell\", \"args\": []}, " OKW "}"), ERR_CONFIG,
 		"bindings.b.executor.args: must be a non-empty array of strings",
 		B("{\"executor\": {\"kind\": \"shell\", \"args\": [\"true\"]}, " OKW "}"));
@@ -189,6 +186,60 @@ static void refusals(void)
 		"{\"bindings\": {\"b\": {" OKX ", " OKW "}, \"c\": {" OKX ", " OKW "}}}");
 }
 
+#define CX "\"executor\": {\"kind\": \"claude-code\"}"
+#define SB "\"sandbox\": {\"provider\": \"native\"}"
+#define CC(dir) "\"env\": {\"CLAUDE_CONFIG_DIR\": \"" dir "\"}"
+#define CCWHY "must not be, hold or lie inside ~/.claude or ~/.claude.json"
+
+/* claude-code: a sandboxed binding's own config directory, never the
+ * operator's ~/.claude or ~/.claude.json, under the daemon's HOME or the
+ * binding's; the executor's own keys. */
+static void claude_code(void)
+{
+	const char *ok_doc = B("{" CX ", " OKW ", " SB ", " CC("/srv/cc") "}");
+	struct host_config *c = NULL;
+	char *msg;
+	int why;
+
+	setenv("HOME", "/home/op", 1);
+	ok(parse(ok_doc, &c, &msg, &why) == 0 && c->bindings[0].executor == HOST_EXEC_CLAUDE_CODE &&
+		   strcmp(c->bindings[0].claude_config_dir, "/srv/cc") == 0,
+	   "a sandboxed claude-code binding with a config directory of its own parses");
+	host_config_free(c);
+	c = NULL;
+	free(msg);
+	refused(B("{" CX ", " OKW ", " SB "}"), ERR_CONFIG,
+		"bindings.b.env.CLAUDE_CONFIG_DIR: a sandboxed claude-code binding needs a config "
+		"directory of its own (the operator's ~/.claude runs hooks and servers as the operator)",
+		ok_doc);
+	refused(B("{" CX ", " OKW ", " SB ", " CC("/home/op/.claude") "}"), ERR_CONFIG,
+		"bindings.b.env.CLAUDE_CONFIG_DIR: " CCWHY, ok_doc);
+	refused(B("{" CX ", " OKW ", " SB ", " CC("/home/op/.claude/x") "}"), ERR_CONFIG,
+		"bindings.b.env.CLAUDE_CONFIG_DIR: " CCWHY, ok_doc);
+	refused(B("{" CX ", " OKW ", " SB ", " CC("/home/op/") "}"), ERR_CONFIG,
+		"bindings.b.env.CLAUDE_CONFIG_DIR: " CCWHY, ok_doc);
+	refused(B("{" CX ", " OKW ", " SB ", " CC("/home/op/.claude.json") "}"), ERR_CONFIG,
+		"bindings.b.env.CLAUDE_CONFIG_DIR: " CCWHY, ok_doc);
+	refused(B("{" CX ", " OKW ", " SB ", \"env\": {\"HOME\": \"/home/alt\", "
+		  "\"CLAUDE_CONFIG_DIR\": \"/home/alt/.claude\"}}"),
+		ERR_CONFIG, "bindings.b.env.CLAUDE_CONFIG_DIR: " CCWHY,
+		B("{" CX ", " OKW ", " SB ", \"env\": {\"HOME\": \"/home/alt\", "
+		  "\"CLAUDE_CONFIG_DIR\": \"/home/alt/cc\"}}"));
+	refused(B("{" CX ", " OKW ", " SB ", " CC("cc") "}"), ERR_CONFIG,
+		"bindings.b.env.CLAUDE_CONFIG_DIR: must be an absolute path", ok_doc);
+	refused(B("{" CX ", " OKW ", " SB ", " CC("/srv/../home/op/.claude") "}"), ERR_CONFIG,
+		"bindings.b.env.CLAUDE_CONFIG_DIR: must be an absolute path: `..` components are not allowed",
+		ok_doc);
+	refused(B("{\"executor\": {\"kind\": \"claude-code\", \"args\": [\"x\"]}, " OKW "}"),
+		ERR_CONFIG, "bindings.b.executor.args: unknown key", B("{" CX ", " OKW "}"));
+	refused(B("{\"executor\": {\"kind\": \"claude-code\", \"extra_args\": [1]}, " OKW "}"),
+		ERR_CONFIG, "bindings.b.executor.extra_args[0]: must be a string",
+		B("{\"executor\": {\"kind\": \"claude-code\", \"extra_args\": [\"--model\", "
+		  "\"x\"], \"prompt\": \"hi\"}, " OKW "}"));
+	refused(B("{\"executor\": {\"kind\": \"shell\", \"prompt\": \"x\"}, " OKW "}"),
+		ERR_CONFIG, "bindings.b.executor.prompt: unknown key", B("{" OKX ", " OKW "}"));
+}
+
 static void secrets(void)
 {
 	char dir[] = "/tmp/cordon-hostconfig-XXXXXX", path[64];
@@ -236,6 +287,7 @@ int main(void)
 {
 	full_binding();
 	refusals();
+	claude_code();
 	secrets();
 	return done_testing();
 }

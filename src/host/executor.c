@@ -1,0 +1,226 @@
+/* executor.c: what a binding's executor runs and needs (see executor.h). */
+#include "host/executor.h"
+
+#include "host/launch.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/json.h"
+#include "lib/strv.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *host_claude_user_message(const char *text)
+{
+	_cleanup_json_ json_t *m = json_pack(
+		"{s:s, s:{s:s, s:[{s:s, s:s}]}}", "type", "user", "message", "role", "user",
+		"content", "type", "text", "text", text);
+	_cleanup_free_ char *line = m ? json_dumps(m, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+	char *out = NULL;
+
+	if (!line || asprintf(&out, "%s\n", line) < 0)
+		return NULL;
+	return out;
+}
+
+int host_claude_path(char **out, struct err **e)
+{
+	const char *path = getenv("PATH");
+	_cleanup_free_ char *copy = strdup(path && path[0] ? path : "/usr/local/bin:/usr/bin:/bin");
+	char *save = NULL;
+
+	if (!copy)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "claude");
+	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		_cleanup_free_ char *cand = NULL;
+
+		if (dir[0] != '/')
+			continue; /* a relative PATH entry names nothing fixed */
+		cand = fs_path_join(dir, "claude");
+		if (!cand)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "claude");
+		if (access(cand, X_OK) == 0) {
+			*out = cand;
+			cand = NULL;
+			return 0;
+		}
+	}
+	return err_set(e, ERR_UNAVAILABLE, 0,
+		       "claude-code: `claude` is not on the daemon's PATH (npm install -g "
+		       "@anthropic-ai/claude-code)");
+}
+
+/* The operator's claude config under home, where it lies with links
+ * followed (what a sandbox would reach), and as written. */
+static bool reaches_operator_claude(const char *dir_real, const char *home)
+{
+	static const char *const names[] = { ".claude", ".claude.json" };
+
+	for (size_t i = 0; i < 2; i++) {
+		_cleanup_free_ char *p = fs_path_join(home, names[i]);
+		char real[PATH_MAX];
+
+		if (!p)
+			return true;
+		if (fs_path_within(dir_real, p) || fs_path_within(p, dir_real))
+			return true;
+		if (realpath(p, real) && (fs_path_within(dir_real, real) || fs_path_within(real, dir_real)))
+			return true;
+	}
+	return false;
+}
+
+/* The binding's config directory, made if missing (0700), with its links
+ * followed: never the operator's ~/.claude or ~/.claude.json, nor holding
+ * or inside either, under the daemon's home or the binding's. */
+static int claude_config_dir(const struct host_binding *b, char **out, struct err **e)
+{
+	const char *home = NULL;
+	char real[PATH_MAX];
+
+	if (host_home_dir(&home, e) < 0)
+		return -1;
+	if (mkdir(b->claude_config_dir, 0700) < 0 && errno != EEXIST)
+		return err_set(e, ERR_UNAVAILABLE, errno, "claude-code: the config directory `%s`",
+			       b->claude_config_dir);
+	if (!realpath(b->claude_config_dir, real))
+		return err_set(e, ERR_UNAVAILABLE, errno, "claude-code: the config directory `%s`",
+			       b->claude_config_dir);
+	if (reaches_operator_claude(real, home) || (b->home && reaches_operator_claude(real, b->home)))
+		return err_set(e, ERR_DENIED, 0,
+			       "claude-code: the config directory `%s` resolves to `%s`, which is, "
+			       "holds or lies inside the operator's ~/.claude or ~/.claude.json",
+			       b->claude_config_dir, real);
+	*out = strdup(real);
+	return *out ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "claude-code");
+}
+
+static int claude_needs(const struct host_binding *b, const char *config_dir, json_t **out,
+			struct err **e)
+{
+	const char *home = NULL;
+	json_t *deny = json_array();
+
+	if (!deny || host_home_dir(&home, e) < 0) {
+		json_decref(deny);
+		return deny ? -1 : err_set(e, ERR_INTERNAL, ENOMEM, "needs");
+	}
+	for (int k = 0; k < 2; k++) {
+		const char *h = k == 0 ? home : b->home;
+
+		for (int f = 0; h && f < 2; f++) {
+			_cleanup_free_ char *p = fs_path_join(h, f ? ".claude.json" : ".claude");
+			_cleanup_free_ char *canon = NULL;
+
+			/* where it lies, links followed: the grant's rules are */
+			if (!p || fs_canonical(p, &canon, e) < 0 ||
+			    json_array_push_string(deny, canon) < 0) {
+				json_decref(deny);
+				return *e ? -1
+					  : err_set(e, ERR_CONFIG, 0,
+						    "claude-code: a home is not valid UTF-8");
+			}
+		}
+	}
+	*out = json_pack("{s:[s], s:o, s:[s]}", "write", config_dir, "deny", deny, "hosts",
+			 HOST_CLAUDE_API_HOST);
+	return *out ? 0 : err_set(e, ERR_CONFIG, 0, "claude-code: a path is not valid UTF-8");
+}
+
+static char *joined(char *const *v)
+{
+	size_t n = 1;
+	char *out, *p;
+
+	for (size_t i = 0; v && v[i]; i++)
+		n += strlen(v[i]) + 1;
+	out = calloc(1, n);
+	if (!out)
+		return NULL;
+	p = out;
+	for (size_t i = 0; v && v[i]; i++)
+		p += sprintf(p, "%s%s", i ? " " : "", v[i]);
+	return out;
+}
+
+static int build_claude(const struct host_binding *b, char *const *job_args, const char *run_dir,
+			const char *session, struct host_exec *x, struct err **e)
+{
+	static const char *const fixed[] = { "-p", "--output-format", "stream-json",
+					     "--input-format", "stream-json", "--verbose", NULL };
+	_cleanup_free_ char *claude = NULL, *tmp = NULL, *prompt = NULL, *dir = NULL;
+	char *kv = NULL;
+
+	prompt = joined(job_args ? job_args : b->args);
+	if (!prompt)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "prompt");
+	if (!prompt[0])
+		return err_set(e, ERR_CONFIG, 0,
+			       "claude-code: no prompt: give one (the job's args) or set the "
+			       "binding's executor.prompt");
+	if (host_claude_path(&claude, e) < 0)
+		return -1;
+	if (b->provider && (claude_config_dir(b, &dir, e) < 0 || claude_needs(b, dir, &x->needs, e) < 0))
+		return -1;
+	if (strv_push(&x->argv, claude) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "argv");
+	for (size_t i = 0; fixed[i]; i++)
+		if (strv_push(&x->argv, fixed[i]) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "argv");
+	for (size_t i = 0; b->extra_args && b->extra_args[i]; i++)
+		if (strv_push(&x->argv, b->extra_args[i]) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "argv");
+	if (session && (strv_push(&x->argv, "--resume") < 0 || strv_push(&x->argv, session) < 0))
+		return err_set(e, ERR_INTERNAL, ENOMEM, "argv");
+	/* its temporary files in the segment's own directory */
+	tmp = fs_path_join(run_dir, "tmp");
+	if (!tmp)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "tmp");
+	if (mkdir(tmp, 0700) < 0 && errno != EEXIST)
+		return err_set(e, ERR_UNAVAILABLE, errno, "claude-code: `%s`", tmp);
+	if (asprintf(&kv, "TMPDIR=%s", tmp) < 0 || strv_push_take(&x->env, kv) < 0 ||
+	    asprintf(&kv, "CLAUDE_CODE_TMPDIR=%s", tmp) < 0 || strv_push_take(&x->env, kv) < 0 ||
+	    strv_push(&x->env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1") < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
+	x->stdin_text = host_claude_user_message(prompt);
+	if (!x->stdin_text)
+		return err_set(e, ERR_CONFIG, 0, "claude-code: the prompt is not valid UTF-8");
+	return 0;
+}
+
+int host_exec_build(const struct host_binding *b, char *const *job_args, const char *run_dir,
+		    const char *session, struct host_exec *out, struct err **e)
+{
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (b->executor == HOST_EXEC_CLAUDE_CODE) {
+		r = build_claude(b, job_args, run_dir, session, out, e);
+	} else {
+		char *const *v = job_args ? job_args : b->args;
+
+		r = 0;
+		if (!v || !v[0])
+			return err_set(e, ERR_CONFIG, 0, "the binding names no args: give them");
+		for (size_t i = 0; r == 0 && v[i]; i++)
+			if (strv_push(&out->argv, v[i]) < 0)
+				r = err_set(e, ERR_INTERNAL, ENOMEM, "argv");
+	}
+	if (r < 0)
+		host_exec_clear(out);
+	return r;
+}
+
+void host_exec_clear(struct host_exec *x)
+{
+	strv_free(x->argv);
+	json_decref(x->needs);
+	strv_free(x->env);
+	free(x->stdin_text);
+	memset(x, 0, sizeof(*x));
+}

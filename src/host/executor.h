@@ -1,0 +1,42 @@
+/* executor.h: what a binding's executor runs for a job and what it needs,
+ * decided by the host before a launch. The shell executor runs the job's
+ * argv. The claude-code executor runs `claude -p` speaking stream-json,
+ * with the job's prompt as its first message on stdin, in a config
+ * directory of the binding's own: its needs write that directory, deny
+ * the operator's ~/.claude and ~/.claude.json, and reach the API host;
+ * its temporary files go in the segment's run dir. */
+#ifndef CORDON_HOST_EXECUTOR_H
+#define CORDON_HOST_EXECUTOR_H
+
+#include "host/config.h"
+#include "lib/err.h"
+
+#include <jansson.h>
+
+#define HOST_CLAUDE_API_HOST "api.anthropic.com"
+
+struct host_exec {
+	char **argv;		/* the command */
+	json_t *needs;		/* {"write", "deny", "hosts"}: arrays of strings; NULL: none */
+	char **env;		/* KEY=VALUE the executor adds to the command's environment */
+	char *stdin_text;	/* the command's first input; NULL: none (stdin is /dev/null) */
+};
+
+/* Build what b runs for a job: job_args replace the binding's args (for
+ * claude-code they are the prompt's words); run_dir is the segment's;
+ * session, when not NULL, is the claude session to resume. A config
+ * directory that resolves into the operator's ~/.claude is refused as
+ * ERR_DENIED; a claude that cannot be found as ERR_UNAVAILABLE. */
+int host_exec_build(const struct host_binding *b, char *const *job_args, const char *run_dir,
+		    const char *session, struct host_exec *out, struct err **e);
+void host_exec_clear(struct host_exec *x);
+
+/* `claude` on the daemon's PATH, as an absolute path (ERR_UNAVAILABLE
+ * when there is none). */
+int host_claude_path(char **out, struct err **e);
+
+/* One stream-json user message (a line, newline included) carrying text;
+ * NULL when text is not valid UTF-8 or out of memory. */
+char *host_claude_user_message(const char *text);
+
+#endif

@@ -1,0 +1,207 @@
+/* feeder.c: a stream-json stdin fed from the first message and the inbox
+ * (see feeder.h). */
+#include "host/feeder.h"
+
+#include "host/executor.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/json.h"
+#include "lib/strv.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define FEED_POLL_MS 100
+#define FEED_MESSAGE_MAX ((size_t)1 << 20)
+#define FEED_LINE_MAX ((size_t)4 << 20)
+
+struct feed {
+	int out;		/* the pipe's write end */
+	int log;		/* the job's log, read from where it stood */
+	char *inbox;
+	char **seen;		/* inbox names handled (or there before) */
+	unsigned long sent, answered;
+	char *line;		/* a log line not yet ended */
+	size_t n;
+	bool too_long;
+};
+
+static int send_text(struct feed *f, const char *text)
+{
+	_cleanup_free_ char *msg = host_claude_user_message(text);
+
+	if (!msg)
+		return 0; /* not UTF-8: not sendable, and not the command's fault */
+	if (fs_write_exact(f->out, msg, strlen(msg)) < 0)
+		return -1;
+	f->sent++;
+	return 0;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The inbox's names, sorted (inject names them by time). */
+static char **inbox_names(const char *inbox)
+{
+	DIR *d = opendir(inbox);
+	struct dirent *de;
+	char **v = NULL;
+	size_t n = 0;
+
+	if (!d)
+		return NULL;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && strv_push(&v, de->d_name) == 0)
+			n++;
+	closedir(d);
+	if (v)
+		qsort(v, n, sizeof(*v), cmp);
+	return v;
+}
+
+/* New messages in the inbox, in order, each sent once. */
+static int feed_inbox(struct feed *f, bool *pending)
+{
+	_cleanup_strv_ char **names = inbox_names(f->inbox);
+	_cleanup_close_ int dfd = -1;
+
+	*pending = false;
+	for (size_t i = 0; names && names[i]; i++) {
+		_cleanup_free_ char *buf = NULL;
+		struct err *e = NULL;
+
+		if (strv_contains(f->seen, names[i]))
+			continue;
+		if (strv_push(&f->seen, names[i]) < 0)
+			return -1;
+		if (dfd < 0)
+			dfd = fs_open_nofollow(AT_FDCWD, f->inbox, O_PATH | O_DIRECTORY, 0);
+		/* a message the host wrote (0600, whole); anything else there
+		 * (a link, a FIFO) is not read */
+		if (dfd < 0 || fs_read_file(dfd, names[i], FEED_MESSAGE_MAX, &buf, NULL, &e) < 0) {
+			err_free(e);
+			continue;
+		}
+		if (send_text(f, buf) < 0)
+			return -1;
+		*pending = true;
+	}
+	return 0;
+}
+
+/* Count the "result" lines the log gained. */
+static void read_log(struct feed *f)
+{
+	char buf[65536];
+	ssize_t got;
+
+	while ((got = read(f->log, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < got; i++) {
+			if (buf[i] != '\n') {
+				if (f->n + 1 >= FEED_LINE_MAX) {
+					f->too_long = true;
+					continue;
+				}
+				char *p = f->n % 4096 == 0 ? realloc(f->line, f->n + 4097) : f->line;
+				if (!p) {
+					f->too_long = true;
+					continue;
+				}
+				f->line = p;
+				f->line[f->n++] = buf[i];
+				continue;
+			}
+			if (!f->too_long && f->n > 0) {
+				json_t *j;
+
+				f->line[f->n] = '\0';
+				j = json_loads(f->line, 0, NULL);
+				if (json_is_object(j) &&
+				    json_string_value(json_object_get(j, "type")) &&
+				    strcmp(json_string_value(json_object_get(j, "type")), "result") == 0)
+					f->answered++;
+				json_decref(j);
+			}
+			f->n = 0;
+			f->too_long = false;
+		}
+	}
+}
+
+static void feeder_main(struct feed *f, int wrapper)
+{
+	struct pollfd p = { .fd = wrapper, .events = POLLIN };
+
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		bool pending = false;
+
+		read_log(f);
+		if (feed_inbox(f, &pending) < 0)
+			_exit(0); /* the command is gone */
+		if (!pending && f->answered >= f->sent)
+			_exit(0); /* all answered: its stdin ends, and so does it */
+		if (poll(&p, 1, FEED_POLL_MS) != 0)
+			_exit(0); /* the wrapper ended */
+	}
+}
+
+int host_feeder_start(const char *first, const char *inbox, const char *log, struct err **e)
+{
+	struct feed f = { .out = -1, .log = -1 };
+	int pfd[2];
+	pid_t self = getpid(), mid;
+	int status;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "the command's input");
+	mid = fork();
+	if (mid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return err_set(e, ERR_UNAVAILABLE, errno, "the command's input");
+	}
+	if (mid == 0) {
+		/* a grandchild, so that the sandbox root (this process) waits
+		 * for nothing but its sandbox */
+		int wrapper = (int)syscall(SYS_pidfd_open, self, 0);
+
+		if (wrapper < 0 || fork() != 0)
+			_exit(0);
+		close(pfd[0]);
+		f.out = pfd[1];
+		f.inbox = strdup(inbox);
+		f.log = open(log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		/* what the log and the inbox held before is an earlier
+		 * segment's */
+		if (!f.inbox || f.log < 0 || lseek(f.log, 0, SEEK_END) < 0)
+			_exit(0);
+		f.seen = inbox_names(inbox);
+		if (fs_write_exact(f.out, first, strlen(first)) < 0)
+			_exit(0);
+		f.sent = 1;
+		feeder_main(&f, wrapper);
+	}
+	close(pfd[1]);
+	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (dup2(pfd[0], 0) < 0) {
+		close(pfd[0]);
+		return err_set(e, ERR_UNAVAILABLE, errno, "the command's input");
+	}
+	close(pfd[0]);
+	return 0;
+}
