@@ -707,9 +707,27 @@ static bool session_ok(const char *v)
 	       strspn(v, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") == n;
 }
 
-/* The last session a claude-code job's log announced (its stream's init
- * message), kept with the job for the next segment to resume. */
-static void keep_session(struct hostd *d, const char *job)
+/* A failed turn's text for people: printable ASCII, at most 200 bytes
+ * (it is the sandboxed command's to write). */
+static char *turn_error(const char *v)
+{
+	char *out = NULL;
+	size_t n = 0;
+
+	if (!v)
+		v = "(no message)";
+	out = malloc(201);
+	for (; out && *v && n < 200; v++)
+		out[n++] = (*v >= 0x20 && *v < 0x7f) ? *v : '?';
+	if (out)
+		out[n] = '\0';
+	return out;
+}
+
+/* What a claude-code job's log says: the last session its stream's init
+ * message announced, kept with the job for the next segment to resume;
+ * and, when its last turn failed, why (*failed, the caller frees). */
+static void keep_session(struct hostd *d, const char *job, char **failed)
 {
 	_cleanup_free_ char *path = NULL, *line = NULL, *last = NULL;
 	_cleanup_fclose_ FILE *f = NULL;
@@ -728,9 +746,16 @@ static void keep_session(struct hostd *d, const char *job)
 		json_t *j;
 		const char *v;
 
-		if (line[0] != '{' || !strstr(line, "\"init\""))
+		if (line[0] != '{' || (!strstr(line, "\"init\"") && !strstr(line, "\"result\"")))
 			continue;
 		j = json_loads(line, 0, NULL);
+		if (failed && json_is_object(j) && json_string_value(json_object_get(j, "type")) &&
+		    strcmp(json_string_value(json_object_get(j, "type")), "result") == 0) {
+			free(*failed);
+			*failed = json_is_true(json_object_get(j, "is_error"))
+					  ? turn_error(json_string_value(json_object_get(j, "result")))
+					  : NULL;
+		}
 		v = json_string_value(json_object_get(j, "session_id"));
 		if (json_is_object(j) && json_string_value(json_object_get(j, "subtype")) &&
 		    strcmp(json_string_value(json_object_get(j, "subtype")), "init") == 0 &&
@@ -752,6 +777,7 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 	_cleanup_json_ json_t *x = NULL;
 	_cleanup_close_ int dfd = -1;
 	struct host_segment seg = { .attempt = s->attempt, .n = s->n };
+	_cleanup_free_ char *failed_turn = NULL, *turn_reason = NULL;
 	struct err *e = NULL;
 	siginfo_t info = { 0 };
 
@@ -764,7 +790,7 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 	}
 	snprintf(seg.job, sizeof(seg.job), "%s", s->job);
 	if (s->claude)
-		keep_session(d, s->job);
+		keep_session(d, s->job, &failed_turn);
 	dfd = s->record ? fs_open_nofollow(AT_FDCWD, s->record, O_PATH | O_DIRECTORY, 0) : -1;
 	if (dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, &e) == 0)
 		x = json_parse_strict(buf, strlen(buf), &e);
@@ -818,6 +844,12 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 			seg.reason = strcmp(s->interrupted, "term") == 0
 					     ? "interrupted: TERM reached the command (term)"
 					     : "interrupted: the command was killed (kill)";
+		/* claude-code: a failed turn says so */
+		if (!seg.reason && failed_turn) {
+			if (asprintf(&turn_reason, "claude: the turn failed: %s", failed_turn) < 0)
+				turn_reason = NULL;
+			seg.reason = turn_reason;
+		}
 	} else {
 		seg.result = HOST_LOST;
 		seg.code = 125;
@@ -1404,7 +1436,7 @@ static void recover_end(struct hostd *d, const struct host_segment *s, enum host
 
 	snprintf(end.job, sizeof(end.job), "%s", s->job);
 	if (job_is_claude(d, s->job))
-		keep_session(d, s->job);
+		keep_session(d, s->job, NULL);
 	if (host_db_segment_end(d->db, &end, true, &e) < 0)
 		err_print(stderr, e);
 	err_free(e);
