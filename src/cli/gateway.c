@@ -28,7 +28,8 @@ static const char gateway_usage[] =
 	"usage: cordon gateway --listen unix:PATH|tcp:IP:PORT [--listen-any]\n"
 	"                      [--token-file FILE] [--allow HOST]... [--deny HOST]...\n"
 	"                      [--allow-range CIDR]...\n"
-	"                      [--audit FILE] [--dns ADDR]... [--max-conns N]\n\n"
+	"                      [--audit FILE] [--dns ADDR]... [--max-conns N]\n"
+	"                      [--toolbelt-socket PATH]\n\n"
 	"Serve cordon's egress proxy: HTTP (CONNECT and absolute-form http://) and\n"
 	"SOCKS5 on one listener, told apart by the first byte, until TERM or INT.\n"
 	"Hosts are policy entries (name, name:port, *.domain, IP literals); the\n"
@@ -51,7 +52,9 @@ static const char gateway_usage[] =
 	"  --audit FILE       append the audit log here (default: none)\n"
 	"  --dns ADDR         a DNS server (ip or ip:port), repeatable (default: the system's)\n"
 	"  --max-conns N      the connection cap (default: from the open-file limit);\n"
-	"                     over it HTTP clients get 503\n";
+	"                     over it HTTP clients get 503\n"
+	"  --toolbelt-socket PATH  the reserved name " GW_TOOLBELT_NAME ", port 80,\n"
+	"                     reaches this unix socket (the host's toolbelt)\n";
 
 /* A token shorter than this is refused: it stands between the network
  * and the gateway. 255 is what SOCKS5's username/password method can
@@ -189,7 +192,7 @@ static int listen_tcp(const char *spec, bool any, struct err **e)
 }
 
 struct gw_opts {
-	const char *listen, *audit, *token_file;
+	const char *listen, *audit, *token_file, *toolbelt;
 	bool listen_any;
 	unsigned long max_conns;
 	char dns[1024];
@@ -208,6 +211,7 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 		{ "listen-any", no_argument, NULL, 'L' },   { "token-file", required_argument, NULL, 't' },
 		{ "max-conns", required_argument, NULL, 'm' },
 		{ "allow-range", required_argument, NULL, 'r' },
+		{ "toolbelt-socket", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -247,6 +251,11 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 			break;
 		case 't':
 			o->token_file = optarg;
+			break;
+		case 'T':
+			if (optarg[0] != '/')
+				return err_set(e, ERR_USAGE, 0, "--toolbelt-socket: an absolute path expected");
+			o->toolbelt = optarg;
 			break;
 		case 'm':
 			if (num_parse_ulong(optarg, 1000000, &o->max_conns) < 0 || o->max_conns == 0)
@@ -334,7 +343,7 @@ int cli_gateway(int argc, char **argv)
 				 .n_deny = o.n_deny, .allow_ranges = o.ranges,
 				 .n_allow_ranges = o.n_ranges, .dns_servers = o.dns[0] ? o.dns : NULL,
 				 .audit_fd = audit, .max_conns = (unsigned int)o.max_conns,
-				 .token = o.token_file ? token : NULL };
+				 .token = o.token_file ? token : NULL, .toolbelt_socket = o.toolbelt };
 	r = gateway_new(&cfg, &gw, &e);
 	OPENSSL_cleanse(token, sizeof(token)); /* the gateway keeps a digest */
 	if (r < 0)

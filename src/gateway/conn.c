@@ -21,6 +21,8 @@
 #include <openssl/crypto.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #define RELAY_CHUNK ((size_t)1 << 20)	/* a splice's most; pipes grow to it */
@@ -233,6 +235,35 @@ static void dial_next(struct conn *c)
 	refuse(c, 502, SOCKS_CONN_REFUSED, "fail", "cannot connect to the host");
 }
 
+/* The toolbelt's unix socket, in place of an address. */
+static void dial_toolbelt(struct conn *c)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *path = c->gw->cfg.toolbelt_socket;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+				  .data.ptr = &c->up };
+
+	c->st = CS_CONNECTING;
+	c->deadline_ms = gw_now_ms() + c->gw->cfg.connect_timeout_ms;
+	c->n_addrs = c->next_addr = 0; /* nothing else to try */
+	if (fd < 0 || strlen(path) >= sizeof(sa.sun_path)) {
+		if (fd >= 0)
+			close(fd);
+		refuse(c, 502, SOCKS_CONN_REFUSED, "fail", "cannot reach the toolbelt");
+		return;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if ((connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS &&
+	     errno != EAGAIN) ||
+	    epoll_ctl(c->gw->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		close(fd);
+		refuse(c, 502, SOCKS_CONN_REFUSED, "fail", "cannot reach the toolbelt");
+		return;
+	}
+	c->up.fd = fd;
+}
+
 static bool literal_addr(const char *host, uint16_t port, union gw_addr *ss)
 {
 	struct sockaddr_in *s4 = &ss->in4;
@@ -263,6 +294,18 @@ static void decide(struct conn *c)
 	c->literal = literal_addr(c->host, c->port, &ss);
 	if (!c->literal && host_normalise_name(c->host) < 0) {
 		refuse(c, 403, SOCKS_NOT_ALLOWED, "deny", "not a valid host name");
+		return;
+	}
+	/* the host's toolbelt, when this gateway serves one: never looked
+	 * up, never dialled over the network */
+	if (cfg->toolbelt_socket && !c->literal && strcmp(c->host, GW_TOOLBELT_NAME) == 0) {
+		if (c->port != GW_TOOLBELT_PORT) {
+			refuse(c, 403, SOCKS_NOT_ALLOWED, "deny", "the toolbelt is on port 80 only");
+			return;
+		}
+		c->verdict = "allow";
+		c->reason = "toolbelt";
+		dial_toolbelt(c);
 		return;
 	}
 	for (size_t i = 0; i < cfg->n_deny; i++) {

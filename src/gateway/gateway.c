@@ -90,10 +90,17 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 	gw->cfg.token = NULL; /* not kept: its digest is */
 	gw->cfg.allow_ranges = NULL;
 	gw->cfg.n_allow_ranges = 0;
+	gw->cfg.toolbelt_socket = NULL;
+	if (cfg->toolbelt_socket && !(gw->toolbelt = strdup(cfg->toolbelt_socket))) {
+		free(gw);
+		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway");
+	}
+	gw->cfg.toolbelt_socket = gw->toolbelt;
 	if (cfg->token) {
 		size_t n = strlen(cfg->token);
 
 		if (n == 0 || n > 255 || sha256_raw(cfg->token, n, gw->token_digest) < 0) {
+			free(gw->toolbelt);
 			free(gw);
 			return err_set(e, ERR_CONFIG, 0,
 				       "gateway: the proxy token must be 1 to 255 bytes");
@@ -116,17 +123,20 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 		gw->resolver_eps[i].fd = -1;
 	gw->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (gw->ep < 0) {
+		free(gw->toolbelt);
 		free(gw);
 		return err_set(e, ERR_UNAVAILABLE, errno, "gateway: epoll");
 	}
 	if (addrguard_load_own(&gw->own) < 0) {
 		close(gw->ep);
+		free(gw->toolbelt);
 		free(gw);
 		return err_set(e, ERR_UNAVAILABLE, errno, "gateway: this host's addresses");
 	}
 	if (resolver_new(cfg->dns_servers, resolver_watch, gw, &gw->res, e) < 0) {
 		addrguard_free_own(&gw->own);
 		close(gw->ep);
+		free(gw->toolbelt);
 		free(gw);
 		return err_wrap(e, "gateway");
 	}
@@ -154,6 +164,7 @@ void gateway_free(struct gateway *gw)
 	if (!gw)
 		return;
 	gw_cap_free(gw);
+	free(gw->toolbelt);
 	while (gw->conns)
 		gw_conn_close(gw->conns);
 	gw->ready = NULL; /* every conn in it is in the graveyard now */

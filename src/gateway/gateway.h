@@ -38,7 +38,17 @@ struct gw_config {
 	int idle_timeout_ms;		/* 0: 10 min without a byte either way */
 	const char *token;		/* NULL, or the proxy token every client must show
 					 * (1 to 255 bytes; only its SHA-256 is kept) */
+	/* The host's toolbelt: a unix socket that the reserved name
+	 * GW_TOOLBELT_NAME, port 80, reaches (a CONNECT, a SOCKS5 request or
+	 * a plain HTTP request for it). NULL: the name is a name like any
+	 * other, refused unless listed. Copied. */
+	const char *toolbelt_socket;
 };
+
+/* The name a sandbox's client asks its gateway for to reach the host's
+ * toolbelt: under a top-level domain that resolves nowhere. */
+#define GW_TOOLBELT_NAME "toolbelt.cordon.internal"
+#define GW_TOOLBELT_PORT 80
 
 struct gateway;
 

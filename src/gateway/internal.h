@@ -120,6 +120,7 @@ struct conn {
 struct gateway {
 	struct gw_config cfg;
 	struct net_range *ranges;	/* cfg.allow_ranges: the gateway's copy */
+	char *toolbelt;			/* cfg.toolbelt_socket: the gateway's copy */
 	int ep;
 	struct resolver *res;
 	struct addr_set own;

@@ -83,7 +83,7 @@ for p in "${providers[@]}"; do
 	# inject: a second message on its stdin while it works on the first
 	rm -f "$lab/ws/standin-report.json"
 	id=$(job start c -- sleep 2)
-	for _ in $(seq 100); do [ -s "$lab/ws/standin-report.json" ] && break; sleep 0.05; done
+	for _ in $(seq 600); do [ -s "$lab/ws/standin-report.json" ] && break; sleep 0.05; done
 	job inject "$id" 'and then this' >/dev/null
 	job wait "$id"; rc=$?
 	ok $([ "$rc" = 0 ] && grep -q '"text": "and then this"' "$lab/ws/standin-report.json" &&
@@ -93,7 +93,7 @@ for p in "${providers[@]}"; do
 	# interrupt and stop
 	rm -f "$lab/ws/standin-report.json" "$lab/ws/standin-term"
 	id=$(job start c -- sleep 60)
-	for _ in $(seq 100); do [ -s "$lab/ws/standin-report.json" ] && break; sleep 0.05; done
+	for _ in $(seq 600); do [ -s "$lab/ws/standin-report.json" ] && break; sleep 0.05; done
 	sig=$(job interrupt "$id"); job wait "$id" >/dev/null
 	if [ "$p" = native ]; then
 		ok $([ "$sig" = term ] && [ -f "$lab/ws/standin-term" ] && [ "$(job show --json "$id" | jfield result)" = exited ]; echo $?) \
@@ -104,7 +104,7 @@ for p in "${providers[@]}"; do
 	fi
 	rm -f "$lab/ws/standin-report.json"
 	id=$(job start c -- sleep 60)
-	for _ in $(seq 100); do [ -s "$lab/ws/standin-report.json" ] && break; sleep 0.05; done
+	for _ in $(seq 600); do [ -s "$lab/ws/standin-report.json" ] && break; sleep 0.05; done
 	job stop "$id" >/dev/null; job wait "$id" >/dev/null
 	ok $([ "$(job show --json "$id" | jfield result)" = stopped ] && [ -z "$(pgrep -f "$lab/bin/claude")" ]; echo $?) \
 		"$p: stop ends it, nothing of it left"
@@ -145,7 +145,7 @@ echo '{}' > "$lab/home/.claude/settings.json"; echo '{}' > "$lab/home/.claude.js
 config native "$lab/cc"
 rm -f "$lab/ws/standin-report.json"
 id=$(job start c -- sleep 3)
-for _ in $(seq 100); do [ -s "$lab/ws/standin-report.json" ] && break; sleep 0.05; done
+for _ in $(seq 600); do [ -s "$lab/ws/standin-report.json" ] && break; sleep 0.05; done
 kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
 start_daemon
 job inject "$id" 'after the restart' >/dev/null

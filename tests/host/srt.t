@@ -42,7 +42,7 @@ ok $([ "$rc" = 4 ] && [ "$(cat "$lab/ws/out.txt" 2>/dev/null)" = hi ] &&
 	"an srt job exits with its status (4), writes its workspace, and its segment names srt with its record's digest"
 
 id=$(job start s -- sh -c ': cordon-hsrt-job; trap "echo handled > handled" TERM; : > ready; while :; do sleep 0.1; done')
-for _ in $(seq 200); do [ -e "$lab/ws/ready" ] && break; sleep 0.05; done
+for _ in $(seq 600); do [ -e "$lab/ws/ready" ] && break; sleep 0.05; done
 sig=$(job interrupt "$id")
 job wait "$id" >/dev/null
 ok $([ "$sig" = kill ] && [ ! -e "$lab/ws/handled" ] &&
@@ -51,15 +51,17 @@ ok $([ "$sig" = kill ] && [ ! -e "$lab/ws/handled" ] &&
 rm -f "$lab/ws/ready"
 
 id=$(job start s -- sh -c ': cordon-hsrt-job; exec sleep 81')
-for _ in $(seq 200); do [ -n "$(pgrep -f 'sleep 81$')" ] && break; sleep 0.05; done
-ok $([ -n "$(pgrep -f 'sleep 81$')" ]; echo $?) "an srt job runs (the control)"
+for _ in $(seq 600); do [ -n "$(pgrep -f '^sleep 81$')" ] && break; sleep 0.05; done
+ok $([ -n "$(pgrep -f '^sleep 81$')" ]; echo $?) "an srt job runs (the control)"
 job stop "$id" >/dev/null; job wait "$id" >/dev/null
 ok $([ "$(job show --json "$id" | jfield result)" = stopped ] && [ -z "$(pgrep -f 'sleep 81$')" ]; echo $?) \
 	"stop: the job is stopped and nothing of it is left"
 
-id=$(job start s -- sh -c ': cordon-hsrt-job; while [ ! -e go ]; do sleep 0.1; done; exit 6')
-for _ in $(seq 200); do [ -n "$(pgrep -f 'cordon-hsrt-job')" ] && break; sleep 0.05; done
-sleep 0.5
+# (the command itself marks that it runs: srt's own argv carries the
+# marker from the start, before its sandbox is whole)
+id=$(job start s -- sh -c ': cordon-hsrt-job; : > started; while [ ! -e go ]; do sleep 0.1; done; exit 6')
+for _ in $(seq 600); do [ -e "$lab/ws/started" ] && break; sleep 0.05; done
+sleep 0.2
 kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
 start_daemon
 touch "$lab/ws/go"
