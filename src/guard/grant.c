@@ -128,7 +128,7 @@ static json_t *limits_json(const struct grant *g)
 
 json_t *grant_to_json(const struct grant *g)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:s, s:s}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s:s?}",
 			 "read_deny", rules_json(g, GRANT_DENY),
 			 "read_allow", rules_json(g, GRANT_READ),
 			 "write", rules_json(g, GRANT_WRITE),
@@ -141,7 +141,7 @@ json_t *grant_to_json(const struct grant *g)
 			 "env_pass", json_strv(g->env_pass),
 			 "limits", limits_json(g),
 			 "workspace", g->workspace ? g->workspace : "",
-			 "run", g->run_dir ? g->run_dir : "");
+			 "run", g->run_dir ? g->run_dir : "", "toolbelt", g->toolbelt);
 }
 
 static int rules_from_json(struct grant *g, const json_t *arr, enum grant_kind kind,
@@ -225,17 +225,19 @@ static int limits_from_json(json_t *lim, struct grant *g, struct err **e)
 int grant_from_json(const json_t *j, struct grant **out, struct err **e)
 {
 	json_t *deny, *allow, *write, *ro, *hosts, *dhosts, *ranges, *sockets, *pass, *lim;
+	json_t *tb = NULL;
 	const char *unix_sockets, *ws, *run;
 	struct grant *g;
 	int r;
 
 	if (json_unpack((json_t *)j,
-			"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:s, s:s !}",
+			"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s?o !}",
 			"read_deny", &deny, "read_allow", &allow, "write", &write,
 			"read_only", &ro, "hosts", &hosts, "deny_hosts", &dhosts,
 			"allow_ranges", &ranges, "sockets", &sockets,
 			"unix_sockets", &unix_sockets, "env_pass", &pass, "limits", &lim,
-			"workspace", &ws, "run", &run) < 0 ||
+			"workspace", &ws, "run", &run, "toolbelt", &tb) < 0 ||
+	    (tb && !json_is_null(tb) && !json_is_string(tb)) ||
 	    !json_is_array(hosts) || !json_is_array(dhosts) || !json_is_array(sockets) ||
 	    !json_is_array(ranges) || !json_is_array(pass))
 		return err_set(e, ERR_DENIED, 0, "recorded grant is malformed");
@@ -245,9 +247,10 @@ int grant_from_json(const json_t *j, struct grant **out, struct err **e)
 	g->unix_sockets_all = strcmp(unix_sockets, "all") == 0;
 	g->workspace = strdup(ws);
 	g->run_dir = strdup(run);
+	bool tb_lost = json_is_string(tb) && !(g->toolbelt = strdup(json_string_value(tb)));
 	g->sockets = calloc(1, sizeof(char *));
 	g->env_pass = calloc(1, sizeof(char *));
-	r = (!g->workspace || !g->run_dir || !g->sockets || !g->env_pass)
+	r = (!g->workspace || !g->run_dir || !g->sockets || !g->env_pass || tb_lost)
 		    ? err_set(e, ERR_INTERNAL, ENOMEM, "grant") : 0;
 	if (r == 0)
 		r = rules_from_json(g, deny, GRANT_DENY, e);
@@ -327,6 +330,7 @@ void grant_free(struct grant *g)
 	free(g->allow_ranges);
 	free(g->workspace);
 	free(g->run_dir);
+	free(g->toolbelt);
 	free(g);
 }
 

@@ -359,6 +359,8 @@ int guard_launch(const struct guard_input *in, struct grant **out,
 		return err_set(e, ERR_INTERNAL, ENOMEM, "grant");
 	s.g->workspace = strdup(in->workspace);
 	s.g->run_dir = strdup(in->run_dir);
+	if (in->toolbelt_socket)
+		s.g->toolbelt = strdup(in->toolbelt_socket);
 	s.g->unix_sockets_all = in->policy->unix_sockets_all;
 	s.g->sockets = calloc(1, sizeof(char *));
 	s.g->env_pass = strv_dup(in->policy->env_pass);

@@ -71,6 +71,9 @@ struct grant {
 	bool pids_default;
 	char *workspace;
 	char *run_dir;
+	/* The host's toolbelt socket, which the sandbox's gateway serves
+	 * under its reserved name (gateway.h); NULL: none. */
+	char *toolbelt;
 };
 
 /* Everything the guard needs to know of one launch. */

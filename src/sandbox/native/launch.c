@@ -439,7 +439,8 @@ static int start_gateway(const struct grant *g, int sock, const char *record_dir
 	struct gw_config cfg = { .allow = g->hosts, .n_allow = g->n_hosts,
 				 .deny = g->deny_hosts, .n_deny = g->n_deny_hosts,
 				 .allow_ranges = g->allow_ranges, .n_allow_ranges = g->n_allow_ranges,
-				 .dns_servers = getenv("CORDON_GATEWAY_DNS"), .audit_fd = -1 };
+				 .dns_servers = getenv("CORDON_GATEWAY_DNS"), .audit_fd = -1,
+				 .toolbelt_socket = g->toolbelt };
 
 	if (take_listeners(sock, fds, e) < 0)
 		return -1;
@@ -508,7 +509,8 @@ static int launch(struct child_args *a, const struct grant *g,
 	a->caller_mask = old;
 	/* The namespaces were made by the stub while the host decided; pid 1
 	 * now starts in them, as this process's child. */
-	if (native_stub_launch(a, g->n_hosts > 0, &pid, &pidfd, e) < 0) {
+	/* a gateway for the grant's hosts, or for the toolbelt alone */
+	if (native_stub_launch(a, g->n_hosts > 0 || g->toolbelt, &pid, &pidfd, e) < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}

@@ -41,9 +41,10 @@ static int native_plan(const struct grant *g, const struct plan_paths *paths,
 	free(p->summary);
 	p->summary = summary;
 	p->signals = PLAN_SIGNALS_TERM;
-	/* With hosts, every client is pointed at the gateway's listeners in
-	 * the sandbox's own network namespace; they are the only way out. */
-	if (g->n_hosts > 0) {
+	/* With hosts (or the toolbelt, which the gateway serves), every
+	 * client is pointed at the gateway's listeners in the sandbox's own
+	 * network namespace; they are the only way out. */
+	if (g->n_hosts > 0 || g->toolbelt) {
 		static const char *const proxy[] = {
 			"HTTP_PROXY=http://127.0.0.1:3128", "HTTPS_PROXY=http://127.0.0.1:3128",
 			"ALL_PROXY=socks5h://127.0.0.1:1080", "http_proxy=http://127.0.0.1:3128",

@@ -120,7 +120,8 @@ static int start_gateway(const struct grant *g, struct listener ls[2], const cha
 	struct gw_config cfg = { .allow = g->hosts, .n_allow = g->n_hosts,
 				 .deny = g->deny_hosts, .n_deny = g->n_deny_hosts,
 				 .allow_ranges = g->allow_ranges, .n_allow_ranges = g->n_allow_ranges,
-				 .dns_servers = getenv("CORDON_GATEWAY_DNS"), .audit_fd = -1 };
+				 .dns_servers = getenv("CORDON_GATEWAY_DNS"), .audit_fd = -1,
+				 .toolbelt_socket = g->toolbelt };
 	int r;
 
 	cfg.audit_fd = audit_path ? open(audit_path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND |
