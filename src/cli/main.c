@@ -46,6 +46,7 @@ static const struct subcommand subcommands[] = {
 	{ "adopt", cli_adopt, "prove a running process is a recorded sandbox" },
 	{ "daemon", host_part, "run jobs through bindings and serve the management API" },
 	{ "job", host_part, "start, list, show and wait for the daemon's jobs" },
+	{ "tb", host_part, "call the job's toolbelt (from inside a job)" },
 	{ "confine", cli_confine, NULL },	/* internal: the srt provider's inner layer */
 	{ "wrap", cli_wrap, NULL },		/* internal: a daemon segment's wrapper */
 };

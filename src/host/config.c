@@ -472,11 +472,57 @@ static void binding_clear(struct host_binding *b)
 	memset(b, 0, sizeof(*b));
 }
 
+static const char *const op_names[] = { "job.status", "job.output", "notify",
+				       "git.credential" };
+
+unsigned int host_op_bit(const char *name)
+{
+	for (unsigned int i = 0; i < sizeof(op_names) / sizeof(*op_names); i++)
+		if (strcmp(name, op_names[i]) == 0)
+			return 1u << i;
+	return 0;
+}
+
+const char *host_op_name(unsigned int bit)
+{
+	for (unsigned int i = 0; i < sizeof(op_names) / sizeof(*op_names); i++)
+		if (bit == 1u << i)
+			return op_names[i];
+	return "?";
+}
+
+/* "operations": the toolbelt's, by name, each known. */
+static int parse_ops(json_t *b, const char *path, struct host_binding *out, struct err **e)
+{
+	_cleanup_free_ char *op = json_path_key(path, "operations");
+	_cleanup_strv_ char **names = NULL;
+
+	if (!op)
+		return oom(e);
+	if (strings_at(b, path, "operations", true, &names, e) < 0)
+		return -1;
+	for (size_t i = 0; names && names[i]; i++) {
+		unsigned int bit = host_op_bit(names[i]);
+		_cleanup_free_ char *ip = json_path_index(op, i);
+
+		if (!ip)
+			return oom(e);
+		if (!bit)
+			return err_set(e, ERR_CONFIG, 0,
+				       "%s: not an operation (job.status, job.output, notify, "
+				       "git.credential)",
+				       show(ip));
+		out->ops |= bit;
+	}
+	return 0;
+}
+
 static int parse_binding(const char *name, json_t *v, const char *path, struct host_binding *out,
 			 struct err **e)
 {
 	static const char *const keys[] = { "executor", "workspace", "sandbox", "container",
-					    "env", "secrets", "retries", "grace", NULL };
+					    "env", "secrets", "retries", "grace", "operations",
+					    NULL };
 
 	if (!binding_name_ok(name))
 		return err_set(e, ERR_CONFIG, 0,
@@ -494,6 +540,7 @@ static int parse_binding(const char *name, json_t *v, const char *path, struct h
 	if (parse_executor(v, path, out, e) < 0 || parse_workspace(v, path, out, e) < 0 ||
 	    parse_sandbox(v, path, out, e) < 0 || parse_env(v, path, out, e) < 0 ||
 	    parse_secrets(v, path, out, e) < 0 || parse_numbers(v, path, out, e) < 0 ||
+	    parse_ops(v, path, out, e) < 0 ||
 	    check_claude_config(path, out, e) < 0)
 		return -1;
 	return 0;

@@ -28,6 +28,18 @@ enum host_executor {
 	HOST_EXEC_CLAUDE_CODE,
 };
 
+/* The toolbelt's operations a binding may grant ("operations"). */
+enum host_op {
+	HOST_OP_JOB_STATUS = 1u << 0,	/* "job.status": its own job */
+	HOST_OP_JOB_OUTPUT = 1u << 1,	/* "job.output": a named result */
+	HOST_OP_NOTIFY = 1u << 2,	/* "notify": a line in the job's log */
+	HOST_OP_GIT_CREDENTIAL = 1u << 3,	/* "git.credential" */
+};
+
+/* An operation's name to its bit, 0 when unknown; and back. */
+unsigned int host_op_bit(const char *name);
+const char *host_op_name(unsigned int bit);
+
 struct host_secret {
 	char *name;	/* the variable the child gets */
 	char *file;	/* absolute path of a file holding the value, or NULL */
@@ -52,6 +64,8 @@ struct host_binding {
 	size_t n_secrets;
 	unsigned int retries;
 	unsigned int grace_ms;	/* stop: TERM, then KILL after this */
+	unsigned int ops;	/* the toolbelt's operations granted (host_op
+				 * bits); 0: the job has no toolbelt */
 };
 
 struct host_config {

@@ -69,7 +69,24 @@ static const char schema_v1[] =
  * segment; set while the job runs, fixed once it has ended. */
 static const char schema_v2[] = "ALTER TABLE jobs ADD COLUMN session TEXT;";
 
-static const char *const migrations[] = { schema_v1, schema_v2 };
+/* v3: the named results a job saves through its toolbelt (job.output);
+ * a name may be saved again while the job runs, never after. */
+static const char schema_v3[] =
+	"CREATE TABLE outputs ("
+	"  job TEXT NOT NULL REFERENCES jobs(id), name TEXT NOT NULL, value TEXT NOT NULL,"
+	"  saved_ms INTEGER NOT NULL, PRIMARY KEY (job, name)"
+	") STRICT;"
+	"CREATE TRIGGER outputs_kept BEFORE DELETE ON outputs"
+	"  WHEN (SELECT ended_ms FROM jobs WHERE id = OLD.job) != 0"
+	"  BEGIN SELECT RAISE(ABORT, 'history is kept'); END;"
+	"CREATE TRIGGER outputs_ended BEFORE INSERT ON outputs"
+	"  WHEN (SELECT ended_ms FROM jobs WHERE id = NEW.job) != 0"
+	"  BEGIN SELECT RAISE(ABORT, 'an ended job does not change'); END;"
+	"CREATE TRIGGER outputs_fixed BEFORE UPDATE ON outputs"
+	"  WHEN (SELECT ended_ms FROM jobs WHERE id = OLD.job) != 0"
+	"  BEGIN SELECT RAISE(ABORT, 'an ended job does not change'); END;";
+
+static const char *const migrations[] = { schema_v1, schema_v2, schema_v3 };
 
 static int64_t now_ms(void)
 {
@@ -271,6 +288,23 @@ int host_db_job_refused(struct host_db *db, const char *id, const char *reason,
 			     " WHERE id = ? AND ended_ms = 0",
 			     "iins", t, (int64_t)HOST_REFUSED, reason, id),
 			"end a job", e);
+	return commit(db, r, e) < 0 ? -1 : 0;
+}
+
+int host_db_job_output(struct host_db *db, const char *id, const char *name,
+		       const char *value, struct err **e)
+{
+	int r;
+
+	if (begin(db, e) < 0)
+		return -1;
+	r = run(db,
+		prep(db,
+		     "INSERT INTO outputs (job, name, value, saved_ms) VALUES (?, ?, ?, ?)"
+		     " ON CONFLICT (job, name) DO UPDATE SET value = excluded.value,"
+		     " saved_ms = excluded.saved_ms",
+		     "sssi", id, name, value, now_ms()),
+		"save an output", e);
 	return commit(db, r, e) < 0 ? -1 : 0;
 }
 
@@ -563,6 +597,14 @@ json_t *host_db_job_json(struct host_db *db, const char *id, struct err **e)
 		return NULL;
 	}
 	json_object_set_new(j, "segments", segs);
+	/* its named results, by name */
+	json_t *outs = json_object();
+	st = prep(db, "SELECT name, value FROM outputs WHERE job = ? ORDER BY name", "s", id);
+	while (st && outs && sqlite3_step(st) == SQLITE_ROW)
+		json_object_set_new(outs, (const char *)sqlite3_column_text(st, 0),
+				    json_string((const char *)sqlite3_column_text(st, 1)));
+	sqlite3_finalize(st);
+	json_object_set_new(j, "outputs", outs ? outs : json_object());
 	return j;
 }
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define HOST_DB_SCHEMA 2
+#define HOST_DB_SCHEMA 3
 #define HOST_JOB_ID_MAX 40
 
 struct host_db;
@@ -57,6 +57,10 @@ int host_db_job_new(struct host_db *db, const char *id, const char *binding,
 int host_db_job_refused(struct host_db *db, const char *id, const char *reason,
 			struct err **e);
 
+/* A named result of a running job (its toolbelt's job.output); saved
+ * again under the same name, it replaces the last. */
+int host_db_job_output(struct host_db *db, const char *id, const char *name,
+		       const char *value, struct err **e);
 /* The executor's session for a running job (claude-code's session id),
  * which its next segment resumes. */
 int host_db_job_session(struct host_db *db, const char *id, const char *session,

@@ -215,6 +215,8 @@ static int plan_sandboxed(const struct host_launch_req *o, struct host_launch *l
 		.run_dir = l->paths.run_dir,
 		.config_path = config_canon,
 		.provider_dir = own_dir,
+		.toolbelt_dir = o->toolbelt_dir,
+		.toolbelt_socket = o->toolbelt_socket,
 		.defaults = { home, getenv("XDG_RUNTIME_DIR"), getenv("SSH_AUTH_SOCK"), getuid() },
 	};
 	r = guard_launch(&in, &l->grant, e);

@@ -39,6 +39,9 @@ struct host_launch_req {
 	 * the paths it must not see, the hosts it reaches), checked by the
 	 * guard against the policy like every need; NULL: none. */
 	const struct needs *needs;
+	/* The job's toolbelt: its directory (read-only inside: the token)
+	 * and socket (which the sandbox's gateway serves); NULL: none. */
+	const char *toolbelt_dir, *toolbelt_socket;
 };
 
 struct host_launch {

@@ -137,7 +137,8 @@ static int read_request(int ctl, struct request *r, struct err **e)
 {
 	static const char *const keys[] = { "policy", "workspace", "state_dir", "execution",
 					    "segment", "argv", "provider", "quiet", "job_dirs",
-					    "unsandboxed", "env_names", "needs", "stdin", NULL };
+					    "unsandboxed", "env_names", "needs", "stdin", "toolbelt",
+					    NULL };
 	_cleanup_free_ char *buf = malloc(REQUEST_MAX);
 	json_t *argv, *v, *seg;
 	const char *key;
@@ -198,6 +199,14 @@ static int read_request(int ctl, struct request *r, struct err **e)
 			  : err_set(e, ERR_CONFIG, 0, "wrapper: request: needs: only with a sandbox");
 	if (json_object_get(r->root, "stdin") && !(r->stdin_text = opt_string(r->root, "stdin")))
 		return err_set(e, ERR_CONFIG, 0, "wrapper: request: stdin: must be a string");
+	json_t *tb = json_object_get(r->root, "toolbelt");
+	const char *tb_dir = json_string_value(json_object_get(tb, "dir"));
+	const char *tb_sock = json_string_value(json_object_get(tb, "socket"));
+	if (tb && (unsandboxed || !json_is_object(tb) || json_object_size(tb) != 2 || !tb_dir ||
+		   !tb_sock || tb_dir[0] != '/' || tb_sock[0] != '/'))
+		return err_set(e, ERR_CONFIG, 0,
+			       "wrapper: request: toolbelt: {\"dir\", \"socket\"}, absolute, with a "
+			       "sandbox");
 	seg = json_object_get(r->root, "segment");
 	if (seg && (!json_is_integer(seg) || json_integer_value(seg) < 1 ||
 		    json_integer_value(seg) > 1000000))
@@ -217,6 +226,8 @@ static int read_request(int ctl, struct request *r, struct err **e)
 		.unsandboxed = unsandboxed,
 		.env_names = r->env_names,
 		.needs = json_object_get(r->root, "needs") ? &r->needs : NULL,
+		.toolbelt_dir = tb ? tb_dir : NULL,
+		.toolbelt_socket = tb ? tb_sock : NULL,
 	};
 	return 0;
 }

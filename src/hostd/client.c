@@ -4,6 +4,7 @@
 #include "hostd/client.h"
 #include "hostd/daemon.h"
 
+#include "hostd/http.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -26,31 +27,6 @@ struct client {
 	char sock[4096];
 	char auth[128];
 };
-
-struct buf {
-	char *p;
-	size_t n;
-	bool over;
-};
-
-static size_t take(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct buf *b = arg;
-	size_t len = size * nmemb;
-
-	if (b->over || b->n + len > ANSWER_MAX) {
-		b->over = true;
-		return 0;
-	}
-	char *p = realloc(b->p, b->n + len + 1);
-	if (!p)
-		return 0;
-	memcpy(p + b->n, data, len);
-	b->p = p;
-	b->n += len;
-	b->p[b->n] = '\0';
-	return len;
-}
 
 static int client_open(struct client *c, const char *state_dir)
 {
@@ -91,7 +67,7 @@ static long call(struct client *c, const char *method, const char *path, const c
 {
 	_cleanup_free_ char *url = NULL;
 	struct curl_slist *h = NULL;
-	struct buf b = { 0 };
+	struct hostd_buf b = { .max = ANSWER_MAX };
 	long status = 0;
 	CURL *k = curl_easy_init();
 
@@ -104,7 +80,7 @@ static long call(struct client *c, const char *method, const char *path, const c
 	curl_easy_setopt(k, CURLOPT_URL, url);
 	curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(k, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, take);
+	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, hostd_buf_take);
 	curl_easy_setopt(k, CURLOPT_WRITEDATA, &b);
 	curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(k, CURLOPT_PROTOCOLS_STR, "http");
@@ -210,7 +186,7 @@ static void print_log(const char *p, size_t n)
 struct stream {
 	CURL *k;
 	size_t n;
-	struct buf err;
+	struct hostd_buf err;
 };
 
 static size_t show(char *data, size_t size, size_t nmemb, void *arg)
@@ -220,7 +196,7 @@ static size_t show(char *data, size_t size, size_t nmemb, void *arg)
 
 	curl_easy_getinfo(st->k, CURLINFO_RESPONSE_CODE, &code);
 	if (code != 200)
-		return take(data, size, nmemb, &st->err);
+		return hostd_buf_take(data, size, nmemb, &st->err);
 	print_log(data, size * nmemb);
 	fflush(stdout);
 	st->n += size * nmemb;
@@ -236,7 +212,7 @@ static int logs(struct client *c, const char *id, bool follow)
 
 	for (;;) {
 		_cleanup_free_ char *path = NULL;
-		struct stream st = { .k = curl_easy_init() };
+		struct stream st = { .k = curl_easy_init(), .err = { .max = ANSWER_MAX } };
 		struct curl_slist *h = NULL;
 		CURLcode res;
 		long status = 0;
@@ -355,6 +331,15 @@ static void print_job(json_t *j)
 	printf("\n%-10s%s %s\n", "result", json_string_value(json_object_get(j, "result")), code);
 	if (json_string_value(json_object_get(j, "reason")))
 		put_field("reason", json_string_value(json_object_get(j, "reason")));
+	const char *oname;
+	json_t *oval;
+	json_object_foreach(json_object_get(j, "outputs"), oname, oval) {
+		printf("%-10s", "output");
+		put_text(oname);
+		putchar(' ');
+		put_text(json_string_value(oval));
+		putchar('\n');
+	}
 	json_array_foreach(json_object_get(j, "segments"), i, seg) {
 		const char *prov = json_string_value(json_object_get(seg, "provider"));
 		int sig = (int)json_integer_value(json_object_get(seg, "signal"));

@@ -10,6 +10,8 @@
 #include "host/config.h"
 #include "host/db.h"
 #include "host/executor.h"
+#include "hostd/http.h"
+#include "hostd/toolbelt.h"
 #include "host/request.h"
 #include "host/wrapper.h"
 #include "lib/cleanup.h"
@@ -53,7 +55,7 @@
 
 extern char **environ;
 
-enum watch_kind { W_API, W_SIGNAL, W_CTL, W_PIDFD, W_GRACE, W_RECONCILE };
+enum watch_kind { W_API, W_SIGNAL, W_CTL, W_PIDFD, W_GRACE, W_RECONCILE, W_TOOLBELT };
 
 struct watch {
 	enum watch_kind kind;
@@ -85,6 +87,7 @@ struct follower;
 struct hostd {
 	char *state, *config, *self;
 	struct follower *followers;	/* streaming logs */
+	struct toolbelt *tb;		/* the jobs' toolbelts */
 	char token[HOSTD_TOKEN_HEX + 1];
 	struct host_db *db;
 	struct MHD_Daemon *mhd;
@@ -92,7 +95,7 @@ struct hostd {
 	struct seg *segs;
 	int rfd;		/* the reconcile timer */
 	int lockfd;		/* held for the daemon's life */
-	struct watch wapi, wsig, wrec;
+	struct watch wapi, wsig, wrec, wtb;
 };
 
 char *hostd_default_state_dir(void)
@@ -218,30 +221,6 @@ static int listen_socket(struct hostd *d, struct err **e)
 
 /* --- answers ----------------------------------------------------------- */
 
-static enum MHD_Result answer(struct MHD_Connection *c, unsigned int status, json_t *j)
-{
-	_cleanup_free_ char *text = j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-
-	json_decref(j);
-	if (!text)
-		return MHD_NO;
-	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_COPY);
-	if (!r)
-		return MHD_NO;
-	MHD_add_response_header(r, "Content-Type", "application/json");
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
-static enum MHD_Result fail(struct MHD_Connection *c, unsigned int status, const char *error,
-			    const char *message)
-{
-	return answer(c, status, json_pack("{s:s, s:s}", "error", error, "message", message));
-}
-
 /* A refusal of cordon's, with its reason and the HTTP status it maps to. */
 static enum MHD_Result refuse(struct MHD_Connection *c, const struct err *e)
 {
@@ -253,7 +232,7 @@ static enum MHD_Result refuse(struct MHD_Connection *c, const struct err *e)
 				 ? status[e->reason]
 				 : 500;
 
-	return fail(c, s, e ? err_reason_name(e->reason) : "error",
+	return hostd_fail(c, s, e ? err_reason_name(e->reason) : "error",
 		    e && e->msg ? e->msg : "error");
 }
 
@@ -491,7 +470,23 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	/* what the executor runs, with what it needs */
 	if (host_exec_build(b, args, run, session, &x, e) < 0)
 		return -1;
+	/* the job's toolbelt: its token's path for the command (the token
+	 * itself is read inside), its socket for the sandbox's gateway */
+	_cleanup_free_ char *tbdir = toolbelt_dir_of(d->tb, job);
+	_cleanup_free_ char *tbsock = toolbelt_socket_of(d->tb, job);
+	char *tbkv = NULL;
+	if (tbdir && (asprintf(&tbkv, "CORDON_TOOLBELT=%s/%s", tbdir, TOOLBELT_TOKEN) < 0 ||
+		      strv_push_take(&x.env, tbkv) < 0)) {
+		host_exec_clear(&x);
+		return err_set(e, ERR_INTERNAL, ENOMEM, "toolbelt");
+	}
 	req = wrap_request(d, b, job, n, workspace, &x);
+	if (req && tbdir && b->provider &&
+	    json_object_set_new(req, "toolbelt", json_pack("{s:s, s:s}", "dir", tbdir, "socket",
+							   tbsock)) < 0) {
+		json_decref(req);
+		req = NULL;
+	}
 	if (!req || !(text = json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII))) {
 		host_exec_clear(&x);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "request");
@@ -680,6 +675,51 @@ static int retry(struct hostd *d, const char *job, unsigned int n, struct err **
 	return r;
 }
 
+/* Has the job a segment this daemon runs or is starting (a retry's is
+ * started before the last one is let go)? */
+static bool job_live(struct hostd *d, const char *job)
+{
+	for (struct seg *s = d->segs; s; s = s->next)
+		if (strcmp(s->job, job) == 0)
+			return true;
+	return false;
+}
+
+/* The toolbelt's operations the job's binding grants now. */
+static unsigned int binding_ops(struct hostd *d, const char *job)
+{
+	_cleanup_err_ struct err *e = NULL;
+	_cleanup_json_ json_t *j = host_db_job_json(d->db, job, &e);
+	struct host_config *cfg = NULL;
+	const struct host_binding *b;
+	unsigned int ops;
+
+	if (!j || host_config_load(d->config, &cfg, &e) < 0)
+		return 0;
+	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
+	ops = b ? b->ops : 0;
+	host_config_free(cfg);
+	return ops;
+}
+
+/* Toolbelt directories of jobs that no longer run: revoked. */
+static void sweep_toolbelts(struct hostd *d)
+{
+	_cleanup_free_ char *root = fs_path_join(d->state, TOOLBELT_DIR);
+	DIR *dir = root ? opendir(root) : NULL;
+	_cleanup_strv_ char **gone = NULL;
+	struct dirent *de;
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.' && !job_live(d, de->d_name))
+			(void)strv_push(&gone, de->d_name);
+	closedir(dir);
+	for (size_t i = 0; gone && gone[i]; i++)
+		toolbelt_close(d->tb, gone[i]);
+}
+
 /* Is the job's binding (as the config says now) claude-code's? */
 static bool job_is_claude(struct hostd *d, const char *job)
 {
@@ -785,7 +825,12 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 	if (s->ctl >= 0)
 		on_answer(d, s); /* died before (or while) answering */
 	if (!s->pinned) {
+		char job[HOST_JOB_ID_MAX];
+
+		snprintf(job, sizeof(job), "%s", s->job);
 		seg_free(d, s);
+		if (!job_live(d, job))
+			toolbelt_close(d->tb, job);
 		return;
 	}
 	snprintf(seg.job, sizeof(seg.job), "%s", s->job);
@@ -880,7 +925,12 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 		err_free(e2);
 	}
 	err_free(e);
+	char job[HOST_JOB_ID_MAX];
+	snprintf(job, sizeof(job), "%s", s->job);
 	seg_free(d, s);
+	/* a job that has ended loses its toolbelt (revoked) */
+	if (!job_live(d, job))
+		toolbelt_close(d->tb, job);
 }
 
 /* The grace is over: KILL to the wrapper's process group (the sandbox
@@ -923,13 +973,100 @@ static int stop_segment(struct hostd *d, struct seg *s)
 
 /* --- the API ------------------------------------------------------------ */
 
-struct body {
-	char *p;
-	size_t n;
-	bool too_big;
-};
 
-static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const struct body *b)
+
+/* --- the toolbelt's operations ---------------------------------------- */
+
+/* A string argument: present, at most max bytes, no NUL. */
+static const char *arg_string(json_t *args, const char *key, size_t max)
+{
+	json_t *v = json_object_get(args, key);
+
+	return json_is_string(v) && json_string_length(v) <= max &&
+		       strlen(json_string_value(v)) == json_string_length(v)
+		       ? json_string_value(v)
+		       : NULL;
+}
+
+/* One line in the job's log, as the daemon writes it: printable ASCII,
+ * anything else shown as '?'. */
+static int log_line(struct hostd *d, const char *job, const char *prefix, const char *text)
+{
+	_cleanup_free_ char *path = NULL, *line = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t n;
+
+	if (asprintf(&path, "%s/runs/%s/log", d->state, job) < 0 ||
+	    asprintf(&line, "%s%s\n", prefix, text) < 0)
+		return -1;
+	n = strlen(line);
+	for (size_t i = 0; i + 1 < n; i++)
+		if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] >= 0x7f)
+			line[i] = '?';
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	return fd >= 0 && fs_write_exact(fd, line, n) == 0 ? 0 : -1;
+}
+
+static json_t *tb_call(void *ctx, const char *job, const char *op, json_t *args, int *status,
+		       const char **why)
+{
+	struct hostd *d = ctx;
+	_cleanup_err_ struct err *e = NULL;
+
+	*status = 400;
+	if (strcmp(op, "job.status") == 0) {
+		_cleanup_json_ json_t *j = host_db_job_json(d->db, job, &e);
+
+		if (!j) {
+			*status = 503;
+			*why = "the job cannot be read";
+			return NULL;
+		}
+		return json_pack("{s:O, s:O, s:O, s:O, s:O}", "id", json_object_get(j, "id"),
+				 "binding", json_object_get(j, "binding"), "result",
+				 json_object_get(j, "result"), "segments",
+				 json_integer((json_int_t)json_array_size(json_object_get(j, "segments"))),
+				 "outputs", json_object_get(j, "outputs"));
+	}
+	if (strcmp(op, "job.output") == 0) {
+		const char *name = arg_string(args, "name", 64), *value = arg_string(args, "value", 16384);
+
+		if (!name || !name[0] ||
+		    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+			    strlen(name) ||
+		    !value) {
+			*why = "job.output takes {\"name\": 1 to 64 letters, digits, '.', '_' or '-', "
+			       "\"value\": a string of at most 16 KiB}";
+			return NULL;
+		}
+		if (host_db_job_output(d->db, job, name, value, &e) < 0) {
+			*status = 503;
+			*why = "the output cannot be saved";
+			return NULL;
+		}
+		return json_pack("{s:s}", "saved", name);
+	}
+	if (strcmp(op, "notify") == 0) {
+		const char *text = arg_string(args, "text", 1024);
+
+		if (!text) {
+			*why = "notify takes {\"text\": a string of at most 1 KiB}";
+			return NULL;
+		}
+		if (log_line(d, job, "cordon: notify: ", text) < 0) {
+			*status = 503;
+			*why = "the job's log cannot be written";
+			return NULL;
+		}
+		return json_pack("{s:b}", "logged", 1);
+	}
+	/* git.credential: answered only for a configured host (not yet) */
+	*status = 403;
+	*why = "no git credential is configured for this binding";
+	return NULL;
+}
+
+static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const struct hostd_body *b)
 {
 	_cleanup_err_ struct err *e = NULL;
 	_cleanup_free_ char *id = NULL, *args_text = NULL, *scratch = NULL, *name = NULL;
@@ -942,14 +1079,14 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 	enum MHD_Result r;
 
 	if (host_job_request_parse(b->p, b->n, &name, &argv, &input, &e) < 0)
-		return e->reason == ERR_CONFIG ? fail(c, 400, "bad_request", e->msg) : refuse(c, e);
+		return e->reason == ERR_CONFIG ? hostd_fail(c, 400, "bad_request", e->msg) : refuse(c, e);
 	/* the config as it is now: a change applies from the next launch */
 	if (host_config_load(d->config, &cfg, &e) < 0)
 		return refuse(c, e);
 	bind = host_config_find(cfg, name);
 	if (!bind) {
 		host_config_free(cfg);
-		return fail(c, 404, "not_found", "no such binding");
+		return hostd_fail(c, 404, "not_found", "no such binding");
 	}
 	if (!argv)
 		for (i = 0; bind->args && bind->args[i]; i++)
@@ -959,7 +1096,7 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 			}
 	if (!argv) {
 		host_config_free(cfg);
-		return fail(c, 400, "bad_request",
+		return hostd_fail(c, 400, "bad_request",
 			    bind->executor == HOST_EXEC_CLAUDE_CODE
 				    ? "the binding names no prompt: give one"
 				    : "the binding names no args: give them");
@@ -972,24 +1109,26 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 	if (bind->scratch) {
 		if (asprintf(&scratch, "%s/workspaces/%s", d->state, id) < 0 || mkdir(scratch, 0700) < 0) {
 			host_config_free(cfg);
-			return fail(c, 503, "sandbox_unavailable", "cannot make the scratch workspace");
+			return hostd_fail(c, 503, "sandbox_unavailable", "cannot make the scratch workspace");
 		}
 		workspace = scratch;
 	}
 	_cleanup_json_ json_t *argj = json_strv(argv);
 	args_text = argj ? json_dumps(argj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
 	if (host_db_job_new(d->db, id, name, args_text, workspace, &e) < 0 ||
+	    (bind->ops && toolbelt_open(d->tb, id, bind->ops, false, &e) < 0) ||
 	    spawn_wrapper(d, bind, id, 1, 1, workspace, argv, input, NULL, &e) < 0) {
 		struct err *e2 = NULL;
 
 		if (e && e->msg)
 			(void)host_db_job_refused(d->db, id, err_reason_name(e->reason), &e2);
 		err_free(e2);
+		toolbelt_close(d->tb, id);
 		host_config_free(cfg);
 		return refuse(c, e);
 	}
 	host_config_free(cfg);
-	r = answer(c, 201, json_pack("{s:s}", "id", id));
+	r = hostd_answer(c, 201, json_pack("{s:s}", "id", id));
 	return r;
 }
 
@@ -1009,16 +1148,16 @@ static enum MHD_Result not_running(struct hostd *d, struct MHD_Connection *c, co
 	json_t *j = host_db_job_json(d->db, job, &e);
 
 	if (!j)
-		return fail(c, 404, "not_found", "no such job");
+		return hostd_fail(c, 404, "not_found", "no such job");
 	json_decref(j);
-	return fail(c, 409, "not_accepting", "the job is not running");
+	return hostd_fail(c, 409, "not_accepting", "the job is not running");
 }
 
 /* Inject: a message file in the job's inbox, which the command sees at
  * $CORDON_INBOX (its run dir is one of its write grants). It is a file,
  * so an adopted segment takes it too. */
 static enum MHD_Result inject(struct hostd *d, struct MHD_Connection *c, struct seg *s,
-			      const struct body *b)
+			      const struct hostd_body *b)
 {
 	_cleanup_err_ struct err *e = NULL;
 	_cleanup_free_ char *text = NULL, *inbox = NULL;
@@ -1027,18 +1166,18 @@ static enum MHD_Result inject(struct hostd *d, struct MHD_Connection *c, struct 
 	char name[64];
 
 	if (host_inject_request_parse(b->p, b->n, &text, &e) < 0)
-		return fail(c, 400, "bad_request", e->msg);
+		return hostd_fail(c, 400, "bad_request", e->msg);
 	if (asprintf(&inbox, "%s/runs/%s/run/inbox", d->state, s->job) < 0)
 		return MHD_NO;
 	dfd = fs_open_nofollow(AT_FDCWD, inbox, O_PATH | O_DIRECTORY, 0);
 	if (dfd < 0)
-		return fail(c, 409, "not_accepting", "the job has no inbox");
+		return hostd_fail(c, 409, "not_accepting", "the job has no inbox");
 	clock_gettime(CLOCK_REALTIME, &t);
 	snprintf(name, sizeof(name), "%lld-%04u.txt", (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000,
 		 ++s->injected);
 	if (fs_write_atomic(dfd, name, text, strlen(text), 0600, false, &e) < 0)
 		return refuse(c, e);
-	return answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "message", name));
+	return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "message", name));
 }
 
 /* Interrupt: TERM to the wrapper's group, no KILL after it. What reaches
@@ -1054,8 +1193,8 @@ static enum MHD_Result interrupt(struct hostd *d, struct MHD_Connection *c, stru
 	s->interrupted = p->signals == PLAN_SIGNALS_TERM ? "term" : "kill";
 	plan_free(p);
 	if (kill(-s->pid, SIGTERM) < 0 && errno != ESRCH)
-		return fail(c, 503, "sandbox_unavailable", "cannot signal the job");
-	return answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signals", s->interrupted));
+		return hostd_fail(c, 503, "sandbox_unavailable", "cannot signal the job");
+	return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signals", s->interrupted));
 }
 
 /* The job's log from ?offset= on, at most 1 MiB of it. */
@@ -1075,16 +1214,6 @@ struct follower {
 };
 
 #define FOLLOW_MS 200
-
-/* Has the job a segment this daemon runs or is starting (a retry's is
- * started before the last one is let go)? */
-static bool job_live(struct hostd *d, const char *job)
-{
-	for (struct seg *s = d->segs; s; s = s->next)
-		if (strcmp(s->job, job) == 0)
-			return true;
-	return false;
-}
 
 static ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
@@ -1178,9 +1307,9 @@ static enum MHD_Result log_of(struct hostd *d, struct MHD_Connection *c, const c
 	const char *fol = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "follow");
 
 	if (off && num_parse_ulong(off, ~0UL, &from) < 0)
-		return fail(c, 400, "bad_request", "offset: must be a number");
+		return hostd_fail(c, 400, "bad_request", "offset: must be a number");
 	if (fol && strcmp(fol, "1") != 0 && strcmp(fol, "0") != 0)
-		return fail(c, 400, "bad_request", "follow: must be 1 or 0");
+		return hostd_fail(c, 400, "bad_request", "follow: must be 1 or 0");
 	if (asprintf(&path, "%s/runs/%s/log", d->state, job) < 0)
 		return MHD_NO;
 	{
@@ -1188,7 +1317,7 @@ static enum MHD_Result log_of(struct hostd *d, struct MHD_Connection *c, const c
 		json_t *j = host_db_job_json(d->db, job, &e);
 
 		if (!j)
-			return fail(c, 404, "not_found", "no such job");
+			return hostd_fail(c, 404, "not_found", "no such job");
 		json_decref(j);
 	}
 	if (fol && strcmp(fol, "1") == 0)
@@ -1224,13 +1353,13 @@ static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const c
 	int sandboxed;
 
 	if (!j)
-		return fail(c, 404, "not_found", "no such job");
+		return hostd_fail(c, 404, "not_found", "no such job");
 	ws = json_string_value(json_object_get(j, "workspace"));
 	sandboxed = ws ? host_db_workspace_sandboxed(d->db, ws, &e) : 1;
 	if (sandboxed != 0) {
 		json_decref(j);
 		return sandboxed < 0 ? refuse(c, e)
-				     : fail(c, 409, "attach_sandboxed",
+				     : hostd_fail(c, 409, "attach_sandboxed",
 					    "a sandboxed run wrote this job's workspace: what it left "
 					    "must not run as the operator");
 	}
@@ -1248,7 +1377,7 @@ static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const c
 
 		host_config_free(cfg);
 		json_decref(j);
-		return fail(c, 409, "nothing_to_attach",
+		return hostd_fail(c, 409, "nothing_to_attach",
 			    shell ? "the shell executor has no session to attach"
 				  : "the job has no claude session to resume");
 	}
@@ -1269,11 +1398,11 @@ static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const c
 	json_decref(j);
 	if (!ans)
 		return e ? refuse(c, e) : MHD_NO;
-	return answer(c, 200, ans);
+	return hostd_answer(c, 200, ans);
 }
 
 static enum MHD_Result job_action(struct hostd *d, struct MHD_Connection *c, const char *rest,
-				  bool get, bool post, const struct body *b)
+				  bool get, bool post, const struct hostd_body *b)
 {
 	const char *slash = strchr(rest, '/');
 	_cleanup_free_ char *job = strndup(rest, (size_t)(slash - rest));
@@ -1287,7 +1416,7 @@ static enum MHD_Result job_action(struct hostd *d, struct MHD_Connection *c, con
 		return attach(d, c, job);
 	if (!post || (strcmp(slash, "/stop") != 0 && strcmp(slash, "/interrupt") != 0 &&
 		      strcmp(slash, "/inject") != 0))
-		return fail(c, 404, "not_found", "no such endpoint");
+		return hostd_fail(c, 404, "not_found", "no such endpoint");
 	s = running_seg(d, job);
 	if (!s)
 		return not_running(d, c, job);
@@ -1296,19 +1425,19 @@ static enum MHD_Result job_action(struct hostd *d, struct MHD_Connection *c, con
 	if (strcmp(slash, "/interrupt") == 0)
 		return interrupt(d, c, s);
 	if (stop_segment(d, s) < 0 && errno != ESRCH)
-		return fail(c, 503, "sandbox_unavailable", "cannot signal the job");
-	return answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signal",
+		return hostd_fail(c, 503, "sandbox_unavailable", "cannot signal the job");
+	return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signal",
 					 s->stop_sig == SIGKILL ? "KILL" : "TERM"));
 }
 
 static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const char *url,
-			     const char *method, const struct body *b)
+			     const char *method, const struct hostd_body *b)
 {
 	_cleanup_err_ struct err *e = NULL;
 	bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
 
 	if (get && strcmp(url, "/v1/health") == 0)
-		return answer(c, 200, json_pack("{s:b, s:s}", "ok", 1, "version", CORDON_VERSION));
+		return hostd_answer(c, 200, json_pack("{s:b, s:s}", "ok", 1, "version", CORDON_VERSION));
 	if (get && strcmp(url, "/v1/bindings") == 0) {
 		struct host_config *cfg = NULL;
 		json_t *arr;
@@ -1322,7 +1451,7 @@ static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const ch
 					       "executor", host_executor_name(cfg->bindings[i].executor),
 					       "provider", cfg->bindings[i].provider));
 		host_config_free(cfg);
-		return answer(c, 200, json_pack("{s:o}", "bindings", arr ? arr : json_array()));
+		return hostd_answer(c, 200, json_pack("{s:o}", "bindings", arr ? arr : json_array()));
 	}
 	if (get && strcmp(url, "/v1/doctor") == 0) {
 		struct host_config *cfg = NULL;
@@ -1354,7 +1483,7 @@ static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const ch
 							     : "its provider is not ready here (see providers)"));
 		}
 		host_config_free(cfg);
-		return answer(c, 200, json_pack("{s:o, s:o}", "bindings", arr ? arr : json_array(),
+		return hostd_answer(c, 200, json_pack("{s:o, s:o}", "bindings", arr ? arr : json_array(),
 						"providers", provs ? provs : json_object()));
 	}
 	if (post && strcmp(url, "/v1/jobs") == 0)
@@ -1362,7 +1491,7 @@ static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const ch
 	if (get && strcmp(url, "/v1/jobs") == 0) {
 		json_t *jobs = host_db_jobs_json(d->db, &e);
 
-		return jobs ? answer(c, 200, json_pack("{s:o}", "jobs", jobs)) : refuse(c, e);
+		return jobs ? hostd_answer(c, 200, json_pack("{s:o}", "jobs", jobs)) : refuse(c, e);
 	}
 	if (strncmp(url, "/v1/jobs/", 9) == 0 && strchr(url + 9, '/'))
 		return job_action(d, c, url + 9, get, post, b);
@@ -1370,10 +1499,10 @@ static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const ch
 		json_t *job = host_db_job_json(d->db, url + 9, &e);
 
 		if (!job && e && e->reason == ERR_CONFIG)
-			return fail(c, 404, "not_found", "no such job");
-		return job ? answer(c, 200, job) : refuse(c, e);
+			return hostd_fail(c, 404, "not_found", "no such job");
+		return job ? hostd_answer(c, 200, job) : refuse(c, e);
 	}
-	return fail(c, 404, "not_found", "no such endpoint");
+	return hostd_fail(c, 404, "not_found", "no such endpoint");
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -1381,48 +1510,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  size_t *upload_size, void **con_cls)
 {
 	struct hostd *d = cls;
-	struct body *b = *con_cls;
+	struct hostd_body *b;
+	enum MHD_Result ret;
 
-	if (!b) {
-		b = calloc(1, sizeof(*b));
-		*con_cls = b;
-		return b ? MHD_YES : MHD_NO;
-	}
-	if (*upload_size) {
-		if (!b->too_big && b->n + *upload_size <= BODY_MAX) {
-			char *p = realloc(b->p, b->n + *upload_size + 1);
-
-			if (!p)
-				return MHD_NO;
-			memcpy(p + b->n, upload, *upload_size);
-			b->p = p;
-			b->n += *upload_size;
-			b->p[b->n] = '\0';
-		} else {
-			b->too_big = true;
-		}
-		*upload_size = 0;
-		return MHD_YES;
-	}
+	if (!hostd_body_step(con_cls, upload, upload_size, BODY_MAX, &ret))
+		return ret;
+	b = *con_cls;
 	if (!authorized(d, c))
-		return fail(c, 401, "unauthorized",
+		return hostd_fail(c, 401, "unauthorized",
 			    "the operator's token, from the daemon's own user, is required");
 	if (b->too_big)
-		return fail(c, 413, "bad_request", "the body is larger than 64 KiB");
+		return hostd_fail(c, 413, "bad_request", "the body is larger than 64 KiB");
 	return route(d, c, url, method, b);
 }
 
-static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
-		    enum MHD_RequestTerminationCode why)
-{
-	struct body *b = *con_cls;
-
-	if (b) {
-		free(b->p);
-		free(b);
-	}
-	*con_cls = NULL;
-}
 
 /* --- start, recovery, the loop ------------------------------------------ */
 
@@ -1539,8 +1640,15 @@ static int recover_one(void *ctx, const struct host_segment *s)
 		t->next = d->segs;
 		d->segs = t;
 		if (t->record && t->pidfd >= 0 && watch_add(d, t->pidfd, &t->wpid) == 0) {
+			unsigned int ops = binding_ops(d, s->job);
+			struct err *te = NULL;
+
 			fprintf(stderr, "cordon: daemon: adopted segment %u of %s (wrapper %d)\n", s->n,
 				s->job, (int)pid);
+			/* its toolbelt, taken up again from the token it holds */
+			if (ops && toolbelt_open(d->tb, s->job, ops, true, &te) < 0)
+				err_print(stderr, te);
+			err_free(te);
 			err_free(e);
 			return 0;
 		}
@@ -1723,6 +1831,7 @@ static void reconcile(struct hostd *d)
 			(void)strv_push(&finished, ws);
 	}
 	sweep_cwd(finished, running);
+	sweep_toolbelts(d);
 }
 
 /* The wrappers are `cordon wrap`: cordon is beside this binary. */
@@ -1780,9 +1889,18 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 		err_set(&e, ERR_UNAVAILABLE, errno, "the event loop");
 		goto out;
 	}
+	/* the toolbelt first: a segment adopted takes its job's up again */
+	if (toolbelt_new(d.state, tb_call, &d, &d.tb, &e) < 0)
+		goto out;
+	d.wtb = (struct watch){ W_TOOLBELT, NULL };
+	if (watch_add(&d, toolbelt_fd(d.tb), &d.wtb) < 0) {
+		err_set(&e, ERR_UNAVAILABLE, errno, "the toolbelt");
+		goto out;
+	}
 	if (host_db_open(dbp, &d.db, &e) < 0 || host_db_running(d.db, recover_one, &d, &e) < 0)
 		goto out;
 	settle_unlaunched(&d);
+	sweep_toolbelts(&d);
 	if (listen_socket(&d, &e) < 0)
 		goto out;
 	sigemptyset(&set);
@@ -1794,7 +1912,7 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 	d.sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	d.mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, on_request, &d,
 				 MHD_OPTION_LISTEN_SOCKET, d.lfd, MHD_OPTION_NOTIFY_COMPLETED,
-				 on_done, &d, MHD_OPTION_CONNECTION_LIMIT, 256U,
+				 hostd_body_done, &d, MHD_OPTION_CONNECTION_LIMIT, 256U,
 				 MHD_OPTION_CONNECTION_TIMEOUT, 60U, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 				 (size_t)(128 * 1024), MHD_OPTION_END);
 	if (d.sfd < 0 || !d.mhd) {
@@ -1854,6 +1972,8 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 				on_answer(&d, w->seg);
 			} else if (w->kind == W_GRACE) {
 				on_grace(&d, w->seg);
+			} else if (w->kind == W_TOOLBELT) {
+				toolbelt_run(d.tb);
 			} else if (w->kind == W_RECONCILE) {
 				uint64_t ticks;
 
@@ -1865,6 +1985,7 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 			}
 		}
 		MHD_run(d.mhd);
+		toolbelt_run(d.tb); /* (its connections' timeouts) */
 		if (stop)
 			break;
 	}
@@ -1878,6 +1999,7 @@ out:
 		follow_resume(&d);
 		MHD_stop_daemon(d.mhd);
 	}
+	toolbelt_free(d.tb);
 	while (d.segs) {
 		struct seg *s = d.segs;
 

@@ -4,6 +4,7 @@
  * would otherwise load at every launch). */
 #include "hostd/client.h"
 #include "hostd/daemon.h"
+#include "hostd/tb.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -71,6 +72,8 @@ int main(int argc, char **argv)
 		return daemon_cmd(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "job") == 0)
 		return hostd_job_main(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "tb") == 0)
+		return hostd_tb_main(argc - 1, argv + 1);
 	fprintf(stderr, "usage: cordon-host daemon|job ... (run through `cordon daemon` and `cordon job`)\n");
 	return 125;
 }

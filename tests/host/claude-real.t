@@ -12,15 +12,10 @@ if ! command -v claude >/dev/null; then
 	echo "1..0 # SKIP Claude Code is not installed (scripts/deps installs it)"
 	exit 0
 fi
-lab=$(mktemp -d /var/tmp/cordon-creal.XXXXXX)
-lab=$(cd "$lab" && pwd -P)
-chmod 755 "$lab"
-state=$lab/state
 . "$here/lib.sh"
+host_lab /var/tmp/cordon-creal.XXXXXX
 cleanup() {
-	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$lab"
+	host_cleanup
 }
 trap cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws" "$lab/cc"

@@ -13,16 +13,11 @@ set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 SRC=${CORDON_SRC:-$(cd "$here/../.." && pwd)}
-lab=$(mktemp -d /var/tmp/cordon-claude.XXXXXX)
-lab=$(cd "$lab" && pwd -P)
-chmod 755 "$lab"
-state=$lab/state
 . "$here/lib.sh"
+host_lab /var/tmp/cordon-claude.XXXXXX
 cleanup() {
-	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
 	pkill -KILL -f "$lab/bin/claude" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$lab"
+	host_cleanup
 }
 trap cleanup EXIT
 mkdir -p "$lab/bin" "$lab/home/.claude" "$lab/ws" "$lab/cc"

@@ -11,16 +11,11 @@
 set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
-lab=$(mktemp -d /tmp/cordon-daemon.XXXXXX)
-lab=$(cd "$lab" && pwd -P)
-chmod 755 "$lab"
-state=$lab/state
 . "$here/lib.sh"
+host_lab /tmp/cordon-daemon.XXXXXX
 cleanup() {
-	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
 	pkill -KILL -f "$lab/ws" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$lab"
+	host_cleanup
 }
 trap cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws" "$lab/ws2" "$lab/ws3" "$lab/ws4"

@@ -1,7 +1,8 @@
 # Shared by the host's tests: TAP's ok, a daemon on $state with the
 # config $lab/config.json (its stderr in $lab/daemon.err), the API with
 # the operator's token, `cordon job`, and a field of a JSON answer.
-# The sourcing test sets lab and state first.
+# host_lab makes the lab ($lab, $state beneath it); host_cleanup ends
+# what a test left (the daemon, the lab).
 n=0
 fails=0
 dpid=
@@ -32,4 +33,17 @@ sanitizer_ok() {
 	else
 		ok 0 "the daemon ran clean under the sanitizers"
 	fi
+}
+# host_lab TEMPLATE: the lab, mode 755 (the sandbox's user reads the
+# tools put there), its links resolved; $state beneath it.
+host_lab() {
+	lab=$(mktemp -d "$1") || exit 1
+	lab=$(cd "$lab" && pwd -P)
+	chmod 755 "$lab"
+	state=$lab/state
+}
+host_cleanup() {
+	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$lab"
 }

@@ -8,17 +8,13 @@
 set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
-lab=$(mktemp -d /tmp/cordon-recovery.XXXXXX)
-lab=$(cd "$lab" && pwd -P)
-state=$lab/state
 . "$here/lib.sh"
+host_lab /tmp/cordon-recovery.XXXXXX
 cleanup() {
-	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
 	touch "$lab"/ws/release-{1..20} 2>/dev/null
 	sleep 1
 	pkill -KILL -f 'cordon-rec-job' 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$lab"
+	host_cleanup
 }
 trap cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws"

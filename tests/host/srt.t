@@ -12,15 +12,11 @@ if ! command -v srt >/dev/null; then
 	echo "1..0 # SKIP srt is not installed (scripts/deps installs it)"
 	exit 0
 fi
-lab=$(mktemp -d /tmp/cordon-hsrt.XXXXXX)
-lab=$(cd "$lab" && pwd -P)
-state=$lab/state
 . "$here/lib.sh"
+host_lab /tmp/cordon-hsrt.XXXXXX
 cleanup() {
-	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
 	pkill -KILL -f 'cordon-hsrt-job' 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$lab"
+	host_cleanup
 }
 trap cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws"

@@ -11,15 +11,11 @@
 set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
-lab=$(mktemp -d /tmp/cordon-unsb.XXXXXX)
-lab=$(cd "$lab" && pwd -P)
-state=$lab/state
 . "$here/lib.sh"
+host_lab /tmp/cordon-unsb.XXXXXX
 cleanup() {
-	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
 	pkill -KILL -f 'cordon-unsb-job' 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$lab"
+	host_cleanup
 }
 trap cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws" "$lab/ws2" "$lab/ws3" "$lab/ws4"

@@ -1,0 +1,12 @@
+/* tb.h: `cordon tb`, the toolbelt's client (see tb.c). */
+#ifndef CORDON_HOSTD_TB_H
+#define CORDON_HOSTD_TB_H
+
+#include <jansson.h>
+
+/* Call op with args (an object, or NULL for none) on this job's toolbelt:
+ * the result, or NULL with the refusal printed on stderr. */
+json_t *tb_call_op(const char *op, json_t *args);
+int hostd_tb_main(int argc, char **argv);
+
+#endif
