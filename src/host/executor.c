@@ -8,6 +8,7 @@
 #include "lib/strv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,8 +149,27 @@ static char *joined(char *const *v)
 	return out;
 }
 
+/* claude's MCP config: the toolbelt's server, `cordon tb mcp`. */
+static int mcp_config(const char *run_dir, const char *cordon, char **out, struct err **e)
+{
+	_cleanup_json_ json_t *j = json_pack("{s:{s:{s:s, s:[s, s]}}}", "mcpServers", "cordon",
+					     "command", cordon, "args", "tb", "mcp");
+	_cleanup_free_ char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII) : NULL;
+	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, run_dir, O_PATH | O_DIRECTORY, 0);
+
+	if (!text)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "mcp config");
+	if (dfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", run_dir);
+	if (fs_write_atomic(dfd, "mcp.json", text, strlen(text), 0600, false, e) < 0)
+		return -1;
+	*out = fs_path_join(run_dir, "mcp.json");
+	return *out ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "mcp config");
+}
+
 static int build_claude(const struct host_binding *b, char *const *job_args, const char *run_dir,
-			const char *session, struct host_exec *x, struct err **e)
+			const char *session, const char *tb_cordon, struct host_exec *x,
+			struct err **e)
 {
 	static const char *const fixed[] = { "-p", "--output-format", "stream-json",
 					     "--input-format", "stream-json", "--verbose", NULL };
@@ -177,6 +197,14 @@ static int build_claude(const struct host_binding *b, char *const *job_args, con
 			return err_set(e, ERR_INTERNAL, ENOMEM, "argv");
 	if (session && (strv_push(&x->argv, "--resume") < 0 || strv_push(&x->argv, session) < 0))
 		return err_set(e, ERR_INTERNAL, ENOMEM, "argv");
+	if (tb_cordon) {
+		_cleanup_free_ char *mcp = NULL;
+
+		if (mcp_config(run_dir, tb_cordon, &mcp, e) < 0)
+			return -1;
+		if (strv_push(&x->argv, "--mcp-config") < 0 || strv_push(&x->argv, mcp) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "argv");
+	}
 	/* its temporary files in the segment's own directory */
 	tmp = fs_path_join(run_dir, "tmp");
 	if (!tmp)
@@ -194,13 +222,14 @@ static int build_claude(const struct host_binding *b, char *const *job_args, con
 }
 
 int host_exec_build(const struct host_binding *b, char *const *job_args, const char *run_dir,
-		    const char *session, struct host_exec *out, struct err **e)
+		    const char *session, const char *toolbelt_cordon, struct host_exec *out,
+		    struct err **e)
 {
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (b->executor == HOST_EXEC_CLAUDE_CODE) {
-		r = build_claude(b, job_args, run_dir, session, out, e);
+		r = build_claude(b, job_args, run_dir, session, toolbelt_cordon, out, e);
 	} else {
 		char *const *v = job_args ? job_args : b->args;
 

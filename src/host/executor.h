@@ -24,11 +24,14 @@ struct host_exec {
 
 /* Build what b runs for a job: job_args replace the binding's args (for
  * claude-code they are the prompt's words); run_dir is the segment's;
- * session, when not NULL, is the claude session to resume. A config
+ * session, when not NULL, is the claude session to resume;
+ * toolbelt_cordon, when the job has a toolbelt, the cordon whose `tb mcp`
+ * claude gets as its MCP server (its config in run_dir/mcp.json). A config
  * directory that resolves into the operator's ~/.claude is refused as
  * ERR_DENIED; a claude that cannot be found as ERR_UNAVAILABLE. */
 int host_exec_build(const struct host_binding *b, char *const *job_args, const char *run_dir,
-		    const char *session, struct host_exec *out, struct err **e);
+		    const char *session, const char *toolbelt_cordon, struct host_exec *out,
+		    struct err **e);
 void host_exec_clear(struct host_exec *x);
 
 /* `claude` on the daemon's PATH, as an absolute path (ERR_UNAVAILABLE

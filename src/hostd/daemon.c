@@ -467,13 +467,13 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", dir);
 	if (job_run_dir(d, job, input, e) < 0)
 		return -1;
-	/* what the executor runs, with what it needs */
-	if (host_exec_build(b, args, run, session, &x, e) < 0)
-		return -1;
 	/* the job's toolbelt: its token's path for the command (the token
 	 * itself is read inside), its socket for the sandbox's gateway */
 	_cleanup_free_ char *tbdir = toolbelt_dir_of(d->tb, job);
 	_cleanup_free_ char *tbsock = toolbelt_socket_of(d->tb, job);
+	/* what the executor runs, with what it needs */
+	if (host_exec_build(b, args, run, session, tbdir ? d->self : NULL, &x, e) < 0)
+		return -1;
 	char *tbkv = NULL;
 	if (tbdir && (asprintf(&tbkv, "CORDON_TOOLBELT=%s/%s", tbdir, TOOLBELT_TOKEN) < 0 ||
 		      strv_push_take(&x.env, tbkv) < 0)) {

@@ -2,10 +2,12 @@
  * its sandbox, or on the host for a binding without one). The token is
  * read from the file $CORDON_TOOLBELT names; the toolbelt is reached
  * through the sandbox's gateway under its reserved name when a proxy is
- * set, else at the socket beside the token. */
+ * set, else at the socket beside the token. `cordon tb mcp` serves the
+ * operations the binding grants as MCP tools on stdio. */
 #include "hostd/tb.h"
 
 #include "gateway/gateway.h"
+#include "host/config.h"
 #include "hostd/http.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
@@ -20,14 +22,17 @@
 #include <unistd.h>
 
 #define TB_ANSWER_MAX ((size_t)1 << 20)
+#define TB_LINE_MAX ((size_t)1 << 20)
 
 static const char tb_usage[] =
-	"usage: cordon tb call OP [JSON]\n\n"
-	"Call the job's toolbelt (from inside a job): OP is an operation the\n"
-	"binding grants (job.status, job.output, notify, git.credential), JSON\n"
-	"its arguments (an object). Prints the result as JSON; a refusal on\n"
-	"stderr, exit 125. The token is read from the file $CORDON_TOOLBELT\n"
-	"names.\n";
+	"usage: cordon tb call OP [JSON]\n"
+	"       cordon tb mcp\n\n"
+	"The job's toolbelt, from inside a job. call: OP is an operation the\n"
+	"binding grants (job.status, job.output, notify, git.credential), JSON its\n"
+	"arguments (an object); prints the result as JSON, or the refusal on\n"
+	"stderr and exits 125. mcp: an MCP server on stdin and stdout offering\n"
+	"the operations the binding grants as tools (for an agent's MCP config).\n"
+	"The token is read from the file $CORDON_TOOLBELT names.\n";
 
 static const char *proxy_env(void)
 {
@@ -43,29 +48,38 @@ static const char *proxy_env(void)
 	return NULL;
 }
 
-/* One call: the result (caller frees), or NULL with a message printed. */
-json_t *tb_call_op(const char *op, json_t *args)
+static char *why_of(const char *reason, const char *msg)
+{
+	char *out = NULL;
+
+	return asprintf(&out, "%s: %s", reason, msg) < 0 ? NULL : out;
+}
+
+/* One request to the toolbelt (a POST of body, or a GET without one):
+ * its JSON answer on 200, else NULL with *why ("reason: message"). */
+static json_t *tb_request(const char *path, const char *body, char **why)
 {
 	const char *tokpath = getenv("CORDON_TOOLBELT"), *proxy = proxy_env();
-	_cleanup_free_ char *tok = NULL, *auth = NULL, *body = NULL, *sock = NULL;
-	_cleanup_json_ json_t *req = NULL, *ans = NULL;
-	struct err *e = NULL;
+	_cleanup_free_ char *tok = NULL, *auth = NULL, *sock = NULL, *url = NULL;
 	struct hostd_buf a = { .max = TB_ANSWER_MAX };
 	struct curl_slist *h = NULL;
+	struct err *e = NULL;
+	json_t *ans;
 	long status = 0;
 	size_t len = 0;
-	CURL *k;
 	CURLcode res;
+	CURL *k;
+	int fd;
 
+	*why = NULL;
 	if (!tokpath || tokpath[0] != '/') {
-		fprintf(stderr, "cordon: sandbox_unavailable: no toolbelt here ($CORDON_TOOLBELT is "
-				"not set: the binding grants no operations)\n");
+		*why = why_of("sandbox_unavailable", "no toolbelt here ($CORDON_TOOLBELT is not set: "
+						     "the binding grants no operations)");
 		return NULL;
 	}
-	int fd = open(tokpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open(tokpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0 || fs_read_fd(fd, tokpath, 256, &tok, &len, &e) < 0) {
-		fprintf(stderr, "cordon: sandbox_unavailable: the toolbelt token `%s`: %s\n", tokpath,
-			e ? e->msg : strerror(errno));
+		*why = why_of("sandbox_unavailable", "the toolbelt token cannot be read");
 		err_free(e);
 		if (fd >= 0)
 			close(fd);
@@ -73,24 +87,13 @@ json_t *tb_call_op(const char *op, json_t *args)
 	}
 	close(fd);
 	tok[strcspn(tok, "\n")] = '\0';
-	req = json_pack("{s:s, s:o}", "op", op, "args", args ? json_incref(args) : json_object());
-	body = req ? json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-	if (!body || asprintf(&auth, "Authorization: Bearer %s", tok) < 0) {
+	if (asprintf(&auth, "Authorization: Bearer %s", tok) < 0 ||
+	    asprintf(&url, "http://%s%s", GW_TOOLBELT_NAME, path) < 0) {
 		explicit_bzero(tok, len);
 		return NULL;
 	}
 	explicit_bzero(tok, len);
-	k = curl_easy_init();
-	if (!k)
-		return NULL;
-	h = curl_slist_append(h, auth);
-	h = curl_slist_append(h, "Content-Type: application/json");
-	curl_easy_setopt(k, CURLOPT_URL, "http://" GW_TOOLBELT_NAME "/v1/call");
-	if (proxy) {
-		/* through the gateway, which answers the reserved name itself */
-		curl_easy_setopt(k, CURLOPT_PROXY, proxy);
-		curl_easy_setopt(k, CURLOPT_HTTPPROXYTUNNEL, 1L);
-	} else {
+	if (!proxy) {
 		/* on the host (a binding without a sandbox): the socket beside
 		 * the token */
 		const char *slash = strrchr(tokpath, '/');
@@ -98,16 +101,28 @@ json_t *tb_call_op(const char *op, json_t *args)
 
 		sock = dir ? fs_path_join(dir, "toolbelt.sock") : NULL;
 		if (!sock || strlen(sock) >= 108) {
-			curl_slist_free_all(h);
-			curl_easy_cleanup(k);
+			explicit_bzero(auth, strlen(auth));
 			return NULL;
 		}
+	}
+	k = curl_easy_init();
+	if (!k)
+		return NULL;
+	h = curl_slist_append(h, auth);
+	h = curl_slist_append(h, "Content-Type: application/json");
+	curl_easy_setopt(k, CURLOPT_URL, url);
+	if (proxy) {
+		/* through the gateway, which answers the reserved name itself */
+		curl_easy_setopt(k, CURLOPT_PROXY, proxy);
+		curl_easy_setopt(k, CURLOPT_HTTPPROXYTUNNEL, 1L);
+	} else {
 		curl_easy_setopt(k, CURLOPT_UNIX_SOCKET_PATH, sock);
 		curl_easy_setopt(k, CURLOPT_PROXY, "");
 	}
 	curl_easy_setopt(k, CURLOPT_NOPROXY, "");
 	curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(k, CURLOPT_POSTFIELDS, body);
+	if (body)
+		curl_easy_setopt(k, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, hostd_buf_take);
 	curl_easy_setopt(k, CURLOPT_WRITEDATA, &a);
 	curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
@@ -120,32 +135,197 @@ json_t *tb_call_op(const char *op, json_t *args)
 	curl_slist_free_all(h);
 	curl_easy_cleanup(k);
 	if (res != CURLE_OK) {
-		fprintf(stderr, "cordon: sandbox_unavailable: the toolbelt does not answer (%s)\n",
-			curl_easy_strerror(res));
 		free(a.p);
+		*why = why_of("sandbox_unavailable", "the toolbelt does not answer");
 		return NULL;
 	}
 	ans = a.p ? json_loads(a.p, 0, NULL) : NULL;
 	free(a.p);
-	if (status != 200 || !json_object_get(ans, "result")) {
-		const char *why = json_string_value(json_object_get(ans, "error"));
-		const char *msg = json_string_value(json_object_get(ans, "message"));
+	if (status != 200 || !json_is_object(ans)) {
+		const char *r = json_string_value(json_object_get(ans, "error"));
+		const char *m = json_string_value(json_object_get(ans, "message"));
 
-		fprintf(stderr, "cordon: %s: %s\n", why ? why : "sandbox_unavailable",
-			msg ? msg : "the toolbelt refused the call");
+		*why = why_of(r ? r : "sandbox_unavailable", m ? m : "the toolbelt refused the call");
+		json_decref(ans);
 		return NULL;
 	}
-	return json_incref(json_object_get(ans, "result"));
+	return ans;
+}
+
+json_t *tb_call_op(const char *op, json_t *args, char **why)
+{
+	_cleanup_json_ json_t *req = json_pack("{s:s, s:o}", "op", op,
+					       "args", args ? json_incref(args) : json_object());
+	_cleanup_free_ char *body = req ? json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+	_cleanup_json_ json_t *ans = NULL;
+
+	*why = NULL;
+	if (!body) {
+		*why = why_of("sandbox_config", "the operation's name or arguments are not valid");
+		return NULL;
+	}
+	ans = tb_request("/v1/call", body, why);
+	return ans ? json_incref(json_object_get(ans, "result")) : NULL;
+}
+
+/* --- MCP ----------------------------------------------------------------- */
+
+/* The tools: the granted operations an agent calls (git's credential is
+ * git's own, through `cordon tb git-credential`). */
+static const struct {
+	const char *op, *tool, *description, *schema;
+} tools[] = {
+	{ "job.status", "job_status", "This job's status as the host sees it: id, binding, "
+	  "result, segments and the outputs saved so far.",
+	  "{\"type\": \"object\", \"properties\": {}}" },
+	{ "job.output", "job_output", "Save a named result of this job for the operator "
+	  "(shown by `cordon job show`); saving a name again replaces it.",
+	  "{\"type\": \"object\", \"properties\": {\"name\": {\"type\": \"string\", "
+	  "\"description\": \"1 to 64 letters, digits, '.', '_' or '-'\"}, \"value\": "
+	  "{\"type\": \"string\", \"description\": \"at most 16 KiB\"}}, \"required\": "
+	  "[\"name\", \"value\"]}" },
+	{ "notify", "notify", "Write a line for the operator in this job's log.",
+	  "{\"type\": \"object\", \"properties\": {\"text\": {\"type\": \"string\", "
+	  "\"description\": \"at most 1 KiB\"}}, \"required\": [\"text\"]}" },
+};
+
+static void send_msg(json_t *m)
+{
+	_cleanup_free_ char *text = m ? json_dumps(m, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+
+	json_decref(m);
+	if (text) {
+		printf("%s\n", text);
+		fflush(stdout);
+	}
+}
+
+static void send_error(json_t *id, int code, const char *msg)
+{
+	send_msg(json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id", id, "error", "code",
+			   code, "message", msg));
+}
+
+static json_t *tools_list(unsigned int granted)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < sizeof(tools) / sizeof(*tools); i++) {
+		if (!(granted & host_op_bit(tools[i].op)))
+			continue;
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", tools[i].tool,
+						     "description", tools[i].description,
+						     "inputSchema",
+						     json_loads(tools[i].schema, 0, NULL)));
+	}
+	return json_pack("{s:o}", "tools", arr ? arr : json_array());
+}
+
+static json_t *tools_call(unsigned int granted, json_t *params)
+{
+	const char *name = json_string_value(json_object_get(params, "name"));
+	json_t *args = json_object_get(params, "arguments");
+	_cleanup_free_ char *why = NULL, *text = NULL;
+	_cleanup_json_ json_t *res = NULL;
+	const char *op = NULL;
+
+	for (size_t i = 0; name && i < sizeof(tools) / sizeof(*tools); i++)
+		if (strcmp(name, tools[i].tool) == 0 && (granted & host_op_bit(tools[i].op)))
+			op = tools[i].op;
+	if (!op)
+		return NULL;
+	res = tb_call_op(op, json_is_object(args) ? args : NULL, &why);
+	text = res ? json_dumps(res, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY) : NULL;
+	return json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text",
+			 text ? text : why ? why : "the call failed", "isError", !res);
+}
+
+/* The operations the binding grants, as host_op bits (0 when the
+ * toolbelt cannot say). */
+static unsigned int granted_ops(char **why)
+{
+	_cleanup_json_ json_t *ans = tb_request("/v1/ops", NULL, why);
+	unsigned int bits = 0;
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(ans, "ops"), i, v)
+		if (json_is_string(v))
+			bits |= host_op_bit(json_string_value(v));
+	return bits;
+}
+
+static int mcp_main(void)
+{
+	_cleanup_free_ char *line = NULL, *why = NULL;
+	unsigned int granted = granted_ops(&why);
+	size_t cap = 0;
+	ssize_t n;
+
+	if (why)
+		fprintf(stderr, "cordon: %s\n", why);
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		_cleanup_json_ json_t *m = NULL;
+		json_t *id, *params;
+		const char *method;
+
+		if ((size_t)n > TB_LINE_MAX)
+			continue;
+		m = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
+		if (!json_is_object(m)) {
+			send_error(json_null(), -32700, "not a JSON object");
+			continue;
+		}
+		id = json_object_get(m, "id");
+		method = json_string_value(json_object_get(m, "method"));
+		params = json_object_get(m, "params");
+		if (!id)
+			continue; /* a notification (initialized, cancelled): nothing to answer */
+		if (!method) {
+			send_error(id, -32600, "no method");
+		} else if (strcmp(method, "initialize") == 0) {
+			const char *v = json_string_value(json_object_get(params, "protocolVersion"));
+
+			send_msg(json_pack("{s:s, s:O, s:{s:s, s:{s:{}}, s:{s:s, s:s}}}", "jsonrpc",
+					   "2.0", "id", id, "result", "protocolVersion",
+					   v ? v : "2024-11-05", "capabilities", "tools",
+					   "serverInfo", "name", "cordon-toolbelt", "version",
+					   CORDON_VERSION));
+		} else if (strcmp(method, "ping") == 0) {
+			send_msg(json_pack("{s:s, s:O, s:{}}", "jsonrpc", "2.0", "id", id, "result"));
+		} else if (strcmp(method, "tools/list") == 0) {
+			send_msg(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result",
+					   tools_list(granted)));
+		} else if (strcmp(method, "tools/call") == 0) {
+			json_t *r = tools_call(granted, params);
+
+			if (r)
+				send_msg(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id,
+						   "result", r));
+			else
+				send_error(id, -32602, "no such tool");
+		} else {
+			send_error(id, -32601, "no such method");
+		}
+	}
+	return 0;
 }
 
 int hostd_tb_main(int argc, char **argv)
 {
 	_cleanup_json_ json_t *args = NULL, *res = NULL;
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *text = NULL, *why = NULL;
+	int rc;
 
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		fputs(tb_usage, stdout);
 		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "mcp") == 0) {
+		curl_global_init(CURL_GLOBAL_NOTHING);
+		rc = mcp_main();
+		curl_global_cleanup();
+		return rc;
 	}
 	if (argc < 3 || argc > 4 || strcmp(argv[1], "call") != 0) {
 		fputs(tb_usage, stderr);
@@ -159,10 +339,12 @@ int hostd_tb_main(int argc, char **argv)
 		}
 	}
 	curl_global_init(CURL_GLOBAL_NOTHING);
-	res = tb_call_op(argv[2], args);
+	res = tb_call_op(argv[2], args, &why);
 	curl_global_cleanup();
-	if (!res)
+	if (!res) {
+		fprintf(stderr, "cordon: %s\n", why ? why : "sandbox_unavailable: the call failed");
 		return 125;
+	}
 	text = json_dumps(res, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
 	printf("%s\n", text ? text : "null");
 	return fflush(stdout) == 0 ? 0 : 125;

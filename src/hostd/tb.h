@@ -5,8 +5,8 @@
 #include <jansson.h>
 
 /* Call op with args (an object, or NULL for none) on this job's toolbelt:
- * the result, or NULL with the refusal printed on stderr. */
-json_t *tb_call_op(const char *op, json_t *args);
+ * the result, or NULL with *why ("reason: message"; the caller frees). */
+json_t *tb_call_op(const char *op, json_t *args, char **why);
 int hostd_tb_main(int argc, char **argv);
 
 #endif

@@ -122,8 +122,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return hostd_fail(c, 401, "unauthorized", "this job's toolbelt token is required");
 	if (b->too_big)
 		return hostd_fail(c, 413, "bad_request", "the body is larger than 64 KiB");
+	if (strcmp(method, "GET") == 0 && strcmp(url, "/v1/ops") == 0) {
+		/* what the binding grants (an MCP server lists them as tools) */
+		json_t *ops = json_array();
+
+		for (unsigned int bit = 1; ops && bit && bit <= HOST_OP_GIT_CREDENTIAL; bit <<= 1)
+			if (j->ops & bit)
+				json_array_append_new(ops, json_string(host_op_name(bit)));
+		return hostd_answer(c, 200, json_pack("{s:o}", "ops", ops ? ops : json_array()));
+	}
 	if (strcmp(method, "POST") != 0 || strcmp(url, "/v1/call") != 0)
-		return hostd_fail(c, 404, "not_found", "POST /v1/call");
+		return hostd_fail(c, 404, "not_found", "POST /v1/call or GET /v1/ops");
 	return call(t, c, j, b);
 }
 

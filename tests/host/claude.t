@@ -149,6 +149,19 @@ ok $([ "$rc" = 0 ] && grep -q "adopted segment 1 of $id" "$lab/daemon.err" &&
 	grep -q '"text": "after the restart"' "$lab/ws/standin-report.json"; echo $?) \
 	"after a kill -9 of the daemon the claude job is adopted under its pin, and inject still reaches its stdin"
 
+# ---- with operations granted: claude's MCP config names the toolbelt's server
+python3 - "$lab/config.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["bindings"]["c"]["operations"] = ["job.status", "notify"]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+rm -f "$lab/ws/standin-report.json"
+id=$(job start c --wait -- with tools); rc=$?
+ok $([ "$rc" = 0 ] && report argv | grep -q "'--mcp-config', '$state/runs/$id/run/mcp.json'" &&
+	[ "$(report mcp_tools)" = "['cordon:job_status', 'cordon:notify']" ]; echo $?) \
+	"with operations granted, claude gets --mcp-config naming cordon tb mcp, which offers them as tools ($(report mcp_tools))"
+config native "$lab/cc"
+
 # ---- refusals, nothing run
 refused_job() { # WHY-PATTERN DESCRIPTION
 	rm -f "$lab/ws/standin-report.json"

@@ -54,6 +54,26 @@ for p in "${providers[@]}"; do
 	ok $([ ! -e "$state/toolbelt/$id" ]; echo $?) "$p: once the job has ended its toolbelt is gone (revoked)"
 done
 
+# cordon tb mcp: an MCP server offering the granted operations as tools
+cat > "$lab/ws/mcp.in" <<'MCP'
+{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+{"jsonrpc": "2.0", "method": "notifications/initialized"}
+{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "notify", "arguments": {"text": "from the MCP server"}}}
+{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "git_credential", "arguments": {}}}
+MCP
+id=$(job start native --wait -- sh -c "ASAN_OPTIONS=detect_leaks=0 $CORDON tb mcp < mcp.in > mcp.out")
+mcp() { python3 -c 'import json,sys
+ans = {m["id"]: m for m in map(json.loads, open(sys.argv[1]))}
+print(eval(sys.argv[2]))' "$lab/ws/mcp.out" "$1"; }
+ok $([ "$(mcp 'ans[1]["result"]["protocolVersion"], ans[1]["result"]["serverInfo"]["name"], "tools" in ans[1]["result"]["capabilities"]')" = "('2025-06-18', 'cordon-toolbelt', True)" ]; echo $?) \
+	"cordon tb mcp answers initialize (the client's protocol version, tools)"
+ok $([ "$(mcp 'sorted(t["name"] for t in ans[2]["result"]["tools"])')" = "['job_output', 'job_status', 'notify']" ]; echo $?) \
+	"... tools/list offers the operations the binding grants ($(mcp 'sorted(t["name"] for t in ans[2]["result"]["tools"])'))"
+ok $([ "$(mcp 'ans[3]["result"]["isError"]')" = False ] && grep -qx 'cordon: notify: from the MCP server' "$state/runs/$id/log" &&
+	[ "$(mcp 'ans[4]["error"]["code"]')" = -32602 ]; echo $?) \
+	"... tools/call runs a granted one through the toolbelt, and a tool not granted is no tool"
+
 # the socket itself is out of the sandbox's reach (unix_sockets none)
 id=$(job start native -- sh -c ': cordon-tb-job; /usr/bin/python3 -c "import os,socket; s=socket.socket(socket.AF_UNIX); s.connect(os.path.dirname(os.environ[\"CORDON_TOOLBELT\"]) + \"/toolbelt.sock\")" 2> direct.out; echo rc=$? >> direct.out; while [ ! -e go ]; do sleep 0.1; done')
 id2=$(job start native -- sh -c ': cordon-tb-job; while [ ! -e go2 ]; do sleep 0.1; done')
