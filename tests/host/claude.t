@@ -20,6 +20,7 @@ cleanup() {
 	host_cleanup
 }
 trap cleanup EXIT
+host_own_cordon
 mkdir -p "$lab/bin" "$lab/home/.claude" "$lab/ws" "$lab/cc"
 cp "$SRC/tests/helpers/claude-standin" "$lab/bin/claude"
 echo '{"claudeAiOauth": {"accessToken": "operator-secret"}}' > "$lab/home/.claude/.credentials.json"

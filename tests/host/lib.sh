@@ -47,3 +47,12 @@ host_cleanup() {
 	wait 2>/dev/null
 	rm -rf "$lab"
 }
+# host_own_cordon: run this test's daemon and clients from a copy of
+# cordon (and cordon-host beside it) in the lab, so that a sandbox can run
+# it too: a build tree under /tmp is out of a sandbox's reach (its /tmp is
+# its own).
+host_own_cordon() {
+	mkdir -p "$lab/bin"
+	cp "$CORDON" "$lab/bin/cordon" && cp "$(dirname "$CORDON")/cordon-host" "$lab/bin/cordon-host" || exit 1
+	CORDON=$lab/bin/cordon
+}

@@ -18,6 +18,7 @@ cleanup() {
 	host_cleanup
 }
 trap cleanup EXIT
+host_own_cordon
 mkdir -p "$lab/home" "$lab/ws" "$lab/ws2"
 export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
 unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
