@@ -89,9 +89,14 @@ static int feed_inbox(struct feed *f, bool *pending)
 			return -1;
 		if (dfd < 0)
 			dfd = fs_open_nofollow(AT_FDCWD, f->inbox, O_PATH | O_DIRECTORY, 0);
-		/* a message the host wrote (0600, whole); anything else there
-		 * (a link, a FIFO) is not read */
-		if (dfd < 0 || fs_read_file(dfd, names[i], FEED_MESSAGE_MAX, &buf, NULL, &e) < 0) {
+		/* a message the host wrote (a regular file); anything else the
+		 * sandbox may have left there (a link, a FIFO, which would
+		 * block an open without O_NONBLOCK) is not read */
+		_cleanup_close_ int fd =
+			dfd < 0 ? -1 : fs_open_nofollow(dfd, names[i], O_RDONLY | O_NONBLOCK, 0);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    fs_read_fd(fd, names[i], FEED_MESSAGE_MAX, &buf, NULL, &e) < 0) {
 			err_free(e);
 			continue;
 		}

@@ -79,6 +79,7 @@ struct seg {
 	bool pinned;
 	bool sandboxed;		/* launched under a provider */
 	bool claude;		/* the claude-code executor's: its session is kept */
+	off_t log_start;	/* the job's log's size when it was launched */
 	struct watch wctl, wpid, wgrace;
 };
 
@@ -496,6 +497,8 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 		host_exec_clear(&x);
 		return err_set(e, ERR_UNAVAILABLE, errno, "log `%s`", log);
 	}
+	struct stat lst;
+	off_t log_start = fstat(logfd, &lst) == 0 ? lst.st_size : 0;
 	env = wrapper_env(b, &x, e);
 	host_exec_clear(&x);
 	if (!env) {
@@ -571,6 +574,7 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	s->grace_ms = b->grace_ms;
 	s->sandboxed = b->provider != NULL;
 	s->claude = b->executor == HOST_EXEC_CLAUDE_CODE;
+	s->log_start = log_start;
 	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	s->wctl = (struct watch){ W_CTL, s };
 	s->wpid = (struct watch){ W_PIDFD, s };
@@ -764,25 +768,43 @@ static char *turn_error(const char *v)
 	return out;
 }
 
-/* What a claude-code job's log says: the last session its stream's init
- * message announced, kept with the job for the next segment to resume;
- * and, when its last turn failed, why (*failed, the caller frees). */
-static void keep_session(struct hostd *d, const char *job, char **failed)
+/* How much of a log the daemon reads at a segment's end: its output is
+ * the sandboxed command's to make as large as it likes, and the daemon's
+ * loop serves every job. */
+#define SESSION_SCAN_MAX ((off_t)16 << 20)
+
+/* What a claude-code job's log says, in the segment's part of it (from
+ * from, at most its last SESSION_SCAN_MAX bytes): the last session its
+ * stream's init message announced, kept with the job for the next
+ * segment to resume; and, when its last turn failed, why (*failed, the
+ * caller frees). */
+static void keep_session(struct hostd *d, const char *job, off_t from, char **failed)
 {
 	_cleanup_free_ char *path = NULL, *line = NULL, *last = NULL;
 	_cleanup_fclose_ FILE *f = NULL;
+	struct stat st;
+	off_t at, end;
 	size_t cap = 0;
+	ssize_t n;
 	struct err *e = NULL;
 
 	if (asprintf(&path, "%s/runs/%s/log", d->state, job) < 0)
 		return;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || !(f = fdopen(fd, "r"))) {
+	if (fd < 0 || fstat(fd, &st) < 0 || !(f = fdopen(fd, "r"))) {
 		if (fd >= 0)
 			close(fd);
 		return;
 	}
-	while (getline(&line, &cap, f) > 0) {
+	end = st.st_size;
+	at = end - from > SESSION_SCAN_MAX ? end - SESSION_SCAN_MAX : from;
+	if (at < 0 || at > end || fseeko(f, at, SEEK_SET) < 0)
+		return;
+	/* (in the middle of a line: from the next one) */
+	if (at > from && getline(&line, &cap, f) > 0)
+		at = ftello(f);
+	while (at < end && (n = getline(&line, &cap, f)) > 0) {
+		at += n;
 		json_t *j;
 		const char *v;
 
@@ -835,7 +857,7 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 	}
 	snprintf(seg.job, sizeof(seg.job), "%s", s->job);
 	if (s->claude)
-		keep_session(d, s->job, &failed_turn);
+		keep_session(d, s->job, s->log_start, &failed_turn);
 	dfd = s->record ? fs_open_nofollow(AT_FDCWD, s->record, O_PATH | O_DIRECTORY, 0) : -1;
 	if (dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, &e) == 0)
 		x = json_parse_strict(buf, strlen(buf), &e);
@@ -1537,7 +1559,7 @@ static void recover_end(struct hostd *d, const struct host_segment *s, enum host
 
 	snprintf(end.job, sizeof(end.job), "%s", s->job);
 	if (job_is_claude(d, s->job))
-		keep_session(d, s->job, NULL);
+		keep_session(d, s->job, 0, NULL);
 	if (host_db_segment_end(d->db, &end, true, &e) < 0)
 		err_print(stderr, e);
 	err_free(e);

@@ -86,6 +86,16 @@ for p in "${providers[@]}"; do
 		[ "$(grep -c '"type": "result"' "$state/runs/$id/log")" = 2 ]; echo $?) \
 		"$p: inject reaches claude's stdin as a user message; it answers both and the job ends"
 
+	# a FIFO the agent leaves in its inbox is not read by the host's feeder
+	rm -f "$lab/ws/standin-report.json"
+	id=$(job start c -- fifo)
+	for _ in $(seq 600); do [ -s "$lab/ws/standin-report.json" ] && break; sleep 0.05; done
+	sleep 0.5
+	job inject "$id" 'after the fifo' >/dev/null
+	timeout 60 "$CORDON" job --state-dir "$state" wait "$id"; rc=$?
+	ok $([ "$rc" = 0 ] && grep -q '"text": "after the fifo"' "$lab/ws/standin-report.json"; echo $?) \
+		"$p: a FIFO the agent plants in its inbox is passed over; the next message still reaches it"
+
 	# interrupt and stop
 	rm -f "$lab/ws/standin-report.json" "$lab/ws/standin-term"
 	id=$(job start c -- sleep 60)
