@@ -24,6 +24,7 @@
 #define FEED_POLL_MS 100
 #define FEED_MESSAGE_MAX ((size_t)1 << 20)
 #define FEED_LINE_MAX ((size_t)4 << 20)
+#define FEED_NAMES_MAX 4096
 
 struct feed {
 	int out;		/* the pipe's write end */
@@ -54,16 +55,23 @@ static int cmp(const void *a, const void *b)
 }
 
 /* The inbox's names, sorted (inject names them by time). */
+/* The inbox is in the run dir, which the sandbox may write: it is opened
+ * without following a link (an inbox replaced by a link to a host
+ * directory lists nothing), and at most FEED_NAMES_MAX names are taken. */
 static char **inbox_names(const char *inbox)
 {
-	DIR *d = opendir(inbox);
+	int fd = fs_open_nofollow(AT_FDCWD, inbox, O_RDONLY | O_DIRECTORY, 0);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
 	char **v = NULL;
 	size_t n = 0;
 
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
-	while ((de = readdir(d)))
+	}
+	while (n < FEED_NAMES_MAX && (de = readdir(d)))
 		if (de->d_name[0] != '.' && strv_push(&v, de->d_name) == 0)
 			n++;
 	closedir(d);
