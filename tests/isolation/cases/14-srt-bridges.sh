@@ -23,6 +23,11 @@ bridge_case() {
 		return
 	fi
 	rm -f "$WS/.bridge-up" "$WS/.bridge-done"
+	# the launches this suite's state dir already holds: the new one is
+	# this case's (other suites running at the same time have srt
+	# launches of their own under the same socket dir)
+	local before exe
+	before=$(ls "$STATE/runs" 2>/dev/null | sort)
 	# the srt launch, with a host allowed so its bridges carry something
 	timeout -k 5 "$LAB_TIMEOUT" "$launcher" run -q --provider srt --state-dir "$STATE" -w "$WS" \
 		--allow-host example.invalid -- sh -c \
@@ -30,10 +35,12 @@ bridge_case() {
 		</dev/null >/dev/null 2>"$LAB/bridge.err" &
 	w=$!
 	for _ in $(seq 600); do [ -e "$WS/.bridge-up" ] && break; sleep 0.05; done
-	sock=$(find "/var/tmp/cordon-srt-$(id -u)" -mindepth 2 -maxdepth 2 -name '*http*.sock' 2>/dev/null | head -n 1)
+	exe=$(ls "$STATE/runs" 2>/dev/null | sort | comm -13 <(printf '%s\n' "$before") - | head -n 1)
+	sock=
+	[ -n "$exe" ] && sock=$(find "/var/tmp/cordon-srt-$(id -u)/$exe" -mindepth 1 -maxdepth 1 -name '*http*.sock' 2>/dev/null | head -n 1)
 	if [ -z "$sock" ]; then
 		touch "$WS/.bridge-done"; wait "$w"
-		tap fail "$desc # broken: control failed" "no bridge socket of the srt launch found" "$(head -c 300 "$LAB/bridge.err")"
+		tap fail "$desc # broken: control failed" "no bridge socket of the srt launch found (launch: ${exe:-none})" "$(head -c 300 "$LAB/bridge.err")"
 		return
 	fi
 	out=$(first "$(run_out connect-unix "$sock")")
