@@ -2,6 +2,7 @@
  * JSON path of what it refuses; a value is never echoed (an env value or a
  * path may be something the operator would not want in a log). */
 #include "host/config.h"
+#include "host/gitws.h"
 #include "host/launch.h"
 
 #include "lib/cleanup.h"
@@ -14,6 +15,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define SECRET_MAX ((size_t)64 * 1024)
@@ -252,25 +254,87 @@ static int check_claude_config(const char *path, struct host_binding *out, struc
 	return out->claude_config_dir ? 0 : oom(e);
 }
 
+/* A clone workspace: {"url", "branch", "mode"?, "setup"?}. */
+static int parse_git_workspace(json_t *g, const char *gp, struct host_binding *out,
+			       struct err **e)
+{
+	static const char *const keys[] = { "url", "branch", "mode", "setup", NULL };
+	_cleanup_free_ char *up = json_path_key(gp, "url"), *bp = json_path_key(gp, "branch");
+	_cleanup_free_ char *mp = json_path_key(gp, "mode");
+	json_t *mode = json_object_get(g, "mode");
+	const char *url, *branch;
+
+	if (!up || !bp || !mp)
+		return oom(e);
+	if (!json_is_object(g))
+		return err_set(e, ERR_CONFIG, 0, "%s: must be an object", show(gp));
+	if (only_keys(g, gp, keys, e) < 0)
+		return -1;
+	if (!json_object_get(g, "url"))
+		return err_set(e, ERR_CONFIG, 0, "%s: missing", show(up));
+	if (!json_object_get(g, "branch"))
+		return err_set(e, ERR_CONFIG, 0, "%s: missing", show(bp));
+	if (!(url = string_at(json_object_get(g, "url"), up, e)) ||
+	    !(branch = string_at(json_object_get(g, "branch"), bp, e)))
+		return -1;
+	if (!host_git_url_protocol(url))
+		return err_set(e, ERR_CONFIG, 0,
+			       "%s: must be an https, http, ssh, git or file URL, an scp-like "
+			       "host:path or an absolute path, without a password (put it in "
+			       "git.credentials)",
+			       show(up));
+	if (!host_git_branch_ok(branch))
+		return err_set(e, ERR_CONFIG, 0, "%s: not a branch name (letters, digits, '.', '_', "
+						 "'/', '-'; at most %d)",
+			       show(bp), HOST_GIT_BRANCH_MAX);
+	if (mode) {
+		const char *m = string_at(mode, mp, e);
+
+		if (!m)
+			return -1;
+		if (strcmp(m, "clone") == 0)
+			out->git_mode = HOST_GIT_CLONE;
+		else if (strcmp(m, "worktree") == 0)
+			out->git_mode = HOST_GIT_WORKTREE;
+		else if (strcmp(m, "shared") == 0)
+			out->git_mode = HOST_GIT_SHARED;
+		else
+			return err_set(e, ERR_CONFIG, 0,
+				       "%s: must be \"clone\" (\"worktree\" and \"shared\" are known, "
+				       "not built)",
+				       show(mp));
+	}
+	if (strings_at(g, gp, "setup", false, &out->git_setup, e) < 0)
+		return -1;
+	out->git_url = strdup(url);
+	out->git_branch = strdup(branch);
+	return out->git_url && out->git_branch ? 0 : oom(e);
+}
+
 static int parse_workspace(json_t *b, const char *path, struct host_binding *out,
 			   struct err **e)
 {
-	static const char *const keys[] = { "dir", "scratch", NULL };
-	_cleanup_free_ char *wp = NULL, *dp = NULL, *sp = NULL;
+	static const char *const keys[] = { "dir", "scratch", "git", NULL };
+	_cleanup_free_ char *wp = NULL, *dp = NULL, *sp = NULL, *gp = NULL;
 	json_t *w = object_at(b, path, "workspace", true, &wp, e);
-	json_t *dir, *scratch;
+	json_t *dir, *scratch, *git;
 
 	if (!w || only_keys(w, wp, keys, e) < 0)
 		return -1;
 	dir = json_object_get(w, "dir");
 	scratch = json_object_get(w, "scratch");
+	git = json_object_get(w, "git");
 	dp = json_path_key(wp, "dir");
 	sp = json_path_key(wp, "scratch");
-	if (!dp || !sp)
+	gp = json_path_key(wp, "git");
+	if (!dp || !sp || !gp)
 		return oom(e);
-	if (dir && scratch)
-		return err_set(e, ERR_CONFIG, 0, "%s: names both a dir and scratch: one of them",
+	if (!!dir + !!scratch + !!git > 1)
+		return err_set(e, ERR_CONFIG, 0,
+			       "%s: names more than one of dir, scratch and git: one of them",
 			       show(wp));
+	if (git)
+		return parse_git_workspace(git, gp, out, e);
 	if (scratch) {
 		if (!json_is_true(scratch))
 			return err_set(e, ERR_CONFIG, 0, "%s: must be true (or name a dir)", show(sp));
@@ -278,8 +342,40 @@ static int parse_workspace(json_t *b, const char *path, struct host_binding *out
 		return 0;
 	}
 	if (!dir)
-		return err_set(e, ERR_CONFIG, 0, "%s: needs a dir or \"scratch\": true", show(wp));
+		return err_set(e, ERR_CONFIG, 0, "%s: needs a dir, \"scratch\": true or a git clone",
+			       show(wp));
 	return absolute_path(dir, dp, &out->workspace, e);
+}
+
+/* What a clone workspace may be, now that the sandbox is known: a
+ * sandboxed binding takes a clone only, and nothing the host would run
+ * in what its agent wrote (a worktree commits through the main
+ * checkout's .git, and a setup command runs on the host). */
+static int check_git_workspace(const char *path, const struct host_binding *out,
+			       struct err **e)
+{
+	_cleanup_free_ char *wp = json_path_key(path, "workspace"), *gp = NULL, *mp = NULL,
+			   *sp = NULL;
+
+	if (!out->git_url)
+		return 0;
+	if (!wp || !(gp = json_path_key(wp, "git")) || !(mp = json_path_key(gp, "mode")) ||
+	    !(sp = json_path_key(gp, "setup")))
+		return oom(e);
+	if (out->provider && out->git_mode != HOST_GIT_CLONE)
+		return err_set(e, ERR_CONFIG, 0,
+			       "%s: a sandboxed binding takes a git workspace in clone mode only "
+			       "(a %s commits through a checkout's .git outside the sandbox)",
+			       show(mp), out->git_mode == HOST_GIT_WORKTREE ? "worktree" : "shared clone");
+	if (out->provider && out->git_setup)
+		return err_set(e, ERR_CONFIG, 0,
+			       "%s: a sandboxed binding takes no setup command (it would run on the "
+			       "host, in files the agent writes)",
+			       show(sp));
+	if (out->git_mode != HOST_GIT_CLONE)
+		return err_set(e, ERR_UNAVAILABLE, 0, "%s: the %s mode is not built (clone is)",
+			       show(mp), out->git_mode == HOST_GIT_WORKTREE ? "worktree" : "shared");
+	return 0;
 }
 
 static int parse_sandbox(json_t *b, const char *path, struct host_binding *out, struct err **e)
@@ -422,6 +518,110 @@ static int parse_secrets(json_t *b, const char *path, struct host_binding *out, 
 	return 0;
 }
 
+/* A credential's host as git sends it: a name or an address (IPv6 in
+ * brackets), then ":port" when it is not the scheme's; lower case. */
+static bool cred_host_ok(const char *h)
+{
+	size_t n = strlen(h);
+
+	if (n == 0 || n > 255 || h[0] == '-' || h[0] == '.' || h[0] == ':')
+		return false;
+	return strspn(h, "abcdefghijklmnopqrstuvwxyz0123456789.-:[]") == n;
+}
+
+/* "git": {"credentials": [{"host", "secret", "username"?, "path"?}]}:
+ * each secret one of the binding's, served to git only. */
+static int parse_git(json_t *b, const char *path, struct host_binding *out, struct err **e)
+{
+	static const char *const keys[] = { "credentials", NULL };
+	static const char *const ckeys[] = { "host", "secret", "username", "path", NULL };
+	_cleanup_free_ char *gp = NULL, *cp = NULL;
+	json_t *g = object_at(b, path, "git", false, &gp, e), *creds, *v;
+	size_t i;
+
+	if (*e)
+		return -1;
+	if (!g)
+		return 0;
+	if (only_keys(g, gp, keys, e) < 0)
+		return -1;
+	cp = json_path_key(gp, "credentials");
+	if (!cp)
+		return oom(e);
+	creds = json_object_get(g, "credentials");
+	if (!json_is_array(creds) || json_array_size(creds) == 0 || json_array_size(creds) > 64)
+		return err_set(e, ERR_CONFIG, 0, "%s: must be an array of 1 to 64 objects", show(cp));
+	out->git_creds = calloc(json_array_size(creds), sizeof(*out->git_creds));
+	if (!out->git_creds)
+		return oom(e);
+	json_array_foreach(creds, i, v) {
+		_cleanup_free_ char *ip = json_path_index(cp, i), *hp = NULL, *sp = NULL,
+				   *up = NULL, *pp = NULL;
+		struct host_git_cred *c = &out->git_creds[out->n_git_creds];
+		const char *host, *secret, *user = "x-access-token", *rpath = NULL;
+		struct host_secret *s = NULL;
+
+		if (!ip || !(hp = json_path_key(ip, "host")) || !(sp = json_path_key(ip, "secret")) ||
+		    !(up = json_path_key(ip, "username")) || !(pp = json_path_key(ip, "path")))
+			return oom(e);
+		if (!json_is_object(v))
+			return err_set(e, ERR_CONFIG, 0, "%s: must be an object", show(ip));
+		if (only_keys(v, ip, ckeys, e) < 0)
+			return -1;
+		if (!json_object_get(v, "host") || !json_object_get(v, "secret"))
+			return err_set(e, ERR_CONFIG, 0, "%s: missing",
+				       show(json_object_get(v, "host") ? sp : hp));
+		if (!(host = string_at(json_object_get(v, "host"), hp, e)) ||
+		    !(secret = string_at(json_object_get(v, "secret"), sp, e)) ||
+		    (json_object_get(v, "username") &&
+		     !(user = string_at(json_object_get(v, "username"), up, e))) ||
+		    (json_object_get(v, "path") &&
+		     !(rpath = string_at(json_object_get(v, "path"), pp, e))))
+			return -1;
+		if (!cred_host_ok(host))
+			return err_set(e, ERR_CONFIG, 0,
+				       "%s: a host as git names it: lower-case name or address, "
+				       "\":port\" when not 443",
+				       show(hp));
+		for (size_t k = 0; k < out->n_secrets && !s; k++)
+			if (strcmp(out->secrets[k].name, secret) == 0)
+				s = &out->secrets[k];
+		if (!s)
+			return err_set(e, ERR_CONFIG, 0, "%s: names no secret of this binding", show(sp));
+		if (!user[0] || strpbrk(user, "\n\r") || strlen(user) > 256)
+			return err_set(e, ERR_CONFIG, 0, "%s: 1 to 256 characters, one line", show(up));
+		while (rpath && rpath[0] == '/')
+			rpath++;
+		if (rpath && (!rpath[0] || strpbrk(rpath, "\n\r") || strlen(rpath) > 1024))
+			return err_set(e, ERR_CONFIG, 0, "%s: a repository's path, one line", show(pp));
+		s->git_only = true;
+		c->secret = s;
+		out->n_git_creds++;
+		c->host = strdup(host);
+		c->username = strdup(user);
+		c->path = rpath ? strdup(rpath) : NULL;
+		if (!c->host || !c->username || (rpath && !c->path))
+			return oom(e);
+	}
+	/* git's settings from the environment are cordon's to give here
+	 * (the helper): one layer, not two that race */
+	for (size_t k = 0; out->env[k]; k++)
+		if (strncmp(out->env[k], "GIT_CONFIG_COUNT=", 17) == 0 ||
+		    strncmp(out->env[k], "GIT_CONFIG_KEY_", 15) == 0 ||
+		    strncmp(out->env[k], "GIT_CONFIG_VALUE_", 17) == 0 ||
+		    strncmp(out->env[k], "GIT_CONFIG_PARAMETERS=", 22) == 0) {
+			_cleanup_free_ char *ep = json_path_key(path, "env");
+			return err_set(e, ERR_CONFIG, 0,
+				       "%s: sets git's GIT_CONFIG_* settings, which cordon sets for "
+				       "git.credentials (git's credential helper): use the GIT_* "
+				       "variables git reads (GIT_SSL_CAINFO, ...) instead",
+				       ep ? show(ep) : "env");
+		}
+	/* the credentials are served by the git.credential operation */
+	out->ops |= HOST_OP_GIT_CREDENTIAL;
+	return 0;
+}
+
 static int parse_numbers(json_t *b, const char *path, struct host_binding *out, struct err **e)
 {
 	json_t *r = json_object_get(b, "retries"), *g = json_object_get(b, "grace");
@@ -459,6 +659,15 @@ static void binding_clear(struct host_binding *b)
 	free(b->provider);
 	policy_free(b->policy);
 	free(b->workspace);
+	free(b->git_url);
+	free(b->git_branch);
+	strv_free(b->git_setup);
+	for (size_t i = 0; i < b->n_git_creds; i++) {
+		free(b->git_creds[i].host);
+		free(b->git_creds[i].path);
+		free(b->git_creds[i].username);
+	}
+	free(b->git_creds);
 	strv_free(b->extra_args);
 	free(b->claude_config_dir);
 	free(b->home);
@@ -522,7 +731,7 @@ static int parse_binding(const char *name, json_t *v, const char *path, struct h
 {
 	static const char *const keys[] = { "executor", "workspace", "sandbox", "container",
 					    "env", "secrets", "retries", "grace", "operations",
-					    NULL };
+					    "git", NULL };
 
 	if (!binding_name_ok(name))
 		return err_set(e, ERR_CONFIG, 0,
@@ -540,8 +749,8 @@ static int parse_binding(const char *name, json_t *v, const char *path, struct h
 	if (parse_executor(v, path, out, e) < 0 || parse_workspace(v, path, out, e) < 0 ||
 	    parse_sandbox(v, path, out, e) < 0 || parse_env(v, path, out, e) < 0 ||
 	    parse_secrets(v, path, out, e) < 0 || parse_numbers(v, path, out, e) < 0 ||
-	    parse_ops(v, path, out, e) < 0 ||
-	    check_claude_config(path, out, e) < 0)
+	    parse_ops(v, path, out, e) < 0 || parse_git(v, path, out, e) < 0 ||
+	    check_git_workspace(path, out, e) < 0 || check_claude_config(path, out, e) < 0)
 		return -1;
 	return 0;
 }
@@ -636,6 +845,25 @@ const struct host_binding *host_config_find(const struct host_config *c, const c
 	if (!c || c->n == 0)
 		return NULL;
 	return bsearch(&key, c->bindings, c->n, sizeof(*c->bindings), binding_cmp);
+}
+
+const struct host_git_cred *host_git_cred_find(const struct host_binding *b, const char *protocol,
+					       const char *host, const char *path)
+{
+	if (!protocol || strcmp(protocol, "https") != 0 || !host)
+		return NULL;
+	while (path && path[0] == '/')
+		path++;
+	for (size_t i = 0; i < b->n_git_creds; i++) {
+		const struct host_git_cred *c = &b->git_creds[i];
+
+		if (strcasecmp(c->host, host) != 0)
+			continue;
+		if (c->path && (!path || strcmp(c->path, path) != 0))
+			continue;
+		return c;
+	}
+	return NULL;
 }
 
 const char *host_executor_name(enum host_executor x)

@@ -44,6 +44,23 @@ struct host_secret {
 	char *name;	/* the variable the child gets */
 	char *file;	/* absolute path of a file holding the value, or NULL */
 	char *env;	/* a variable of the daemon's environment, or NULL */
+	bool git_only;	/* named by a git credential: served to git through the
+			 * toolbelt, never put in the child's environment */
+};
+
+/* A git credential the toolbelt's git.credential serves: for https on
+ * host (and path, when set), the secret's value as the password. */
+struct host_git_cred {
+	char *host;	/* as git sends it: lower case, ":port" when not 443 */
+	char *path;	/* the repository's path without leading '/', or NULL: any */
+	char *username;
+	const struct host_secret *secret;
+};
+
+enum host_git_mode {
+	HOST_GIT_CLONE = 0,	/* a clone of its own per job */
+	HOST_GIT_WORKTREE,	/* (not built) */
+	HOST_GIT_SHARED,	/* (not built) */
 };
 
 struct host_binding {
@@ -59,6 +76,14 @@ struct host_binding {
 	struct policy *policy;	/* with provider */
 	char *workspace;	/* absolute, canonical at launch; NULL with scratch */
 	bool scratch;		/* a fresh directory under the state dir per job */
+	char *git_url;		/* a clone workspace: cloned from here per job,
+				 * into <state>/workspaces/<job>; NULL: none */
+	char *git_branch;	/* with git_url: the branch the work starts from */
+	enum host_git_mode git_mode;
+	char **git_setup;	/* with git_url: run in the clone once made, on
+				 * the host (bindings without a sandbox only) */
+	struct host_git_cred *git_creds;	/* "git": {"credentials"} */
+	size_t n_git_creds;
 	char **env;		/* KEY=VALUE, never NULL */
 	struct host_secret *secrets;
 	size_t n_secrets;
@@ -86,6 +111,12 @@ void host_config_free(struct host_config *c);
 
 const struct host_binding *host_config_find(const struct host_config *c, const char *name);
 const char *host_executor_name(enum host_executor x);
+
+/* The binding's git credential for a request git made (protocol, host,
+ * path as git sends them), or NULL: only https, the host compared without
+ * case, the path (when the credential names one) exactly. */
+const struct host_git_cred *host_git_cred_find(const struct host_binding *b, const char *protocol,
+					       const char *host, const char *path);
 
 /* The value of a secret, read now (caller frees, and clears it before):
  * a file's whole content without one trailing newline, or the daemon's

@@ -29,28 +29,36 @@ char *host_claude_user_message(const char *text)
 	return out;
 }
 
-int host_claude_path(char **out, struct err **e)
+int host_find_program(const char *name, char **out)
 {
 	const char *path = getenv("PATH");
 	_cleanup_free_ char *copy = strdup(path && path[0] ? path : "/usr/local/bin:/usr/bin:/bin");
 	char *save = NULL;
 
+	*out = NULL;
 	if (!copy)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "claude");
+		return -1;
 	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
 		_cleanup_free_ char *cand = NULL;
 
 		if (dir[0] != '/')
 			continue; /* a relative PATH entry names nothing fixed */
-		cand = fs_path_join(dir, "claude");
+		cand = fs_path_join(dir, name);
 		if (!cand)
-			return err_set(e, ERR_INTERNAL, ENOMEM, "claude");
+			return -1;
 		if (access(cand, X_OK) == 0) {
 			*out = cand;
 			cand = NULL;
 			return 0;
 		}
 	}
+	return -1;
+}
+
+int host_claude_path(char **out, struct err **e)
+{
+	if (host_find_program("claude", out) == 0)
+		return 0;
 	return err_set(e, ERR_UNAVAILABLE, 0,
 		       "claude-code: `claude` is not on the daemon's PATH (npm install -g "
 		       "@anthropic-ai/claude-code)");

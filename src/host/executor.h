@@ -34,6 +34,10 @@ int host_exec_build(const struct host_binding *b, char *const *job_args, const c
 		    struct err **e);
 void host_exec_clear(struct host_exec *x);
 
+/* name on the daemon's PATH, as an absolute path: 0, or -1 when there is
+ * none (or no memory). */
+int host_find_program(const char *name, char **out);
+
 /* `claude` on the daemon's PATH, as an absolute path (ERR_UNAVAILABLE
  * when there is none). */
 int host_claude_path(char **out, struct err **e);

@@ -7,6 +7,7 @@
 #include "host/wrapper.h"
 
 #include "host/feeder.h"
+#include "host/gitws.h"
 #include "host/launch.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
@@ -67,6 +68,8 @@ struct request {
 	char **env_names;
 	struct needs needs;
 	const char *stdin_text;
+	struct host_git_clone clone;	/* .url NULL: no clone */
+	char **setup;
 	struct host_launch_req req;
 	bool quiet;
 };
@@ -133,12 +136,49 @@ static int read_needs(json_t *n, struct needs *out, struct err **e)
 	return 0;
 }
 
+/* "clone": {"url", "branch", "helper"?, "setup"?}: the workspace the
+ * first segment clones. A sandboxed launch takes no setup command: it is
+ * refused here again, before anything is made or run. */
+static int read_clone(struct request *r, bool unsandboxed, struct err **e)
+{
+	static const char *const keys[] = { "url", "branch", "helper", "setup", NULL };
+	json_t *c = json_object_get(r->root, "clone"), *v;
+	const char *key;
+
+	if (!json_is_object(c))
+		return err_set(e, ERR_CONFIG, 0, "wrapper: request: clone: must be an object");
+	json_object_foreach(c, key, v) {
+		size_t k = 0;
+
+		while (keys[k] && strcmp(keys[k], key) != 0)
+			k++;
+		if (!keys[k])
+			return err_set(e, ERR_CONFIG, 0, "wrapper: request: clone.%s: unknown key", key);
+	}
+	r->clone.url = opt_string(c, "url");
+	r->clone.branch = opt_string(c, "branch");
+	r->clone.helper = opt_string(c, "helper");
+	if (!r->clone.url || !r->clone.branch || (json_object_get(c, "helper") && !r->clone.helper))
+		return err_set(e, ERR_CONFIG, 0,
+			       "wrapper: request: clone: url and branch (and helper) are strings");
+	if (json_object_get(c, "setup")) {
+		if (!unsandboxed)
+			return err_set(e, ERR_CONFIG, 0,
+				       "a sandboxed binding takes no setup command (it would run on "
+				       "the host, in files the agent writes)");
+		if (json_to_strv(json_object_get(c, "setup"), &r->setup) < 0 || !r->setup[0])
+			return err_set(e, ERR_CONFIG, 0,
+				       "wrapper: request: clone.setup: a non-empty array of strings");
+	}
+	return 0;
+}
+
 static int read_request(int ctl, struct request *r, struct err **e)
 {
 	static const char *const keys[] = { "policy", "workspace", "state_dir", "execution",
 					    "segment", "argv", "provider", "quiet", "job_dirs",
 					    "unsandboxed", "env_names", "needs", "stdin", "toolbelt",
-					    NULL };
+					    "clone", NULL };
 	_cleanup_free_ char *buf = malloc(REQUEST_MAX);
 	json_t *argv, *v, *seg;
 	const char *key;
@@ -207,6 +247,8 @@ static int read_request(int ctl, struct request *r, struct err **e)
 		return err_set(e, ERR_CONFIG, 0,
 			       "wrapper: request: toolbelt: {\"dir\", \"socket\"}, absolute, with a "
 			       "sandbox");
+	if (json_object_get(r->root, "clone") && read_clone(r, unsandboxed, e) < 0)
+		return -1;
 	seg = json_object_get(r->root, "segment");
 	if (seg && (!json_is_integer(seg) || json_integer_value(seg) < 1 ||
 		    json_integer_value(seg) > 1000000))
@@ -239,6 +281,7 @@ static void request_clear(struct request *r)
 	strv_free(r->argv);
 	strv_free(r->env_names);
 	needs_free(&r->needs);
+	strv_free(r->setup);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -300,6 +343,22 @@ int host_wrapper_main(int ctl)
 	 * this process's stdin as it is now) */
 	if (prov && prov->prestart && !r.stdin_text)
 		prov->prestart();
+	/* a clone workspace: made now, before anything is planned */
+	if (r.clone.url) {
+		r.clone.job = r.req.execution;
+		r.clone.workspace = r.req.workspace;
+		r.clone.toolbelt_token = getenv("CORDON_TOOLBELT");
+		r.clone.setup = r.setup;
+		r.clone.setup_env = environ;
+		if (!r.clone.job || !r.clone.workspace) {
+			err_set(&e, ERR_CONFIG, 0, "wrapper: request: a clone needs the execution and workspace");
+			goto refuse;
+		}
+		if (r.clone.helper && !r.clone.toolbelt_token)
+			r.clone.helper = NULL;
+		if (host_git_clone(&r.clone, &e) < 0)
+			goto refuse;
+	}
 	if (host_launch_prepare(&r.req, &l, &e) < 0)
 		goto refuse;
 	if (record_and_stamp(&l, &e) < 0) {

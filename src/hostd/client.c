@@ -2,6 +2,7 @@
  * the daemon's unix socket, the operator's token read from the state
  * dir). It prints what the daemon answers; it decides nothing. */
 #include "hostd/client.h"
+#include "host/gitws.h"
 #include "hostd/daemon.h"
 
 #include "hostd/http.h"
@@ -399,6 +400,31 @@ static int run_attach(json_t *a)
 	return errno == ENOENT ? 127 : 126;
 }
 
+/* The job's work branch into the repository at into. */
+static int fetch(struct client *c, const char *id, const char *into)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_json_ json_t *j = NULL;
+	_cleanup_err_ struct err *e = NULL;
+	const char *ws;
+	long s;
+
+	s = asprintf(&path, "/v1/jobs/%s", id) < 0 ? 0 : call(c, "GET", path, NULL, &j);
+	if (s != 200)
+		return print_error(s, j);
+	ws = json_string_value(json_object_get(j, "workspace"));
+	if (!ws) {
+		fprintf(stderr, "cordon: sandbox_unavailable: the daemon names no workspace for the job\n");
+		return 125;
+	}
+	if (host_git_fetch(ws, id, into, &e) < 0) {
+		err_print(stderr, e);
+		return 125;
+	}
+	printf("%s%s\n", HOST_GIT_WORK_PREFIX, id);
+	return fflush(stdout) == 0 ? 0 : 125;
+}
+
 static const char job_usage[] =
 	"usage: cordon job start BINDING [--wait] [-- ARGS...]\n"
 	"       cordon job ls [--json]\n"
@@ -409,6 +435,7 @@ static const char job_usage[] =
 	"       cordon job inject ID TEXT\n"
 	"       cordon job logs ID [-f]\n"
 	"       cordon job attach ID\n"
+	"       cordon job fetch ID [--into DIR]\n"
 	"       cordon job doctor                 (each binding: can it run here?)\n"
 	"every one takes --state-dir DIR (default: $XDG_STATE_HOME/cordon)\n\n"
 	"Talk to `cordon daemon` on its management socket. start prints the job's\n"
@@ -418,8 +445,10 @@ static const char job_usage[] =
 	"only and prints whether the command's handler runs (term) or not (kill);\n"
 	"inject leaves TEXT in the job's inbox ($CORDON_INBOX inside); logs prints\n"
 	"the job's output (-f: until it ends); attach is refused for a workspace a\n"
-	"sandboxed run wrote. ls and show print for people; --json prints the\n"
-	"daemon's answer as it is.\n";
+	"sandboxed run wrote. fetch brings a clone job's work branch (cordon/ID)\n"
+	"into the repository at DIR (default: here), its objects and that one\n"
+	"ref, with git trusting nothing of the job's. ls and show print for\n"
+	"people; --json prints the daemon's answer as it is.\n";
 
 int hostd_job_main(int argc, char **argv)
 {
@@ -457,7 +486,7 @@ int hostd_job_main(int argc, char **argv)
 		return 125;
 	}
 	const char *cmd = argv[optind++];
-	const char *arg = NULL, *arg2 = NULL;
+	const char *arg = NULL, *arg2 = NULL, *into = NULL;
 	bool follow = false;
 	char **rest = NULL;
 	while (optind < argc) {
@@ -473,6 +502,8 @@ int hostd_job_main(int argc, char **argv)
 			follow = true;
 		} else if (strcmp(argv[optind], "--state-dir") == 0 && optind + 1 < argc) {
 			state = argv[++optind];
+		} else if (strcmp(argv[optind], "--into") == 0 && optind + 1 < argc) {
+			into = argv[++optind];
 		} else if (!arg) {
 			arg = argv[optind];
 		} else if (!arg2) {
@@ -549,6 +580,8 @@ int hostd_job_main(int argc, char **argv)
 			    ? call(&c, "POST", path, body, &j)
 			    : 0;
 		rc = s == 202 ? 0 : print_error(s, j);
+	} else if (strcmp(cmd, "fetch") == 0 && arg && !arg2 && id_ok(arg)) {
+		rc = fetch(&c, arg, into ? into : ".");
 	} else if (strcmp(cmd, "logs") == 0 && arg && !arg2 && id_ok(arg)) {
 		rc = logs(&c, arg, follow);
 	} else if (strcmp(cmd, "doctor") == 0 && !arg) {

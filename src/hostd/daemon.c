@@ -300,6 +300,26 @@ static bool base_variable(const char *kv)
 	return false;
 }
 
+/* Does the binding's env, the executor's or a secret of the binding's
+ * set the variable of kv? */
+static bool env_set_by(const struct host_binding *b, const struct host_exec *x, const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+
+	for (int k = 0; k < 2; k++) {
+		char *const *v = k == 0 ? b->env : x->env;
+
+		for (size_t i = 0; v && v[i]; i++)
+			if (strncmp(v[i], kv, n) == 0 && v[i][n] == '=')
+				return true;
+	}
+	for (size_t i = 0; i < b->n_secrets; i++)
+		if (!b->secrets[i].git_only && strlen(b->secrets[i].name) == n &&
+		    strncmp(b->secrets[i].name, kv, n) == 0)
+			return true;
+	return false;
+}
+
 /* The wrapper's environment: the daemon's (under a sandbox, whose policy
  * says what passes; without one, only its base variables), the binding's
  * env, and the values of its secrets (read now; they go nowhere else). */
@@ -308,8 +328,11 @@ static char **wrapper_env(const struct host_binding *b, const struct host_exec *
 {
 	char **env = NULL;
 
+	/* (a variable the binding, the executor or a secret sets is theirs:
+	 * the daemon's of that name is left out, never shadowing it) */
 	for (size_t i = 0; environ[i]; i++)
-		if ((b->provider || base_variable(environ[i])) && strv_push(&env, environ[i]) < 0)
+		if ((b->provider || base_variable(environ[i])) && !env_set_by(b, x, environ[i]) &&
+		    strv_push(&env, environ[i]) < 0)
 			goto oom;
 	for (size_t i = 0; b->env[i]; i++)
 		if (strv_push(&env, b->env[i]) < 0)
@@ -321,6 +344,9 @@ static char **wrapper_env(const struct host_binding *b, const struct host_exec *
 		_cleanup_free_ char *v = NULL;
 		char *kv = NULL;
 
+		/* (a git credential's is served to git alone, by the toolbelt) */
+		if (b->secrets[i].git_only)
+			continue;
 		if (host_secret_value(&b->secrets[i], &v, e) < 0) {
 			strv_free(env);
 			return NULL;
@@ -360,7 +386,8 @@ static json_t *env_names(const struct host_binding *b, const struct host_exec *x
 		}
 	}
 	for (size_t i = 0; names && i < b->n_secrets; i++)
-		json_array_append_new(names, json_string(b->secrets[i].name));
+		if (!b->secrets[i].git_only)
+			json_array_append_new(names, json_string(b->secrets[i].name));
 	return names;
 }
 
@@ -447,6 +474,37 @@ static int job_run_dir(struct hostd *d, const char *job, const char *input, stru
 	return input ? fs_write_atomic(dfd, "input", input, strlen(input), 0600, false, e) : 0;
 }
 
+static int git_helper_env(struct hostd *d, struct host_exec *x)
+{
+	char *kv = NULL;
+
+	if (strchr(d->self, '\'') ||
+	    asprintf(&kv, "GIT_CONFIG_VALUE_1=!'%s' tb git-credential", d->self) < 0)
+		return -1;
+	if (strv_push_take(&x->env, kv) < 0)
+		return -1;
+	static const char *const fixed[] = { "GIT_CONFIG_COUNT=3", "GIT_CONFIG_KEY_0=credential.helper",
+					     "GIT_CONFIG_VALUE_0=", "GIT_CONFIG_KEY_1=credential.helper",
+					     "GIT_CONFIG_KEY_2=credential.useHttpPath",
+					     "GIT_CONFIG_VALUE_2=true", "GIT_TERMINAL_PROMPT=0", NULL };
+	for (size_t i = 0; fixed[i]; i++)
+		if (strv_push(&x->env, fixed[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* What the wrapper clones: {"url", "branch", "helper"?, "setup"?}. */
+static json_t *clone_request(struct hostd *d, const struct host_binding *b, bool toolbelt)
+{
+	json_t *c = json_pack("{s:s, s:s}", "url", b->git_url, "branch", b->git_branch);
+
+	if (c && toolbelt && b->n_git_creds > 0)
+		json_object_set_new(c, "helper", json_string(d->self));
+	if (c && b->git_setup)
+		json_object_set_new(c, "setup", json_strv(b->git_setup));
+	return c;
+}
+
 static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const char *job,
 			 unsigned int attempt, unsigned int n, const char *workspace,
 			 char *const *args, const char *input, const char *session,
@@ -481,7 +539,21 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 		host_exec_clear(&x);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "toolbelt");
 	}
+	/* git asks the toolbelt for its credential: the helper set through
+	 * git's GIT_CONFIG_* variables (after an empty one that drops any a
+	 * config file named) */
+	if (tbdir && b->n_git_creds > 0 && git_helper_env(d, &x) < 0) {
+		host_exec_clear(&x);
+		return err_set(e, ERR_INTERNAL, ENOMEM, "git's credential helper");
+	}
 	req = wrap_request(d, b, job, n, workspace, &x);
+	/* a clone workspace is made by the wrapper, before its first
+	 * segment is planned */
+	if (req && b->git_url && n == 1 && attempt == 1 &&
+	    json_object_set_new(req, "clone", clone_request(d, b, tbdir != NULL)) < 0) {
+		json_decref(req);
+		req = NULL;
+	}
 	if (req && tbdir && b->provider &&
 	    json_object_set_new(req, "toolbelt", json_pack("{s:s, s:s}", "dir", tbdir, "socket",
 							   tbsock)) < 0) {
@@ -1029,6 +1101,57 @@ static int log_line(struct hostd *d, const char *job, const char *prefix, const 
 	return fd >= 0 && fs_write_exact(fd, line, n) == 0 ? 0 : -1;
 }
 
+/* git's credential for what git asked (its protocol, host and path):
+ * only https, only a host (and path) the job's binding names, as its
+ * config says now. The value goes into this answer alone. */
+static json_t *git_credential(struct hostd *d, const char *job, json_t *args, int *status,
+			      const char **why)
+{
+	_cleanup_err_ struct err *e = NULL;
+	_cleanup_json_ json_t *j = host_db_job_json(d->db, job, &e);
+	const char *protocol = arg_string(args, "protocol", 64), *host = arg_string(args, "host", 512);
+	const char *path = arg_string(args, "path", 4096);
+	const struct host_git_cred *cred;
+	const struct host_binding *b;
+	struct host_config *cfg = NULL;
+	char *value = NULL;
+	json_t *ans;
+
+	if (!protocol || !host || (json_object_get(args, "path") && !path)) {
+		*status = 400;
+		*why = "git.credential takes {\"protocol\", \"host\", \"path\"?} as git sends them";
+		return NULL;
+	}
+	if (!j || host_config_load(d->config, &cfg, &e) < 0) {
+		*status = 503;
+		*why = "the job or the config cannot be read";
+		return NULL;
+	}
+	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
+	cred = b ? host_git_cred_find(b, protocol, host, path) : NULL;
+	if (!cred) {
+		host_config_free(cfg);
+		*status = 403;
+		*why = "no git credential of this binding's is for that protocol, host and path";
+		return NULL;
+	}
+	if (host_secret_value(cred->secret, &value, &e) < 0) {
+		host_config_free(cfg);
+		*status = 503;
+		*why = "the credential's secret cannot be read";
+		return NULL;
+	}
+	ans = json_pack("{s:s, s:s}", "username", cred->username, "password", value);
+	explicit_bzero(value, strlen(value));
+	free(value);
+	host_config_free(cfg);
+	if (!ans) {
+		*status = 503;
+		*why = "the credential is not valid UTF-8";
+	}
+	return ans;
+}
+
 static json_t *tb_call(void *ctx, const char *job, const char *op, json_t *args, int *status,
 		       const char **why)
 {
@@ -1082,9 +1205,10 @@ static json_t *tb_call(void *ctx, const char *job, const char *op, json_t *args,
 		}
 		return json_pack("{s:b}", "logged", 1);
 	}
-	/* git.credential: answered only for a configured host (not yet) */
-	*status = 403;
-	*why = "no git credential is configured for this binding";
+	if (strcmp(op, "git.credential") == 0)
+		return git_credential(d, job, args, status, why);
+	*status = 404;
+	*why = "no such operation";
 	return NULL;
 }
 
@@ -1128,7 +1252,14 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 		return refuse(c, e);
 	}
 	workspace = bind->workspace;
-	if (bind->scratch) {
+	if (bind->git_url) {
+		/* made by the first segment's wrapper */
+		if (asprintf(&scratch, "%s/workspaces/%s", d->state, id) < 0) {
+			host_config_free(cfg);
+			return MHD_NO;
+		}
+		workspace = scratch;
+	} else if (bind->scratch) {
 		if (asprintf(&scratch, "%s/workspaces/%s", d->state, id) < 0 || mkdir(scratch, 0700) < 0) {
 			host_config_free(cfg);
 			return hostd_fail(c, 503, "sandbox_unavailable", "cannot make the scratch workspace");
@@ -1497,12 +1628,15 @@ static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const ch
 			/* without a sandbox there is nothing to be ready: it runs
 			 * as the operator, which doctor says */
 			ready = !hb->provider || (r && json_is_true(json_object_get(r, "ready")));
+			_cleanup_free_ char *git = NULL;
+			bool no_git = hb->git_url && host_find_program("git", &git) < 0;
 			json_array_append_new(
 				arr, json_pack("{s:s, s:s?, s:b, s:s?}", "binding", hb->name, "provider",
-					       hb->provider, "ready", ready, "why",
-					       !hb->provider ? "no sandbox: it runs as the operator"
-					       : ready	     ? NULL
-							     : "its provider is not ready here (see providers)"));
+					       hb->provider, "ready", ready && !no_git, "why",
+					       no_git ? "git is not on the daemon's PATH (its clone workspace needs it)"
+					       : !hb->provider ? "no sandbox: it runs as the operator"
+					       : ready	       ? NULL
+							       : "its provider is not ready here (see providers)"));
 		}
 		host_config_free(cfg);
 		return hostd_answer(c, 200, json_pack("{s:o, s:o}", "bindings", arr ? arr : json_array(),

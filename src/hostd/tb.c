@@ -26,12 +26,17 @@
 
 static const char tb_usage[] =
 	"usage: cordon tb call OP [JSON]\n"
-	"       cordon tb mcp\n\n"
+	"       cordon tb mcp\n"
+	"       cordon tb git-credential get|store|erase\n\n"
 	"The job's toolbelt, from inside a job. call: OP is an operation the\n"
 	"binding grants (job.status, job.output, notify, git.credential), JSON its\n"
 	"arguments (an object); prints the result as JSON, or the refusal on\n"
 	"stderr and exits 125. mcp: an MCP server on stdin and stdout offering\n"
 	"the operations the binding grants as tools (for an agent's MCP config).\n"
+	"git-credential: git's credential helper (git runs it, through the\n"
+	"credential.helper cordon sets): get asks git.credential for what git\n"
+	"reads on stdin, and prints the username and password when the binding\n"
+	"has one for it (nothing otherwise); store and erase do nothing.\n"
 	"The token is read from the file $CORDON_TOOLBELT names.\n";
 
 static const char *proxy_env(void)
@@ -93,6 +98,10 @@ static json_t *tb_request(const char *path, const char *body, char **why)
 		return NULL;
 	}
 	explicit_bzero(tok, len);
+	/* on the host, whatever proxy the operator's network needs: the
+	 * socket (a clone the host makes for a job) */
+	if (getenv("CORDON_TOOLBELT_DIRECT"))
+		proxy = NULL;
 	if (!proxy) {
 		/* on the host (a binding without a sandbox): the socket beside
 		 * the token */
@@ -311,6 +320,58 @@ static int mcp_main(void)
 	return 0;
 }
 
+/* git's credential-helper protocol (gitcredentials(7)): key=value lines
+ * on stdin up to a blank line; for get, the answer's username and
+ * password lines on stdout, or nothing when the toolbelt has none. */
+static int git_credential_main(const char *action)
+{
+	_cleanup_json_ json_t *args = json_object(), *res = NULL;
+	_cleanup_free_ char *line = NULL, *why = NULL;
+	size_t cap = 0, total = 0;
+	ssize_t n;
+
+	if (strcmp(action, "get") != 0)
+		return strcmp(action, "store") == 0 || strcmp(action, "erase") == 0 ? 0 : 125;
+	while (args && (n = getline(&line, &cap, stdin)) > 0) {
+		char *eq;
+
+		total += (size_t)n;
+		if (total > 65536 || strlen(line) != (size_t)n)
+			return 125;
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0])
+			break;
+		eq = strchr(line, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		if ((strcmp(line, "protocol") == 0 || strcmp(line, "host") == 0 ||
+		     strcmp(line, "path") == 0) &&
+		    json_object_set_new(args, line, json_string(eq + 1)) < 0)
+			return 125;
+	}
+	if (!args || !json_object_get(args, "protocol") || !json_object_get(args, "host"))
+		return 0;
+	curl_global_init(CURL_GLOBAL_NOTHING);
+	res = tb_call_op("git.credential", args, &why);
+	curl_global_cleanup();
+	if (!res) {
+		/* none for that host is the answer git expects often; a
+		 * toolbelt that cannot answer is said */
+		if (why && strncmp(why, "sandbox_denied:", 15) != 0)
+			fprintf(stderr, "cordon: git-credential: %s\n", why);
+		return 0;
+	}
+	const char *user = json_string_value(json_object_get(res, "username"));
+	const char *pass = json_string_value(json_object_get(res, "password"));
+	if (!user || !pass || strpbrk(user, "\n\r") || strpbrk(pass, "\n\r") ||
+	    strlen(user) != json_string_length(json_object_get(res, "username")) ||
+	    strlen(pass) != json_string_length(json_object_get(res, "password")))
+		return 0;
+	printf("username=%s\npassword=%s\n", user, pass);
+	return fflush(stdout) == 0 ? 0 : 125;
+}
+
 int hostd_tb_main(int argc, char **argv)
 {
 	_cleanup_json_ json_t *args = NULL, *res = NULL;
@@ -327,6 +388,8 @@ int hostd_tb_main(int argc, char **argv)
 		curl_global_cleanup();
 		return rc;
 	}
+	if (argc == 3 && strcmp(argv[1], "git-credential") == 0)
+		return git_credential_main(argv[2]);
 	if (argc < 3 || argc > 4 || strcmp(argv[1], "call") != 0) {
 		fputs(tb_usage, stderr);
 		return 125;

@@ -3,6 +3,7 @@
  * message and class next to a control that parses, and a secret's value
  * read from a file and from the environment without reaching an error. */
 #include "host/config.h"
+#include "host/gitws.h"
 #include "lib/cleanup.h"
 #include "tap.h"
 
@@ -132,13 +133,13 @@ static void refusals(void)
 	refused(B("{" OKX ", \"workspace\": {\"dir\": \"rel/p\"}}"), ERR_CONFIG,
 		"bindings.b.workspace.dir: must be an absolute path", B("{" OKX ", " OKW "}"));
 	refused(B("{" OKX ", \"workspace\": {\"dir\": \"/p\", \"scratch\": true}}"), ERR_CONFIG,
-		"bindings.b.workspace: names both a dir and scratch: one of them",
+		"bindings.b.workspace: names more than one of dir, scratch and git: one of them",
 		B("{" OKX ", \"workspace\": {\"scratch\": true}}"));
 	refused(B("{" OKX ", \"workspace\": {\"scratch\": false}}"), ERR_CONFIG,
 		"bindings.b.workspace.scratch: must be true (or name a dir)",
 		B("{" OKX ", \"workspace\": {\"scratch\": true}}"));
 	refused(B("{" OKX ", \"workspace\": {}}"), ERR_CONFIG,
-		"bindings.b.workspace: needs a dir or \"scratch\": true", B("{" OKX ", " OKW "}"));
+		"bindings.b.workspace: needs a dir, \"scratch\": true or a git clone", B("{" OKX ", " OKW "}"));
 	refused(B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"docker\"}}"), ERR_CONFIG,
 		"bindings.b.sandbox.provider: must be \"native\" or \"srt\"",
 		B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"srt\"}}"));
@@ -283,11 +284,122 @@ static void secrets(void)
 	rmdir(dir);
 }
 
+/* Clone workspaces and git credentials. */
+#define GIT(x) "\"workspace\": {\"git\": {\"url\": \"https://example.com/r.git\", " \
+	       "\"branch\": \"main\"" x "}}"
+#define SBX ", \"sandbox\": {\"provider\": \"native\", \"policy\": {}}"
+#define SEC ", \"secrets\": {\"T\": {\"file\": \"/t\"}}"
+static void git_workspaces(void)
+{
+	struct host_config *c = NULL;
+	char *msg = NULL;
+	int why;
+
+	ok(parse(B("{" OKX ", " GIT("") SBX SEC ", \"git\": {\"credentials\": [{\"host\": "
+		   "\"example.com\", \"secret\": \"T\", \"path\": \"/r.git\"}]}}"),
+		 &c, &msg, &why) == 0,
+	   "a sandboxed clone binding with a credential parses%s%s", msg ? ": " : "", msg ? msg : "");
+	free(msg);
+	const struct host_binding *b = c ? host_config_find(c, "b") : NULL;
+	ok(b && strcmp(b->git_url, "https://example.com/r.git") == 0 &&
+		   strcmp(b->git_branch, "main") == 0 && b->git_mode == HOST_GIT_CLONE &&
+		   !b->workspace && !b->scratch,
+	   "... its URL, branch and mode read back");
+	ok(b && b->n_git_creds == 1 && b->secrets[0].git_only && (b->ops & HOST_OP_GIT_CREDENTIAL) &&
+		   strcmp(b->git_creds[0].username, "x-access-token") == 0 &&
+		   strcmp(b->git_creds[0].path, "r.git") == 0,
+	   "... its credential: the secret git's only, the operation granted, the default "
+	   "username, the path without its '/'");
+	ok(b && host_git_cred_find(b, "https", "EXAMPLE.com", "r.git") != NULL &&
+		   !host_git_cred_find(b, "http", "example.com", "r.git") &&
+		   !host_git_cred_find(b, "https", "example.org", "r.git") &&
+		   !host_git_cred_find(b, "https", "example.com", "other.git") &&
+		   !host_git_cred_find(b, "https", "example.com", NULL),
+	   "host_git_cred_find: https on the host (any case) and the path; nothing else");
+	host_config_free(c);
+
+	refused(B("{" OKX ", " GIT(", \"mode\": \"worktree\"") SBX "}"), ERR_CONFIG,
+		"bindings.b.workspace.git.mode: a sandboxed binding takes a git workspace in clone "
+		"mode only (a worktree commits through a checkout's .git outside the sandbox)",
+		B("{" OKX ", " GIT(", \"mode\": \"clone\"") SBX "}"));
+	refused(B("{" OKX ", " GIT(", \"mode\": \"shared\"") SBX "}"), ERR_CONFIG,
+		"bindings.b.workspace.git.mode: a sandboxed binding takes a git workspace in clone "
+		"mode only (a shared clone commits through a checkout's .git outside the sandbox)",
+		B("{" OKX ", " GIT("") SBX "}"));
+	refused(B("{" OKX ", " GIT(", \"setup\": [\"make\"]") SBX "}"), ERR_CONFIG,
+		"bindings.b.workspace.git.setup: a sandboxed binding takes no setup command (it "
+		"would run on the host, in files the agent writes)",
+		B("{" OKX ", " GIT(", \"setup\": [\"make\"]") "}"));
+	refused(B("{" OKX ", " GIT(", \"mode\": \"worktree\"") "}"), ERR_UNAVAILABLE,
+		"bindings.b.workspace.git.mode: the worktree mode is not built (clone is)",
+		B("{" OKX ", " GIT("") "}"));
+	refused(B("{" OKX ", \"workspace\": {\"git\": {\"url\": \"https://u:pw@example.com/r\", "
+		  "\"branch\": \"main\"}}}"),
+		ERR_CONFIG,
+		"bindings.b.workspace.git.url: must be an https, http, ssh, git or file URL, an "
+		"scp-like host:path or an absolute path, without a password (put it in "
+		"git.credentials)",
+		B("{" OKX ", \"workspace\": {\"git\": {\"url\": \"https://u@example.com/r\", "
+		  "\"branch\": \"main\"}}}"));
+	refused(B("{" OKX ", \"workspace\": {\"git\": {\"url\": \"/srv/r\", \"branch\": "
+		  "\"-x\"}}}"),
+		ERR_CONFIG,
+		"bindings.b.workspace.git.branch: not a branch name (letters, digits, '.', '_', '/', "
+		"'-'; at most 200)",
+		B("{" OKX ", \"workspace\": {\"git\": {\"url\": \"/srv/r\", \"branch\": "
+		  "\"x\"}}}"));
+	refused(B("{" OKX ", " GIT("") SEC ", \"git\": {\"credentials\": [{\"host\": "
+		  "\"example.com\", \"secret\": \"U\"}]}}"),
+		ERR_CONFIG, "bindings.b.git.credentials[0].secret: names no secret of this binding",
+		B("{" OKX ", " GIT("") SEC ", \"git\": {\"credentials\": [{\"host\": "
+		  "\"example.com\", \"secret\": \"T\"}]}}"));
+	refused(B("{" OKX ", " GIT("") SEC ", \"git\": {\"credentials\": [{\"host\": "
+		  "\"Example.com\", \"secret\": \"T\"}]}}"),
+		ERR_CONFIG,
+		"bindings.b.git.credentials[0].host: a host as git names it: lower-case name or "
+		"address, \":port\" when not 443",
+		B("{" OKX ", " GIT("") SEC ", \"git\": {\"credentials\": [{\"host\": "
+		  "\"example.com:8443\", \"secret\": \"T\"}]}}"));
+	refused(B("{" OKX ", " GIT("") SEC ", \"env\": {\"GIT_CONFIG_COUNT\": \"1\"}, \"git\": "
+		  "{\"credentials\": [{\"host\": \"example.com\", \"secret\": \"T\"}]}}"),
+		ERR_CONFIG,
+		"bindings.b.env: sets git's GIT_CONFIG_* settings, which cordon sets for "
+		"git.credentials (git's credential helper): use the GIT_* variables git reads "
+		"(GIT_SSL_CAINFO, ...) instead",
+		B("{" OKX ", " GIT("") SEC ", \"env\": {\"GIT_SSL_CAINFO\": \"/c\"}, \"git\": "
+		  "{\"credentials\": [{\"host\": \"example.com\", \"secret\": \"T\"}]}}"));
+
+	/* the URLs and branches cordon passes to git */
+	static const char *const urls[][2] = {
+		{ "https://github.com/a/b.git", "https" }, { "http://h/r", "http" },
+		{ "ssh://git@h/r", "ssh" }, { "git@github.com:a/b.git", "ssh" },
+		{ "git://h/r", "git" }, { "file:///srv/r", "file" }, { "/srv/r", "file" },
+		{ "ext::sh -c x", NULL }, { "fd::3", NULL }, { "-u", NULL }, { "r", NULL },
+		{ "./r", NULL }, { "https://a:b@h/r", NULL }, { "file://h/r", NULL },
+		{ "https://h/ r", NULL }, { "hg://h/r", NULL },
+	};
+	for (size_t i = 0; i < sizeof(urls) / sizeof(*urls); i++) {
+		const char *p = host_git_url_protocol(urls[i][0]);
+
+		ok(urls[i][1] ? p && strcmp(p, urls[i][1]) == 0 : !p, "url `%s`: %s", urls[i][0],
+		   urls[i][1] ? urls[i][1] : "refused");
+	}
+	static const char *const bad[] = { "", "-b", ".b", "/b", "b/", "b.", "b.lock", "a..b",
+					   "a//b", "a/.b", "a.lock/b", "HEAD", "a b", "a@{1}",
+					   "a~1", "a^", "a:b", NULL };
+	for (size_t i = 0; bad[i]; i++)
+		ok(!host_git_branch_ok(bad[i]), "branch `%s` refused", bad[i]);
+	ok(host_git_branch_ok("main") && host_git_branch_ok("release/1.2") &&
+		   host_git_branch_ok("20261202T054757Z-ca79420c7ca0e538"),
+	   "branches main, release/1.2 and a job id taken");
+}
+
 int main(void)
 {
 	full_binding();
 	refusals();
 	claude_code();
 	secrets();
+	git_workspaces();
 	return done_testing();
 }

@@ -1,0 +1,205 @@
+#!/bin/bash
+# Git clone workspaces and git's credential through the toolbelt. A git
+# smart-HTTP server over TLS on 127.0.0.2 (git http-backend behind
+# tests/helpers/git-https-server, basic auth for pushes) holds a
+# repository. A sandboxed clone job (native, and srt when installed)
+# commits and pushes with plain `git push`: the host cloned it with git
+# distrusted and made the work branch cordon/<job> with its upstream; git
+# inside asks `cordon tb git-credential`, which asks the toolbelt, which
+# answers for https on that host only; the push goes through the
+# sandbox's gateway. The helper gives nothing for another host, another
+# protocol or another path; the secret is in no environment of the job,
+# no file of the state dir and no log. The control: a binding without the
+# credential cannot push. `cordon job fetch` brings the commit into the
+# operator's repository; the planted-configuration report of the honest
+# run is empty. Refused at load: a worktree or shared mode, or a setup
+# command, for a sandboxed binding; a URL carrying a password; a
+# credential naming no secret. A binding without a sandbox runs its setup
+# command in the clone.
+set -u
+: "${CORDON:?set CORDON to the cordon binary}"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+host_lab /var/tmp/cordon-git.XXXXXX
+spid=
+cleanup() {
+	[ -n "$spid" ] && kill "$spid" 2>/dev/null
+	host_cleanup
+}
+trap cleanup EXIT
+host_own_cordon
+mkdir -p "$lab/home" "$lab/srv"
+export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
+unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid \
+	GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid
+providers=(native)
+command -v srt >/dev/null && providers+=(srt)
+
+# ---- the server: a repository with one commit on main, TLS for 127.0.0.2
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.2 \
+	-addext 'subjectAltName=IP:127.0.0.2' -keyout "$lab/key.pem" -out "$lab/cert.pem" 2>/dev/null
+ok $? "a certificate for 127.0.0.2 is made"
+git init -q --bare -b main "$lab/srv/repo.git" &&
+	git clone -q "$lab/srv/repo.git" "$lab/seed" 2>/dev/null &&
+	(cd "$lab/seed" && echo hello > README && git add README && git commit -qm first && git push -q origin main) &&
+	git -C "$lab/srv/repo.git" config http.receivepack true
+ok $? "the served repository has a first commit on main"
+secret="tok-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+printf '%s\n' "$secret" > "$lab/password"
+chmod 600 "$lab/password"
+"$here/../helpers/git-https-server" --root "$lab/srv" --addr 127.0.0.2 --cert "$lab/cert.pem" \
+	--key "$lab/key.pem" --user agent --password-file "$lab/password" --port-file "$lab/port" \
+	--log "$lab/server.log" 2>"$lab/server.err" &
+spid=$!
+for _ in $(seq 200); do [ -s "$lab/port" ] && break; sleep 0.05; done
+port=$(cat "$lab/port" 2>/dev/null)
+url="https://127.0.0.2:$port/repo.git"
+# the control: from the host, with the CA, a push without the password is refused
+GIT_SSL_CAINFO="$lab/cert.pem" git clone -q "$url" "$lab/probe" 2>/dev/null &&
+	(cd "$lab/probe" && git commit -q --allow-empty -m probe &&
+		! GIT_TERMINAL_PROMPT=0 GIT_SSL_CAINFO="$lab/cert.pem" git push -q origin HEAD:probe 2>/dev/null)
+ok $? "the server serves the clone over TLS and refuses a push without the password (the control)"
+
+# the host's clone trusts the test's CA (git's own variable, passed on)
+export GIT_SSL_CAINFO="$lab/cert.pem"
+config() { # the bindings; $1: extra JSON for the "clone" binding's workspace git object
+	local extra=${1:-}
+	python3 - "$lab/config.json" "$url" "$port" "$lab" "$extra" <<'PY'
+import json, sys
+path, url, port, lab, extra = sys.argv[1:]
+env = {"GIT_SSL_CAINFO": lab + "/cert.pem", "GIT_AUTHOR_NAME": "agent",
+       "GIT_AUTHOR_EMAIL": "agent@example.invalid", "GIT_COMMITTER_NAME": "agent",
+       "GIT_COMMITTER_EMAIL": "agent@example.invalid", "ASAN_OPTIONS": "detect_leaks=0"}
+pol = {"write": ["{workspace}"], "network": {"allow": ["127.0.0.2:" + port]}}
+git = {"url": url, "branch": "main"}
+git.update(json.loads(extra or "{}"))
+cred = {"credentials": [{"host": "127.0.0.2:" + port, "secret": "GIT_TOKEN", "username": "agent"}]}
+secrets = {"GIT_TOKEN": {"file": lab + "/password"}}
+b = {}
+for p in ("native", "srt"):
+    b["clone-" + p] = {"executor": {"kind": "shell"}, "workspace": {"git": git}, "env": env,
+                       "secrets": secrets, "git": cred,
+                       "sandbox": {"provider": p, "policy": pol}}
+b["nocred"] = {"executor": {"kind": "shell"}, "workspace": {"git": {"url": url, "branch": "main"}},
+               "env": env, "sandbox": {"provider": "native", "policy": pol}}
+b["host"] = {"executor": {"kind": "shell"},
+             "workspace": {"git": {"url": url, "branch": "main", "setup": ["sh", "-c", "echo set up > setup.out"]}},
+             "env": env}
+json.dump({"bindings": b}, open(path, "w"), indent=1)
+PY
+}
+config
+start_daemon
+ok $? "the daemon starts"
+
+helper() { # PROTOCOL HOST [PATH]: what the helper answers, from inside
+	printf 'protocol=%s\nhost=%s\n%s\n' "$1" "$2" "${3:+path=$3
+}"
+}
+for p in "${providers[@]}"; do
+	: > "$lab/server.log"
+	id=$(job start "clone-$p" --wait -- sh -c "
+		set -e
+		git status --short > /dev/null
+		[ \"\$(git rev-parse --abbrev-ref HEAD)\" = \"cordon/\$(basename \"\$PWD\")\" ] || { echo not on the work branch; exit 3; }
+		echo 'from the job' > work.txt
+		git add work.txt
+		git commit -qm 'work from the job'
+		git push -q
+		printf 'protocol=https\nhost=other.example\n\n' | '$CORDON' tb git-credential get > other.out
+		printf 'protocol=http\nhost=127.0.0.2:$port\n\n' | '$CORDON' tb git-credential get > http.out
+		printf 'protocol=https\nhost=127.0.0.2:$port\n\n' | '$CORDON' tb git-credential get > own.out
+		env > env.out
+		" 2>"$lab/job-$p.err"); rc=$?
+	ws=$state/workspaces/$id
+	for f in other http own env; do mv "$ws/$f.out" "$lab/$f-$p.out" 2>/dev/null; done
+	ok $([ "$rc" = 0 ] && [ "$(git -C "$lab/srv/repo.git" log -1 --format=%s "refs/heads/cordon/$id" 2>/dev/null)" = 'work from the job' ]; echo $?) \
+		"$p: a clone job commits and pushes with plain git push to cordon/<job> (rc $rc; $(tail -c 300 "$state/runs/$id/log" 2>/dev/null | tr '\n' ' '))"
+	ok $(grep -q "^POST /repo.git/git-receive-pack agent$" "$lab/server.log" &&
+		! grep -q '^[A-Z]* /repo.git/git-receive-pack !$' "$lab/server.log"; echo $?) \
+		"$p: ... authenticated by the credential the helper got from the toolbelt"
+	ok $(grep -q "\"host\": \"127.0.0.2\", \"port\": $port" "$state/runs/$id/sandbox/1/network.jsonl" 2>/dev/null ||
+		grep -q "\"host\":\"127.0.0.2\",\"port\":$port" "$state/runs/$id/sandbox/1/network.jsonl" 2>/dev/null; echo $?) \
+		"$p: ... through the sandbox's gateway (its audit names the server)"
+	ok $([ ! -s "$lab/other-$p.out" ] && [ ! -s "$lab/http-$p.out" ] && grep -qx "password=$secret" "$lab/own-$p.out"; echo $?) \
+		"$p: the helper gives nothing for another host or for http, and the password for its own (the control)"
+	ok $(! grep -qF "$secret" "$lab/env-$p.out" && ! grep -rqF "$secret" "$state" && ! grep -qF "$secret" "$lab/daemon.err"; echo $?) \
+		"$p: the secret is in no variable of the job, no file of the state dir (database, records, logs) and not the daemon's log"
+	ok $([ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$state/runs/$id/sandbox/1/planted.json" 2>&1)" = 0 ] &&
+		! grep -q 'planted:' "$state/runs/$id/log"; echo $?) \
+		"$p: the planted-configuration report of the honest run is empty"
+	git clone -q "$lab/srv/repo.git" "$lab/home-$p" 2>/dev/null
+	out=$(cd "$lab/home-$p" && job fetch "$id" 2>&1); rc=$?
+	ok $([ "$rc" = 0 ] && [ "$out" = "cordon/$id" ] &&
+		[ "$(git -C "$lab/home-$p" log -1 --format=%s "refs/heads/cordon/$id")" = 'work from the job' ] &&
+		[ -z "$(git -C "$lab/home-$p" tag)" ]; echo $?) \
+		"$p: cordon job fetch brings the work branch's commit into the operator's repository ($out)"
+	fetch_id=$id
+done
+
+# the helper answers for its path only when a credential names one
+python3 - "$lab/config.json" "$port" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["bindings"]["clone-native"]["git"]["credentials"][0]["path"] = "repo.git"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+id=$(job start clone-native --wait -- sh -c "
+	printf 'protocol=https\nhost=127.0.0.2:$port\npath=other.git\n\n' | '$CORDON' tb git-credential get > path-other.out
+	printf 'protocol=https\nhost=127.0.0.2:$port\npath=repo.git\n\n' | '$CORDON' tb git-credential get > path-own.out")
+mv "$state/workspaces/$id/path-other.out" "$state/workspaces/$id/path-own.out" "$lab/" 2>/dev/null
+ok $([ ! -s "$lab/path-other.out" ] && grep -qx "password=$secret" "$lab/path-own.out"; echo $?) \
+	"a credential naming a path: nothing for another path, the password for its own"
+config
+
+# the control: without the credential the push is refused
+: > "$lab/server.log"
+id=$(job start nocred --wait -- sh -c "git commit -q --allow-empty -m x && git push -q" 2>/dev/null); rc=$?
+ok $([ "$rc" != 0 ] && [ -z "$(git -C "$lab/srv/repo.git" for-each-ref "refs/heads/cordon/$id")" ]; echo $?) \
+	"a clone job whose binding has no credential cannot push (rc $rc; the control)"
+
+# a binding without a sandbox: its setup command runs in the clone
+id=$(job start host --wait -- sh -c 'cat setup.out'); rc=$?
+ok $([ "$rc" = 0 ] && grep -qx 'set up' "$state/runs/$id/log" &&
+	[ "$(git -C "$state/workspaces/$id" rev-parse --abbrev-ref HEAD)" = "cordon/$id" ]; echo $?) \
+	"a binding without a sandbox runs its setup command in the clone, on the work branch"
+
+# a clone that fails (no such branch) refuses the job and leaves nothing
+config '{"branch": "no-such-branch"}'
+id=$(job start clone-native --wait -- touch ran 2>/dev/null); rc=$?
+ok $([ "$rc" = 125 ] && job show --json "$id" | grep -q sandbox_unavailable &&
+	grep -q "git: the workspace's clone failed" "$state/runs/$id/log" && [ ! -e "$state/workspaces/$id" ] &&
+	[ ! -e "$state/runs/$id/sandbox" ]; echo $?) \
+	"a clone that fails refuses the job (rc $rc) and leaves no workspace"
+
+# ---- refused at load, nothing made or run
+refused() { # JSON-EXTRA DESCRIPTION
+	config "$1"
+	local before r
+	before=$(ls "$state/workspaces" | wc -l)
+	r=$(api POST /v1/jobs '{"binding": "clone-native", "args": ["touch", "ran"]}')
+	ok $(printf '%s' "$r" | grep -q '^400 .*sandbox_config\|^[45][0-9][0-9] .*sandbox_config' &&
+		[ "$(ls "$state/workspaces" | wc -l)" = "$before" ]; echo $?) "$2 (${r:0:160})"
+}
+refused '{"mode": "worktree"}' "a sandboxed binding with a worktree workspace is refused (sandbox_config), nothing made"
+refused '{"mode": "shared"}' "... with a shared one is refused"
+refused '{"setup": ["touch", "planted"]}' "... with a setup command is refused"
+refused "{\"url\": \"https://agent:$secret@127.0.0.2:$port/repo.git\"}" "... a URL carrying a password is refused"
+ok $(! grep -rqF "$secret" "$lab/daemon.err" "$state"; echo $?) "... and the refusal does not echo it"
+refused '{"url": "ext::sh -c touch% /tmp/x"}' "... an ext:: URL is refused"
+config
+python3 - "$lab/config.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["bindings"]["clone-native"]["git"]["credentials"][0]["secret"] = "NOPE"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+r=$(api POST /v1/jobs '{"binding": "clone-native", "args": ["true"]}')
+ok $(printf '%s' "$r" | grep -q 'sandbox_config.*names no secret'; echo $?) "a credential naming no secret of the binding is refused"
+config
+
+kill -TERM "$dpid"; wait "$dpid"; dpid=
+sanitizer_ok
+echo "1..$n"
+[ $fails = 0 ]
