@@ -80,21 +80,28 @@ static char **inbox_names(const char *inbox)
 	return v;
 }
 
-/* New messages in the inbox, in order, each sent once. */
+static bool seen_before(char **seen, const char *name)
+{
+	return seen && bsearch(&name, seen, strv_len(seen), sizeof(*seen), cmp) != NULL;
+}
+
+/* New messages in the inbox, in order, each sent once. What was seen is
+ * what this look found (sorted): a name gone from the inbox is
+ * forgotten, so the list stays as short as the inbox however many names
+ * the sandbox makes and removes there. */
 static int feed_inbox(struct feed *f, bool *pending)
 {
 	_cleanup_strv_ char **names = inbox_names(f->inbox);
 	_cleanup_close_ int dfd = -1;
+	int r = 0;
 
 	*pending = false;
-	for (size_t i = 0; names && names[i]; i++) {
+	for (size_t i = 0; names && names[i] && r == 0; i++) {
 		_cleanup_free_ char *buf = NULL;
 		struct err *e = NULL;
 
-		if (strv_contains(f->seen, names[i]))
+		if (seen_before(f->seen, names[i]))
 			continue;
-		if (strv_push(&f->seen, names[i]) < 0)
-			return -1;
 		if (dfd < 0)
 			dfd = fs_open_nofollow(AT_FDCWD, f->inbox, O_PATH | O_DIRECTORY, 0);
 		/* a message the host wrote (a regular file); anything else the
@@ -108,11 +115,16 @@ static int feed_inbox(struct feed *f, bool *pending)
 			err_free(e);
 			continue;
 		}
-		if (send_text(f, buf) < 0)
-			return -1;
+		if (send_text(f, buf) < 0) {
+			r = -1;
+			break;
+		}
 		*pending = true;
 	}
-	return 0;
+	strv_free(f->seen);
+	f->seen = names;
+	names = NULL;
+	return r;
 }
 
 /* Count the "result" lines the log gained. */

@@ -21,10 +21,14 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TB_BODY_MAX ((size_t)64 * 1024)
 #define TB_TOKEN_HEX 64
+/* connections at once: in all (libmicrohttpd's cap), and of one job */
+#define TB_CONNS_MAX 256U
+#define TB_JOB_CONNS_MAX 32U
 
 struct tb_job {
 	struct tb_job *next;
@@ -32,6 +36,7 @@ struct tb_job {
 	char token[TB_TOKEN_HEX + 1];
 	unsigned int ops;
 	int lfd;
+	bool paused;		/* out of fds: not listened to for a while */
 };
 
 /* Which job's socket a connection came in on. */
@@ -49,6 +54,7 @@ struct toolbelt {
 	int ep;			/* the listeners and libmicrohttpd's own epoll fd */
 	struct tb_job *jobs;
 	struct tb_conn *conns;
+	struct timespec resume;	/* when paused listeners are listened to again */
 };
 
 static struct tb_job *find_job(const struct toolbelt *t, const char *job)
@@ -177,7 +183,7 @@ int toolbelt_new(const char *state_dir, tb_call_fn fn, void *ctx, struct toolbel
 	t->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET, 0,
 				  NULL, NULL, on_request, t, MHD_OPTION_NOTIFY_COMPLETED, hostd_body_done,
 				  t, MHD_OPTION_NOTIFY_CONNECTION, on_conn, t,
-				  MHD_OPTION_CONNECTION_LIMIT, 256U, MHD_OPTION_CONNECTION_TIMEOUT,
+				  MHD_OPTION_CONNECTION_LIMIT, TB_CONNS_MAX, MHD_OPTION_CONNECTION_TIMEOUT,
 				  30U, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
 				  MHD_OPTION_END);
 	di = t->mhd ? MHD_get_daemon_info(t->mhd, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
@@ -195,10 +201,61 @@ int toolbelt_fd(const struct toolbelt *t)
 	return t->ep;
 }
 
+/* Out of fds (or memory) for a connection: the listener is left alone
+ * for TB_PAUSE_MS, rather than woken again at once by the connection
+ * still waiting (a loop that would take the daemon's CPU while it lasts). */
+#define TB_PAUSE_MS 250
+
+static void pause_listener(struct toolbelt *t, struct tb_job *j)
+{
+	struct epoll_event ev = { .events = 0, .data.ptr = j };
+
+	if (j->paused || epoll_ctl(t->ep, EPOLL_CTL_MOD, j->lfd, &ev) < 0)
+		return;
+	j->paused = true;
+	clock_gettime(CLOCK_MONOTONIC, &t->resume);
+	t->resume.tv_nsec += TB_PAUSE_MS * 1000000L;
+	if (t->resume.tv_nsec >= 1000000000L) {
+		t->resume.tv_sec++;
+		t->resume.tv_nsec -= 1000000000L;
+	}
+}
+
+static void resume_listeners(struct toolbelt *t)
+{
+	struct timespec now;
+
+	if (t->resume.tv_sec == 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec < t->resume.tv_sec ||
+	    (now.tv_sec == t->resume.tv_sec && now.tv_nsec < t->resume.tv_nsec))
+		return;
+	t->resume.tv_sec = 0;
+	for (struct tb_job *j = t->jobs; j; j = j->next) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = j };
+
+		if (j->paused && epoll_ctl(t->ep, EPOLL_CTL_MOD, j->lfd, &ev) == 0)
+			j->paused = false;
+	}
+}
+
+static unsigned int job_conns(const struct toolbelt *t, const char *job)
+{
+	unsigned int n = 0;
+
+	for (const struct tb_conn *k = t->conns; k; k = k->next)
+		n += strcmp(k->job, job) == 0;
+	return n;
+}
+
 void toolbelt_run(struct toolbelt *t)
 {
 	struct epoll_event ev[16];
-	int n = epoll_wait(t->ep, ev, 16, 0);
+	int n;
+
+	resume_listeners(t);
+	n = epoll_wait(t->ep, ev, 16, 0);
 
 	for (int i = 0; i < n; i++) {
 		struct tb_job *j = ev[i].data.ptr;
@@ -210,9 +267,11 @@ void toolbelt_run(struct toolbelt *t)
 			continue;
 		while ((fd = accept4(j->lfd, (struct sockaddr *)&sa, &len,
 				     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-			struct tb_conn *k = calloc(1, sizeof(*k));
+			struct tb_conn *k = NULL;
 
-			if (!k) {
+			/* a job's share of the connections: one job's command
+			 * holding many open leaves the others theirs */
+			if (job_conns(t, j->job) >= TB_JOB_CONNS_MAX || !(k = calloc(1, sizeof(*k)))) {
 				close(fd);
 				continue;
 			}
@@ -227,6 +286,9 @@ void toolbelt_run(struct toolbelt *t)
 			}
 			len = sizeof(sa);
 		}
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			       errno == ENOMEM))
+			pause_listener(t, j);
 	}
 	MHD_run(t->mhd);
 }

@@ -138,6 +138,18 @@ for p in "${providers[@]}"; do
 	fetch_id=$id
 done
 
+# the clone's git settings are out of the agent's reach inside
+id=$(job start clone-native --wait -- sh -c '
+	for t in "git config core.fsmonitor evil" "touch .git/hooks/pre-commit" "touch .git/info/attributes" \
+		"mv .git .git2"; do sh -c "$t" 2>/dev/null && echo "wrote: $t"; done > tamper.out; exit 0')
+ws=$state/workspaces/$id
+ok $([ -f "$ws/tamper.out" ] && [ ! -s "$ws/tamper.out" ] && [ -w "$ws/.git/config" ] && [ -d "$ws/.git/hooks" ] &&
+	[ -z "$(git config --file "$ws/.git/config" core.fsmonitor)" ] && [ -z "$(ls "$ws/.git/hooks")" ]; echo $?) \
+	"inside, the clone's .git/config, hooks and info cannot be written nor .git moved (the control: the operator can write the config) $(cat "$ws/tamper.out" 2>/dev/null | tr '\n' ' ')"
+ok $([ "$(git config --file "$ws/.git/config" branch.cordon/$id.merge)" = "refs/heads/cordon/$id" ] &&
+	[ -z "$(git -C "$ws" for-each-ref refs/heads/main)" ]; echo $?) \
+	"the work branch's upstream was recorded at clone time, and the base branch is not kept locally"
+
 # the helper answers for its path only when a credential names one
 python3 - "$lab/config.json" "$port" <<'PY'
 import json, sys

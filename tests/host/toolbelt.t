@@ -91,6 +91,28 @@ ok $([ "$(call "$s1" "$tok")" = 200 ]; echo $?) "on the job's socket, its own to
 ok $([ "$(call "$s1" "")" = 401 ]; echo $?) "... no token: 401"
 ok $([ "$(call "$s1" "$(printf '%s' "$tok" | tr 0-9a-f 1-9a-f0)")" = 401 ]; echo $?) "... a wrong one: 401"
 ok $([ "$(call "$s1" "$tok2")" = 401 ]; echo $?) "... another job's: 401"
+# one job's command holding 300 connections open (more than the
+# toolbelt's 256 in all) leaves another job's calls answered
+python3 - "$s1" "$lab/hog.ready" "$lab/hog.done" <<'PY' &
+import os, socket, sys, time
+conns = []
+for _ in range(300):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    conns.append(s)
+open(sys.argv[2], "w").close()
+for _ in range(600):
+    if os.path.exists(sys.argv[3]):
+        break
+    time.sleep(0.05)
+PY
+hog=$!
+for _ in $(seq 200); do [ -e "$lab/hog.ready" ] && break; sleep 0.05; done
+sleep 0.5
+c2=$(call "$state/toolbelt/$id2/toolbelt.sock" "$tok2")
+touch "$lab/hog.done"; wait "$hog"
+ok $([ -e "$lab/hog.ready" ] && [ "$c2" = 200 ]; echo $?) \
+	"one job holding 300 connections open on its socket leaves another job's call answered (got $c2)"
 touch "$lab/ws/go"; job wait "$id" >/dev/null
 ok $([ ! -e "$state/toolbelt/$id" ] && [ "$(call "$state/toolbelt/$id2/toolbelt.sock" "$tok")" = 401 ] &&
 	[ "$(call "$state/toolbelt/$id2/toolbelt.sock" "$tok2")" = 200 ]; echo $?) \
