@@ -121,6 +121,9 @@ static int git_argv(char ***argv, const char *proto)
 	    strv_push(argv, "core.hooksPath=/dev/null") < 0 || strv_push(argv, "-c") < 0 ||
 	    strv_push(argv, "core.fsmonitor=false") < 0 || strv_push(argv, "-c") < 0 ||
 	    strv_push(argv, "protocol.allow=never") < 0 || strv_push(argv, "-c") < 0 ||
+	    /* a transfer that stalls (under 1 KB/s for a minute) fails */
+	    strv_push(argv, "http.lowSpeedLimit=1000") < 0 || strv_push(argv, "-c") < 0 ||
+	    strv_push(argv, "http.lowSpeedTime=60") < 0 || strv_push(argv, "-c") < 0 ||
 	    asprintf(&allow, "protocol.%s.allow=always", proto) < 0)
 		return -1;
 	return strv_push_take(argv, allow);
@@ -207,7 +210,10 @@ static int clone_steps(const struct host_git_clone *c, const char *proto, char *
 	    asprintf(&merge, "refs/heads/%s", work) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "clone");
 	{
-		const char *argv[] = { "clone",	   "--quiet",	   "--template=",
+		/* --no-local: a local repository's objects are copied, never
+		 * hard-linked (a hard link out of the workspace is refused,
+		 * and would let the sandbox write the original's objects) */
+		const char *argv[] = { "clone",	   "--quiet",	   "--template=",  "--no-local",
 				       "--no-recurse-submodules", "--single-branch", "--branch",
 				       c->branch,  "--",	   c->url,
 				       c->workspace, NULL };

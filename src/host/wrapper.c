@@ -136,12 +136,13 @@ static int read_needs(json_t *n, struct needs *out, struct err **e)
 	return 0;
 }
 
-/* "clone": {"url", "branch", "helper"?, "setup"?}: the workspace the
- * first segment clones. A sandboxed launch takes no setup command: it is
- * refused here again, before anything is made or run. */
+/* "clone": {"url", "branch", "mode"?, "helper"?, "setup"?}: the
+ * workspace the first segment clones. A sandboxed launch takes a clone
+ * alone and no setup command: both are refused here again, before
+ * anything is made or run. */
 static int read_clone(struct request *r, bool unsandboxed, struct err **e)
 {
-	static const char *const keys[] = { "url", "branch", "helper", "setup", NULL };
+	static const char *const keys[] = { "url", "branch", "mode", "helper", "setup", NULL };
 	json_t *c = json_object_get(r->root, "clone"), *v;
 	const char *key;
 
@@ -161,6 +162,15 @@ static int read_clone(struct request *r, bool unsandboxed, struct err **e)
 	if (!r->clone.url || !r->clone.branch || (json_object_get(c, "helper") && !r->clone.helper))
 		return err_set(e, ERR_CONFIG, 0,
 			       "wrapper: request: clone: url and branch (and helper) are strings");
+	/* (a worktree or shared clone commits through a .git outside the
+	 * workspace: never for a sandbox, and not built without one) */
+	const char *mode = opt_string(c, "mode");
+	if (mode && strcmp(mode, "clone") != 0)
+		return err_set(e, unsandboxed ? ERR_UNAVAILABLE : ERR_CONFIG, 0,
+			       unsandboxed ? "the git workspace's %s mode is not built (clone is)"
+					   : "a sandboxed binding takes a git workspace in clone mode "
+					     "only, not %s",
+			       mode);
 	if (json_object_get(c, "setup")) {
 		if (!unsandboxed)
 			return err_set(e, ERR_CONFIG, 0,

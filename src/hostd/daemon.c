@@ -493,10 +493,13 @@ static int git_helper_env(struct hostd *d, struct host_exec *x)
 	return 0;
 }
 
-/* What the wrapper clones: {"url", "branch", "helper"?, "setup"?}. */
+/* What the wrapper clones: {"url", "branch", "mode", "helper"?,
+ * "setup"?}. */
 static json_t *clone_request(struct hostd *d, const struct host_binding *b, bool toolbelt)
 {
-	json_t *c = json_pack("{s:s, s:s}", "url", b->git_url, "branch", b->git_branch);
+	static const char *const modes[] = { "clone", "worktree", "shared" };
+	json_t *c = json_pack("{s:s, s:s, s:s}", "url", b->git_url, "branch", b->git_branch, "mode",
+			      modes[b->git_mode]);
 
 	if (c && toolbelt && b->n_git_creds > 0)
 		json_object_set_new(c, "helper", json_string(d->self));
@@ -683,7 +686,8 @@ static void on_answer(struct hostd *d, struct seg *s)
 	const char *provider = a ? json_string_value(json_object_get(a, "provider")) : NULL;
 	/* a sandboxed binding's segment names its provider, and only that
 	 * one is ever counted as sandboxed: a mismatch runs nothing */
-	if (digest && record && (provider != NULL) == s->sandboxed) {
+	/* (a stop sent before the answer was taken: nothing is launched) */
+	if (digest && record && (provider != NULL) == s->sandboxed && !s->stop_sig) {
 		struct host_segment seg = {
 			.attempt = s->attempt, .n = s->n,
 			.provider = (char *)provider,
@@ -905,6 +909,16 @@ static void keep_session(struct hostd *d, const char *job, off_t from, char **fa
 }
 
 /* The wrapper ended: what its exit file says, or lost without one. */
+static void remove_own_workspace(struct hostd *d, const char *job)
+{
+	_cleanup_free_ char *wss = fs_path_join(d->state, "workspaces");
+	_cleanup_close_ int wfd = wss ? open(wss, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+	if (wfd >= 0 && faccessat(wfd, job, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    fs_remove_tree(wfd, job, 256) < 0)
+		fprintf(stderr, "cordon: daemon: cannot remove workspaces/%s\n", job);
+}
+
 static void on_exit_of(struct hostd *d, struct seg *s)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -920,9 +934,15 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 		on_answer(d, s); /* died before (or while) answering */
 	if (!s->pinned) {
 		char job[HOST_JOB_ID_MAX];
+		bool first = s->n == 1 && s->attempt == 1;
 
 		snprintf(job, sizeof(job), "%s", s->job);
 		seg_free(d, s);
+		/* a job refused or stopped before its first launch: what its
+		 * wrapper made of a workspace of its own (a clone cut short)
+		 * goes, nothing having run in it */
+		if (first)
+			remove_own_workspace(d, job);
 		if (!job_live(d, job))
 			toolbelt_close(d->tb, job);
 		return;
@@ -1295,6 +1315,15 @@ static struct seg *running_seg(struct hostd *d, const char *job)
 
 /* A job that is not running: 404 when there is no such job, else 409
  * not_accepting. */
+/* The job's segment whose wrapper has not answered yet. */
+static struct seg *preparing_seg(struct hostd *d, const char *job)
+{
+	for (struct seg *s = d->segs; s; s = s->next)
+		if (!s->pinned && s->ctl >= 0 && strcmp(s->job, job) == 0)
+			return s;
+	return NULL;
+}
+
 static enum MHD_Result not_running(struct hostd *d, struct MHD_Connection *c, const char *job)
 {
 	_cleanup_err_ struct err *e = NULL;
@@ -1571,6 +1600,17 @@ static enum MHD_Result job_action(struct hostd *d, struct MHD_Connection *c, con
 		      strcmp(slash, "/inject") != 0))
 		return hostd_fail(c, 404, "not_found", "no such endpoint");
 	s = running_seg(d, job);
+	if (!s && strcmp(slash, "/stop") == 0 && (s = preparing_seg(d, job))) {
+		/* nothing launched yet (its wrapper is making the workspace, a
+		 * clone that may take long): the wrapper's group is killed,
+		 * and the job ends refused, having run nothing */
+		s->stop_sig = SIGKILL;
+		if (kill(-s->pid, SIGKILL) < 0)
+			(void)kill(s->pid, SIGKILL);
+		(void)log_line(d, job, "cordon: daemon: ",
+			       "stopped before anything was launched (the workspace was being made)");
+		return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", job, "signal", "KILL"));
+	}
 	if (!s)
 		return not_running(d, c, job);
 	if (strcmp(slash, "/inject") == 0)
@@ -1959,8 +1999,8 @@ static void reconcile(struct hostd *d)
 		const char *id = json_string_value(json_object_get(j, "id"));
 		const char *ws = json_string_value(json_object_get(j, "workspace"));
 		int64_t ended = json_integer_value(json_object_get(j, "ended_ms"));
-		_cleanup_free_ char *runs = NULL, *wss = NULL;
-		_cleanup_close_ int rfd = -1, wfd = -1;
+		_cleanup_free_ char *runs = NULL;
+		_cleanup_close_ int rfd = -1;
 		char name[HOST_JOB_ID_MAX];
 
 		if (!id || ended == 0)
@@ -1972,12 +2012,7 @@ static void reconcile(struct hostd *d)
 			    faccessat(rfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
 			    fs_remove_tree(rfd, name, 256) < 0)
 				fprintf(stderr, "cordon: daemon: reconcile: cannot remove runs/%s\n", name);
-			if (asprintf(&wss, "%s/workspaces", d->state) >= 0 &&
-			    (wfd = open(wss, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
-			    faccessat(wfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    fs_remove_tree(wfd, name, 256) < 0)
-				fprintf(stderr, "cordon: daemon: reconcile: cannot remove workspaces/%s\n",
-					name);
+			remove_own_workspace(d, name);
 			continue;
 		}
 		/* (a finished sandbox's own processes died with its pid 1; a

@@ -103,6 +103,24 @@ ok $([ "$(printf '%s\n' "$out" | sed -n 1p | field provider)" = "" ] && [ -n "$(
 	"... and an unsandboxed one alone is pinned, names no provider, and runs (the control)"
 rm -f "$lab/ws/plain.txt"
 
+# ---- a clone workspace: for a sandboxed launch, a clone alone and no
+# setup command, refused before anything is made or run
+git init -q --bare "$lab/origin.git" 2>/dev/null
+clone_req() { # CLONE_JSON
+	printf '{"policy": {"write": ["{workspace}"]}, "workspace": "%s", "state_dir": "%s", "execution": "wrapclone", "argv": ["sh", "-c", "echo ran > ../clone-ran.txt"], "quiet": true, "clone": %s}' \
+		"$lab/clone-ws" "$lab/state" "$1"
+}
+for c in '"mode": "worktree"' '"mode": "shared"' '"setup": ["sh", "-c", "echo set up > ../setup-ran.txt"]'; do
+	out=$(python3 "$lab/drive.py" go "$(clone_req "{\"url\": \"$lab/origin.git\", \"branch\": \"main\", $c}")" 2>"$lab/err")
+	ok $([ "$(printf '%s\n' "$out" | sed -n 1p | field error)" = sandbox_config ] && [ ! -e "$lab/clone-ws" ] &&
+		[ ! -e "$lab/setup-ran.txt" ] && [ ! -e "$lab/clone-ran.txt" ]; echo $?) \
+		"a sandboxed launch's clone with $c is refused (sandbox_config), nothing made or run"
+done
+out=$(python3 "$lab/drive.py" go "$(clone_req "{\"url\": \"$lab/origin.git\", \"branch\": \"main\"}")" 2>"$lab/err")
+ok $([ "$(printf '%s\n' "$out" | sed -n 1p | field error)" = sandbox_unavailable ] && grep -q "clone failed" "$lab/err" &&
+	[ ! -e "$lab/clone-ws" ]; echo $?) \
+	"... a plain clone is tried (the control), and one that fails (an empty origin) leaves nothing"
+
 # ---- a secret, by name through the environment only
 secret=cordon-wrap-secret-$$-value
 # (the command compares digests: the secret is in no argv either)

@@ -81,6 +81,10 @@ for p in ("native", "srt"):
     b["clone-" + p] = {"executor": {"kind": "shell"}, "workspace": {"git": git}, "env": env,
                        "secrets": secrets, "git": cred,
                        "sandbox": {"provider": p, "policy": pol}}
+b["stall"] = {"executor": {"kind": "shell"}, "workspace": {"git": {"url": url.replace("/repo.git", "/stall/repo.git"), "branch": "main"}},
+              "env": env, "sandbox": {"provider": "native", "policy": pol}}
+b["local"] = {"executor": {"kind": "shell"}, "workspace": {"git": {"url": lab + "/srv/repo.git", "branch": "main"}},
+              "env": env, "sandbox": {"provider": "native", "policy": {"write": ["{workspace}"]}}}
 b["nocred"] = {"executor": {"kind": "shell"}, "workspace": {"git": {"url": url, "branch": "main"}},
                "env": env, "sandbox": {"provider": "native", "policy": pol}}
 b["host"] = {"executor": {"kind": "shell"},
@@ -165,6 +169,15 @@ ok $([ ! -s "$lab/path-other.out" ] && grep -qx "password=$secret" "$lab/path-ow
 	"a credential naming a path: nothing for another path, the password for its own"
 config
 
+# a clone of a local repository: its objects copied, not hard-linked (a
+# hard link out of the workspace would refuse the launch)
+id=$(job start local --wait -- sh -c 'echo local > local.txt && git add local.txt && git commit -qm "local work"'); rc=$?
+git clone -q "$lab/srv/repo.git" "$lab/home-local" 2>/dev/null
+out=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc=$?
+ok $([ "$rc" = 0 ] && [ "$frc" = 0 ] &&
+	[ "$(git -C "$lab/home-local" log -1 --format=%s "refs/heads/cordon/$id")" = 'local work' ]; echo $?) \
+	"a clone of a local path runs (its objects copied) and job fetch --into brings its commit (rc $rc, fetch $frc: $out)"
+
 # the control: without the credential the push is refused
 : > "$lab/server.log"
 id=$(job start nocred --wait -- sh -c "git commit -q --allow-empty -m x && git push -q" 2>/dev/null); rc=$?
@@ -184,6 +197,21 @@ ok $([ "$rc" = 125 ] && job show --json "$id" | grep -q sandbox_unavailable &&
 	grep -q "git: the workspace's clone failed" "$state/runs/$id/log" && [ ! -e "$state/workspaces/$id" ] &&
 	[ ! -e "$state/runs/$id/sandbox" ]; echo $?) \
 	"a clone that fails refuses the job (rc $rc) and leaves no workspace"
+
+# a clone that hangs: the job is stopped before anything launched, its
+# partial clone removed
+: > "$lab/server.log"
+id=$(job start stall -- touch ran)
+for _ in $(seq 400); do grep -q '/stall/' "$lab/server.log" && break; sleep 0.05; done
+grep -q '/stall/' "$lab/server.log"; seen=$?
+t0=$(date +%s)
+job stop "$id" >/dev/null; src=$?
+job wait "$id" >/dev/null; rc=$?
+t1=$(date +%s)
+ok $([ "$seen" = 0 ] && [ "$src" = 0 ] && [ "$rc" = 125 ] && [ $((t1 - t0)) -lt 10 ] &&
+	grep -q 'stopped before anything was launched' "$state/runs/$id/log" &&
+	[ ! -e "$state/workspaces/$id" ] && [ ! -e "$state/runs/$id/sandbox" ]; echo $?) \
+	"a job whose clone hangs is stopped before anything launched (stop $src, rc $rc, $((t1 - t0)) s), its partial clone gone"
 
 # ---- refused at load, nothing made or run
 refused() { # JSON-EXTRA DESCRIPTION
