@@ -325,6 +325,16 @@ static void print_job(json_t *j)
 	put_field("binding", json_string_value(json_object_get(j, "binding")));
 	put_field("args", args);
 	put_field("workspace", json_string_value(json_object_get(j, "workspace")));
+	/* a clone job's work comes home by its branch */
+	const char *ws = json_string_value(json_object_get(j, "workspace"));
+	const char *id = json_string_value(json_object_get(j, "id"));
+	if (ws && id && host_git_is_clone(ws)) {
+		printf("%-10s" HOST_GIT_WORK_PREFIX, "branch");
+		put_text(id);
+		printf(" (cordon job fetch ");
+		put_text(id);
+		printf(" brings it into your checkout)\n");
+	}
 	printf("%-10s", "created");
 	put_time(json_object_get(j, "created_ms"));
 	printf("\n%-10s", "ended");

@@ -139,7 +139,8 @@ for p in "${providers[@]}"; do
 		[ "$(git -C "$lab/home-$p" log -1 --format=%s "refs/heads/cordon/$id")" = 'work from the job' ] &&
 		[ -z "$(git -C "$lab/home-$p" tag)" ]; echo $?) \
 		"$p: cordon job fetch brings the work branch's commit into the operator's repository ($out)"
-	fetch_id=$id
+	ok $(job show "$id" | grep -qx "branch    cordon/$id (cordon job fetch $id brings it into your checkout)"; echo $?) \
+		"$p: cordon job show names the work branch and how it comes home"
 done
 
 # the clone's git settings are out of the agent's reach inside
