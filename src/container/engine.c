@@ -258,6 +258,46 @@ static int api_parse(const char *s, unsigned long *major, unsigned long *minor)
 		       : 0;
 }
 
+/* a before b, as API versions */
+static bool api_below(unsigned long amaj, unsigned long amin, unsigned long bmaj,
+		      unsigned long bmin)
+{
+	return amaj < bmaj || (amaj == bmaj && amin < bmin);
+}
+
+/* A daemon newer than cordon's API may have dropped it (Engine 29 serves
+ * 1.44 and up): its oldest, from the unversioned /version, said at open
+ * rather than as a puzzling error on the first call. */
+static int engine_oldest(struct engine *g, struct err **e)
+{
+	const char *what = "version";
+	_cleanup_json_ json_t *j = NULL;
+	unsigned long major = 0, minor = 0;
+	const char *v;
+	struct answer a;
+
+	if (engine_call(g, "GET", "/version", NULL, &a, e) < 0)
+		return -1;
+	if (a.status != 200) {
+		answer_fail(g, what, &a, true, e);
+		answer_clear(&a);
+		return -1;
+	}
+	j = answer_json(g, what, &a, JSON_OBJECT, e);
+	answer_clear(&a);
+	if (!j)
+		return -1;
+	v = json_string_value(json_object_get(j, "MinAPIVersion"));
+	if (api_parse(v, &major, &minor) < 0)
+		return shape_fail(g, what, "MinAPIVersion", e);
+	if (api_below(ENGINE_API_MAJOR, ENGINE_API_MINOR, major, minor))
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "docker daemon `%s` speaks API %lu.%lu to %s; cordon speaks %d.%d",
+			       g->endpoint, major, minor, g->api, ENGINE_API_MAJOR,
+			       ENGINE_API_MINOR);
+	return 0;
+}
+
 static int engine_ping(struct engine *g, struct err **e)
 {
 	struct answer a;
@@ -279,11 +319,13 @@ static int engine_ping(struct engine *g, struct err **e)
 		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "docker daemon `%s`: its ping names no API version", g->endpoint);
 	snprintf(g->api, sizeof(g->api), "%lu.%lu", major, minor);
-	if (major < ENGINE_API_MAJOR || (major == ENGINE_API_MAJOR && minor < ENGINE_API_MINOR))
+	if (api_below(major, minor, ENGINE_API_MAJOR, ENGINE_API_MINOR))
 		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "docker daemon `%s` speaks API %s; cordon needs %d.%d or later "
 			       "(Docker Engine 20.10)",
 			       g->endpoint, g->api, ENGINE_API_MAJOR, ENGINE_API_MINOR);
+	if (api_below(ENGINE_API_MAJOR, ENGINE_API_MINOR, major, minor))
+		return engine_oldest(g, e);
 	return 0;
 }
 

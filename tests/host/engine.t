@@ -11,10 +11,12 @@
 # of that name is refused; list by label finds it, and a dead socket makes
 # list fail (never an empty list); start, kill (the signal reaches the
 # trap), remove, force-remove of a running one; inspect of a removed
-# container says gone, against a dead socket it is an error. A fake daemon
-# on a unix socket shows the fail-closed readings: an API below 1.41
-# refused, a 404 that is not the daemon's "No such container" an error
-# (not gone), a 500 on list an error, an answer over 4 MiB an error.
+# container says gone, against a dead socket it is an error. Fake daemons
+# on unix sockets show the fail-closed readings: an API below 1.41
+# refused, and one whose oldest API is above it; a 404 that is not the
+# daemon's "No such container" an error (not gone), a 500 on list an
+# error (not an empty list), an answer over 4 MiB and one that is not
+# JSON errors.
 # dockerd and its data root are removed at exit, whatever happened.
 set -u
 : "${CORDON_HELPERS:?set CORDON_HELPERS to the test helpers directory}"
@@ -56,8 +58,10 @@ cleanup() {
 	wait 2>/dev/null
 	# what dockerd left (its containerd, shims): only processes naming
 	# this test's own directory
+	local c
 	for p in /proc/[0-9]*; do
-		tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -qF "$D/" && kill -KILL "${p#/proc/}" 2>/dev/null
+		c=$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null)
+		[[ $c == *"$D/"* ]] && kill -KILL "${p#/proc/}" 2>/dev/null
 	done
 	findmnt -rn -o TARGET 2>/dev/null | grep -F "$D/" | sort -r | while read -r m; do umount -l "$m"; done
 	rm -rf "$D"
@@ -227,6 +231,8 @@ class H(http.server.BaseHTTPRequestHandler):
         p = self.path
         if p == "/_ping":
             self.send(200, b"OK", "text/plain")
+        elif p == "/version":
+            self.send(200, json.dumps({"ApiVersion": api, "MinAPIVersion": "1.44" if api == "1.52" else "1.24"}).encode())
         elif p.startswith("/v1.41/containers/json"):
             self.send(500, json.dumps({"message": "list broke"}).encode())
         elif p.startswith("/v1.41/containers/"):
@@ -245,9 +251,11 @@ PY
 	for _ in $(seq 100); do [ -S "$1" ] && return 0; sleep 0.05; done
 	return 1
 }
-fake "$D/old.sock" 1.40 && fake "$D/fake.sock" 1.41
+fake "$D/old.sock" 1.40 && fake "$D/new.sock" 1.52 && fake "$D/fake.sock" 1.43
 probe info "$D/old.sock"
 ok $(refused 'speaks API 1.40; cordon needs 1.41 or later'; echo $?) "a daemon below API 1.41 is refused, naming its version"
+probe info "$D/new.sock"
+ok $(refused 'speaks API 1.44 to 1.52; cordon speaks 1.41'; echo $?) "a daemon that no longer serves 1.41 (Engine 29) is refused at open"
 probe inspect "$D/fake.sock" "$cid"
 ok $(refused 'inspect container: HTTP 404'; echo $?) "a 404 that is not the daemon's \"No such container\" is an error, not gone"
 probe list "$D/fake.sock" "cordon.job=$job"
