@@ -238,6 +238,36 @@ static int take_text(struct engine *g, const char *what, json_t *obj, const char
 	return *out ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
 }
 
+/* GET path, wanting 200 and JSON of type. With no_such, the daemon's
+ * 404 of that message sets *gone instead of failing. NULL otherwise, with
+ * *e set unless *gone. */
+static json_t *get_json(struct engine *g, const char *what, const char *path, json_type type,
+			const char *no_such, bool *gone, struct err **e)
+{
+	struct answer a;
+	json_t *j;
+
+	if (gone)
+		*gone = false;
+	if (!path) {
+		err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
+		return NULL;
+	}
+	if (engine_call(g, "GET", path, NULL, &a, e) < 0)
+		return NULL;
+	if (a.status != 200) {
+		if (no_such && gone && answer_no_such(&a, no_such))
+			*gone = true;
+		else
+			answer_fail(g, what, &a, true, e);
+		answer_clear(&a);
+		return NULL;
+	}
+	j = answer_json(g, what, &a, type, e);
+	answer_clear(&a);
+	return j;
+}
+
 /* --- open, ping ------------------------------------------------------------- */
 
 /* "major.minor", each at most 3 digits. */
@@ -270,26 +300,13 @@ static bool api_below(unsigned long amaj, unsigned long amin, unsigned long bmaj
  * rather than as a puzzling error on the first call. */
 static int engine_oldest(struct engine *g, struct err **e)
 {
-	const char *what = "version";
-	_cleanup_json_ json_t *j = NULL;
+	_cleanup_json_ json_t *j = get_json(g, "version", "/version", JSON_OBJECT, NULL, NULL, e);
 	unsigned long major = 0, minor = 0;
-	const char *v;
-	struct answer a;
 
-	if (engine_call(g, "GET", "/version", NULL, &a, e) < 0)
-		return -1;
-	if (a.status != 200) {
-		answer_fail(g, what, &a, true, e);
-		answer_clear(&a);
-		return -1;
-	}
-	j = answer_json(g, what, &a, JSON_OBJECT, e);
-	answer_clear(&a);
 	if (!j)
 		return -1;
-	v = json_string_value(json_object_get(j, "MinAPIVersion"));
-	if (api_parse(v, &major, &minor) < 0)
-		return shape_fail(g, what, "MinAPIVersion", e);
+	if (api_parse(json_string_value(json_object_get(j, "MinAPIVersion")), &major, &minor) < 0)
+		return shape_fail(g, "version", "MinAPIVersion", e);
 	if (api_below(ENGINE_API_MAJOR, ENGINE_API_MINOR, major, minor))
 		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "docker daemon `%s` speaks API %lu.%lu to %s; cordon speaks %d.%d",
@@ -413,20 +430,9 @@ int engine_info(struct engine *g, struct engine_info *out, struct err **e)
 	const char *what = "info";
 	_cleanup_free_ char *path = api_path(g, "/info");
 	_cleanup_json_ json_t *j = NULL;
-	struct answer a;
 
 	*out = (struct engine_info){ 0 };
-	if (!path)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
-	if (engine_call(g, "GET", path, NULL, &a, e) < 0)
-		return -1;
-	if (a.status != 200) {
-		answer_fail(g, what, &a, true, e);
-		answer_clear(&a);
-		return -1;
-	}
-	j = answer_json(g, what, &a, JSON_OBJECT, e);
-	answer_clear(&a);
+	j = get_json(g, what, path, JSON_OBJECT, NULL, NULL, e);
 	if (!j || take_text(g, what, j, "ID", 256, &out->id, e) < 0 ||
 	    take_text(g, what, j, "ServerVersion", 64, &out->version, e) < 0) {
 		engine_info_clear(out);
@@ -449,29 +455,16 @@ int engine_image_inspect(struct engine *g, const char *ref, struct engine_image 
 	_cleanup_free_ char *path = NULL;
 	_cleanup_json_ json_t *j = NULL;
 	json_t *digests, *d;
-	struct answer a;
+	bool gone = false;
 	size_t i;
 
 	*out = (struct engine_image){ 0 };
 	if (!image_ref_ok(ref))
 		return err_set(e, ERR_CONFIG, 0, "docker image reference is not valid");
 	path = api_path(g, "/images/%s/json", ref);
-	if (!path)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
-	if (engine_call(g, "GET", path, NULL, &a, e) < 0)
-		return -1;
-	if (a.status != 200) {
-		bool gone = answer_no_such(&a, "No such image");
-
-		if (!gone)
-			answer_fail(g, what, &a, true, e);
-		answer_clear(&a);
-		return gone ? ENGINE_GONE : -1;
-	}
-	j = answer_json(g, what, &a, JSON_OBJECT, e);
-	answer_clear(&a);
+	j = get_json(g, what, path, JSON_OBJECT, "No such image", &gone, e);
 	if (!j)
-		return -1;
+		return gone ? ENGINE_GONE : -1;
 	if (!image_id_ok(json_string_value(json_object_get(j, "Id"))))
 		return shape_fail(g, what, "Id", e);
 	digests = json_object_get(j, "RepoDigests");
@@ -546,7 +539,8 @@ int engine_container_create(struct engine *g, const char *name, const json_t *co
 	answer_clear(&a);
 	if (!j)
 		return -1;
-	/* created: from here on a failure removes it again */
+	/* created; a container whose ID cannot be read is left to the
+	 * caller's listing by its labels, any other is removed on failure */
 	if (!is_hex64(json_string_value(json_object_get(j, "Id"))))
 		return shape_fail(g, what, "Id", e);
 	*id = strdup(json_string_value(json_object_get(j, "Id")));
@@ -629,29 +623,16 @@ int engine_container_inspect(struct engine *g, const char *id, struct engine_con
 	const char *what = "inspect container";
 	_cleanup_free_ char *path = NULL;
 	_cleanup_json_ json_t *j = NULL;
-	struct answer a;
+	bool gone = false;
 
 	*out = (struct engine_container){ 0 };
 	if (!ref_ok(id))
 		return err_set(e, ERR_CONFIG, 0, "docker container ID is not valid");
 	path = api_path(g, "/containers/%s/json", id);
-	if (!path)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
-	if (engine_call(g, "GET", path, NULL, &a, e) < 0)
-		return -1;
-	if (a.status != 200) {
-		/* gone only on the daemon's own word */
-		bool gone = answer_no_such(&a, "No such container");
-
-		if (!gone)
-			answer_fail(g, what, &a, true, e);
-		answer_clear(&a);
-		return gone ? ENGINE_GONE : -1;
-	}
-	j = answer_json(g, what, &a, JSON_OBJECT, e);
-	answer_clear(&a);
+	/* gone only on the daemon's own word */
+	j = get_json(g, what, path, JSON_OBJECT, "No such container", &gone, e);
 	if (!j)
-		return -1;
+		return gone ? ENGINE_GONE : -1;
 	if (container_read(g, id, j, out, e) < 0) {
 		engine_container_clear(out);
 		return -1;
@@ -703,26 +684,17 @@ int engine_container_list(struct engine *g, char *const *labels, char ***ids, st
 	_cleanup_free_ char *filters = NULL, *path = NULL;
 	_cleanup_json_ json_t *j = NULL;
 	_cleanup_strv_ char **out = NULL;
-	struct answer a;
 	json_t *c;
 	size_t i;
 
 	*ids = NULL;
 	if (list_filters(g, labels, &filters, e) < 0)
 		return -1;
-	path = api_path(g, "/containers/json?all=1&filters=%s", filters);
 	out = calloc(1, sizeof(char *));
-	if (!path || !out)
+	if (!out)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
-	if (engine_call(g, "GET", path, NULL, &a, e) < 0)
-		return -1;
-	if (a.status != 200) {
-		answer_fail(g, what, &a, true, e);
-		answer_clear(&a);
-		return -1;
-	}
-	j = answer_json(g, what, &a, JSON_ARRAY, e);
-	answer_clear(&a);
+	path = api_path(g, "/containers/json?all=1&filters=%s", filters);
+	j = get_json(g, what, path, JSON_ARRAY, NULL, NULL, e);
 	if (!j)
 		return -1;
 	/* every entry must be one: a list with one left out is wrong */
