@@ -176,14 +176,14 @@ static char *answer_message(const struct answer *a)
 	return out;
 }
 
-/* Did the daemon itself answer "No such ..." (its 404 with its message)?
- * Any other 404 (a route it does not know, something else on the socket)
- * is not taken as a thing being gone. */
-static bool answer_no_such(const struct answer *a, const char *what)
+/* Did the daemon itself answer status with a message saying words? A
+ * "not there" is taken only so: any other 404 (a route the daemon does
+ * not know, something else on the socket) is not a thing being gone. */
+static bool answer_says(const struct answer *a, long status, const char *words)
 {
-	_cleanup_free_ char *m = a->status == 404 ? answer_message(a) : NULL;
+	_cleanup_free_ char *m = a->status == status ? answer_message(a) : NULL;
 
-	return m && strncasecmp(m, what, strlen(what)) == 0;
+	return m && strstr(m, words);
 }
 
 /* An error for an answer the call did not expect; with_message adds the
@@ -256,7 +256,7 @@ static json_t *get_json(struct engine *g, const char *what, const char *path, js
 	if (engine_call(g, "GET", path, NULL, &a, e) < 0)
 		return NULL;
 	if (a.status != 200) {
-		if (no_such && gone && answer_no_such(&a, no_such))
+		if (no_such && gone && answer_says(&a, 404, no_such))
 			*gone = true;
 		else
 			answer_fail(g, what, &a, true, e);
@@ -710,74 +710,59 @@ int engine_container_list(struct engine *g, char *const *labels, char ***ids, st
 	return 0;
 }
 
-int engine_container_start(struct engine *g, const char *id, struct err **e)
+/* A call on one container answered by its status alone: 0 on 204, 1 on
+ * alt when the daemon says alt_says (NULL: anything), else -1. */
+static int container_act(struct engine *g, const char *what, const char *method,
+			 const char *path, long alt, const char *alt_says, struct err **e)
 {
-	const char *what = "start container";
-	_cleanup_free_ char *path = NULL;
 	struct answer a;
 	int r;
+
+	if (!path)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
+	if (engine_call(g, method, path, NULL, &a, e) < 0)
+		return -1;
+	if (a.status == 204)
+		r = 0;
+	else if (a.status == alt && (!alt_says || answer_says(&a, alt, alt_says)))
+		r = 1;
+	else
+		r = answer_fail(g, what, &a, true, e);
+	answer_clear(&a);
+	return r;
+}
+
+int engine_container_start(struct engine *g, const char *id, struct err **e)
+{
+	_cleanup_free_ char *path = NULL;
 
 	if (!ref_ok(id))
 		return err_set(e, ERR_CONFIG, 0, "docker container ID is not valid");
 	path = api_path(g, "/containers/%s/start", id);
-	if (!path)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
-	if (engine_call(g, "POST", path, NULL, &a, e) < 0)
-		return -1;
-	r = a.status == 204 ? 0 : a.status == 304 ? 1 : answer_fail(g, what, &a, true, e);
-	answer_clear(&a);
-	return r;
+	/* 304: it runs already */
+	return container_act(g, "start container", "POST", path, 304, NULL, e);
 }
 
 int engine_container_kill(struct engine *g, const char *id, int sig, struct err **e)
 {
-	const char *what = "kill container";
-	_cleanup_free_ char *path = NULL, *m = NULL;
-	struct answer a;
-	int r;
+	_cleanup_free_ char *path = NULL;
 
 	if (!ref_ok(id))
 		return err_set(e, ERR_CONFIG, 0, "docker container ID is not valid");
 	if (sig < 1 || sig > 64)
-		return err_set(e, ERR_CONFIG, 0, "%s: signal %d is not valid", what, sig);
+		return err_set(e, ERR_CONFIG, 0, "kill container: signal %d is not valid", sig);
 	path = api_path(g, "/containers/%s/kill?signal=%d", id, sig);
-	if (!path)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
-	if (engine_call(g, "POST", path, NULL, &a, e) < 0)
-		return -1;
 	/* a conflict is "not running" only when the daemon says so (a paused
 	 * container is a conflict too, and it is running) */
-	m = a.status == 409 ? answer_message(&a) : NULL;
-	if (a.status == 204)
-		r = 0;
-	else if (m && strstr(m, "is not running"))
-		r = 1;
-	else
-		r = answer_fail(g, what, &a, true, e);
-	answer_clear(&a);
-	return r;
+	return container_act(g, "kill container", "POST", path, 409, "is not running", e);
 }
 
 int engine_container_remove(struct engine *g, const char *id, bool force, struct err **e)
 {
-	const char *what = "remove container";
 	_cleanup_free_ char *path = NULL;
-	struct answer a;
-	int r;
 
 	if (!ref_ok(id))
 		return err_set(e, ERR_CONFIG, 0, "docker container ID is not valid");
 	path = api_path(g, "/containers/%s?force=%d&v=1", id, force ? 1 : 0);
-	if (!path)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
-	if (engine_call(g, "DELETE", path, NULL, &a, e) < 0)
-		return -1;
-	if (a.status == 204)
-		r = 0;
-	else if (answer_no_such(&a, "No such container"))
-		r = 1;
-	else
-		r = answer_fail(g, what, &a, true, e);
-	answer_clear(&a);
-	return r;
+	return container_act(g, "remove container", "DELETE", path, 404, "No such container", e);
 }
