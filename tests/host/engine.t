@@ -22,7 +22,8 @@ set -u
 : "${CORDON_HELPERS:?set CORDON_HELPERS to the test helpers directory}"
 here=$(cd "$(dirname "$0")" && pwd)
 P=$CORDON_HELPERS/engine-probe
-dockerd=$(command -v dockerd || echo /usr/sbin/dockerd)
+# (CORDON_DOCKERD: another dockerd, or none)
+dockerd=${CORDON_DOCKERD:-$(command -v dockerd || echo /usr/sbin/dockerd)}
 if [ ! -x "$dockerd" ]; then
 	echo "1..0 # SKIP dockerd not installed"
 	exit 0
@@ -60,7 +61,7 @@ cleanup() {
 	# this test's own directory
 	local c
 	for p in /proc/[0-9]*; do
-		c=$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null)
+		c=$({ tr '\0' ' ' < "$p/cmdline"; } 2>/dev/null)
 		[[ $c == *"$D/"* ]] && kill -KILL "${p#/proc/}" 2>/dev/null
 	done
 	findmnt -rn -o TARGET 2>/dev/null | grep -F "$D/" | sort -r | while read -r m; do umount -l "$m"; done
