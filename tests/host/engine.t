@@ -16,7 +16,7 @@
 # refused, and one whose oldest API is above it; a 404 that is not the
 # daemon's "No such container" an error (not gone), a 500 on list an
 # error (not an empty list), an answer over 4 MiB and one that is not
-# JSON errors.
+# JSON errors; a create the daemon warns about fails and is removed.
 # dockerd and its data root are removed at exit, whatever happened.
 set -u
 : "${CORDON_HELPERS:?set CORDON_HELPERS to the test helpers directory}"
@@ -244,6 +244,16 @@ class H(http.server.BaseHTTPRequestHandler):
             self.send(200, b"not json")
         else:
             self.send(404, json.dumps({"message": "page not found"}).encode())
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if self.path.startswith("/v1.41/containers/create"):
+            self.send(201, json.dumps({"Id": "a" * 64, "Warnings": ["PIDs limit discarded"]}).encode())
+        else:
+            self.send(404, json.dumps({"message": "page not found"}).encode())
+    def do_DELETE(self):
+        with open(path + ".deleted", "a") as f:
+            f.write(self.path + "\n")
+        self.send(204, b"")
 class S(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     # (the client hangs up on the oversized answer: not an error here)
@@ -269,6 +279,11 @@ probe info "$D/fake.sock"
 ok $(refused 'larger than 4194304 bytes'; echo $?) "an answer over 4 MiB is refused"
 probe image "$D/fake.sock" "$image"
 ok $(refused 'its answer is not JSON'; echo $?) "an answer that is not JSON is an error"
+probe create "$D/fake.sock" warned "$image" "cordon.job=$job" -- true
+ok $(refused 'the daemon warned: PIDs limit discarded (removed again)'; echo $?) \
+	"a create the daemon warns about (a limit not in force) fails"
+ok $([ "$(cat "$D/fake.sock.deleted" 2>/dev/null)" = "/v1.41/containers/$(printf 'a%.0s' $(seq 64))?force=1&v=1" ]; echo $?) \
+	"... and the container it made is removed again"
 
 if grep -q 'ERROR: AddressSanitizer\|runtime error\|LeakSanitizer' "$D/probe.err"; then
 	ok 1 "the probe ran clean under the sanitizers"; sed 's/^/# /' "$D/probe.err" | head -40
