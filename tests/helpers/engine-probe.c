@@ -13,7 +13,8 @@
  *
  * DAEMON is unix:///path, a socket's absolute path, or ctx:NAME (a Docker
  * CLI context). "Not there" prints {"gone": true}; an error is printed as
- * cordon prints a refusal, exit 125; a wrong command line exits 2. */
+ * cordon prints a refusal, exit 125; a wrong command line exits 2.
+ * ENGINE_PROBE_TIMEOUT sets the calls' timeout in seconds. */
 #include "container/engine.h"
 
 #include "lib/cleanup.h"
@@ -122,6 +123,8 @@ static int run(int argc, char **argv, struct err **e)
 	}
 	if (daemon_open(argv[2], &g, e) < 0)
 		return -1;
+	if (getenv("ENGINE_PROBE_TIMEOUT"))
+		engine_set_timeout(g, strtol(getenv("ENGINE_PROBE_TIMEOUT"), NULL, 10));
 	if (strcmp(cmd, "info") == 0) {
 		struct engine_info i;
 

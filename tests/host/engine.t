@@ -14,9 +14,10 @@
 # container says gone, against a dead socket it is an error. Fake daemons
 # on unix sockets show the fail-closed readings: an API below 1.41
 # refused, and one whose oldest API is above it; a 404 that is not the
-# daemon's "No such container" an error (not gone), a 500 on list an
-# error (not an empty list), an answer over 4 MiB and one that is not
-# JSON errors; a create the daemon warns about fails and is removed.
+# daemon's "No such container", and no answer in time, errors (not gone);
+# a 500 on list an error (not an empty list); an answer over 4 MiB and
+# one that is not JSON errors; a create the daemon warns about fails and
+# is removed.
 # dockerd and its data root are removed at exit, whatever happened.
 set -u
 : "${CORDON_HELPERS:?set CORDON_HELPERS to the test helpers directory}"
@@ -216,7 +217,7 @@ ok $([ "$rc" = 0 ] && [ "$out" = "[]" ]; echo $?) "nothing of the job is left"
 # --- a fake daemon: answers that must not read as gone or empty ---------------
 fake() {
 	python3 - "$1" "$2" <<'PY' &
-import http.server, json, os, socketserver, sys
+import http.server, json, os, socketserver, sys, time
 path, api = sys.argv[1], sys.argv[2]
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -234,6 +235,8 @@ class H(http.server.BaseHTTPRequestHandler):
             self.send(200, b"OK", "text/plain")
         elif p == "/version":
             self.send(200, json.dumps({"ApiVersion": api, "MinAPIVersion": "1.44" if api == "1.52" else "1.24"}).encode())
+        elif p == "/v1.41/containers/slow/json":
+            time.sleep(60)
         elif p.startswith("/v1.41/containers/json"):
             self.send(500, json.dumps({"message": "list broke"}).encode())
         elif p.startswith("/v1.41/containers/"):
@@ -273,6 +276,8 @@ probe info "$D/new.sock"
 ok $(refused 'speaks API 1.44 to 1.52; cordon speaks 1.41'; echo $?) "a daemon that no longer serves 1.41 (Engine 29) is refused at open"
 probe inspect "$D/fake.sock" "$cid"
 ok $(refused 'inspect container: HTTP 404'; echo $?) "a 404 that is not the daemon's \"No such container\" is an error, not gone"
+ENGINE_PROBE_TIMEOUT=2 probe inspect "$D/fake.sock" slow
+ok $(refused 'cannot be asked: Timeout was reached'; echo $?) "a daemon that does not answer in time is an error, not gone"
 probe list "$D/fake.sock" "cordon.job=$job"
 ok $(refused 'list containers: HTTP 500: list broke'; echo $?) "a failed listing is an error, not an empty list"
 probe info "$D/fake.sock"
