@@ -110,8 +110,9 @@ static int daemon_open(const char *daemon, struct engine **g, struct err **e)
 
 static int run(int argc, char **argv, struct err **e)
 {
-	const char *cmd = argv[1];
+	const char *cmd = argv[1], *timeout = getenv("ENGINE_PROBE_TIMEOUT");
 	_cleanup_engine_ struct engine *g = NULL;
+	unsigned long secs = 0;
 	int r;
 
 	if (strcmp(cmd, "endpoint") == 0) {
@@ -123,8 +124,8 @@ static int run(int argc, char **argv, struct err **e)
 	}
 	if (daemon_open(argv[2], &g, e) < 0)
 		return -1;
-	if (getenv("ENGINE_PROBE_TIMEOUT"))
-		engine_set_timeout(g, strtol(getenv("ENGINE_PROBE_TIMEOUT"), NULL, 10));
+	if (timeout && num_parse_ulong(timeout, 3600, &secs) == 0)
+		engine_set_timeout(g, (long)secs);
 	if (strcmp(cmd, "info") == 0) {
 		struct engine_info i;
 
