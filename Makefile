@@ -37,8 +37,11 @@ SRC_MAIN  := src/cordon.c
 # cordon-host: the daemon and the API's client, with the libraries only
 # they use (linked into cordon itself, every launch would load them)
 SRC_HOSTD := $(filter src/hostd/%,$(SRC_ALL))
+# the container providers' code speaks to Docker through libcurl: it goes
+# into cordon-host only, beside the daemon
+SRC_CONTAINER := $(filter src/container/%,$(SRC_ALL))
 HOSTD_LIBS := $(shell pkg-config --libs $(HOSTD_PKGS) 2>/dev/null)
-SRC_LIB   := $(filter-out $(SRC_MAIN) $(SRC_HOSTD),$(SRC_ALL))
+SRC_LIB   := $(filter-out $(SRC_MAIN) $(SRC_HOSTD) $(SRC_CONTAINER),$(SRC_ALL))
 TEST_LIB  := tests/lib/tap.c
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
@@ -61,7 +64,7 @@ $(1)/cordon: $(1)/src/cordon.o $(1)/libcordon.a
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
 
-$(1)/cordon-host: $(patsubst %.c,$(1)/%.o,$(SRC_HOSTD)) $(1)/libcordon.a
+$(1)/cordon-host: $(patsubst %.c,$(1)/%.o,$(SRC_HOSTD) $(SRC_CONTAINER)) $(1)/libcordon.a
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS) $(HOSTD_LIBS)
 
@@ -74,6 +77,13 @@ $(1)/tests/helpers/%: $(1)/tests/helpers/%.o $(1)/libcordon.a
 	@mkdir -p $$(@D)
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
+
+# the Docker Engine probe: the engine client and its curl answer buffer
+$(1)/tests/helpers/engine-probe: $(1)/tests/helpers/engine-probe.o \
+		$(patsubst %.c,$(1)/%.o,$(SRC_CONTAINER)) $(1)/src/hostd/http.o $(1)/libcordon.a
+	@mkdir -p $$(@D)
+	@echo '  LD      $$@'
+	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS) $(HOSTD_LIBS)
 
 -include $(patsubst %.c,$(1)/%.d,$(SRC_ALL) $(TEST_LIB) $(UNIT_SRC) $(HELPER_SRC))
 endef
