@@ -422,6 +422,13 @@ static int fetch(struct client *c, const char *id, const char *into)
 	s = asprintf(&path, "/v1/jobs/%s", id) < 0 ? 0 : call(c, "GET", path, NULL, &j);
 	if (s != 200)
 		return print_error(s, j);
+	/* while a segment runs, its sandbox may still make what the check
+	 * below refuses (a .git/commondir): only an ended job is fetched */
+	if (json_integer_value(json_object_get(j, "ended_ms")) == 0) {
+		fprintf(stderr, "cordon: sandbox_denied: job %s has not ended: fetch its work once "
+				"it has (cordon job wait %s)\n", id, id);
+		return 125;
+	}
 	ws = json_string_value(json_object_get(j, "workspace"));
 	if (!ws) {
 		fprintf(stderr, "cordon: sandbox_unavailable: the daemon names no workspace for the job\n");

@@ -191,6 +191,16 @@ ok $([ "$rc" = 0 ] && grep -qx 'set up' "$state/runs/$id/log" &&
 	[ "$(git -C "$state/workspaces/$id" rev-parse --abbrev-ref HEAD)" = "cordon/$id" ]; echo $?) \
 	"a binding without a sandbox runs its setup command in the clone, on the work branch"
 
+# a running job's clone is not fetched (its sandbox could still plant
+# what the fetch's check refuses); once ended it is (the control)
+id=$(job start local -- sh -c 'git commit -q --allow-empty -m running; while [ ! -e go ]; do sleep 0.1; done')
+for _ in $(seq 200); do [ -n "$(git -C "$state/workspaces/$id" log --format=%s -1 2>/dev/null | grep -x running)" ] && break; sleep 0.05; done
+out=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc=$?
+touch "$state/workspaces/$id/go"; job wait "$id" >/dev/null
+job fetch "$id" --into "$lab/home-local" >/dev/null 2>&1; frc2=$?
+ok $([ "$frc" = 125 ] && printf '%s' "$out" | grep -q 'has not ended' && [ "$frc2" = 0 ]; echo $?) \
+	"a running job's work is not fetched (rc $frc), an ended one's is (rc $frc2)"
+
 # a clone that fails (no such branch) refuses the job and leaves nothing
 config '{"branch": "no-such-branch"}'
 id=$(job start clone-native --wait -- touch ran 2>/dev/null); rc=$?
