@@ -6,7 +6,7 @@
 
 PKGS      := libseccomp jansson libcrypto libpsl libcares liburing sqlite3
 # cordon-host's own (the daemon's API server, the client's HTTP)
-HOSTD_PKGS := libmicrohttpd libcurl
+HOSTD_PKGS := libmicrohttpd libcurl libarchive
 # Linked statically (Debian ships the archives): start-up time is part of
 # every launch, and these would otherwise cost more to load than to run
 # (loading and binding libpsl, libidn2, libunistring and libcares took
@@ -40,6 +40,8 @@ SRC_HOSTD := $(filter src/hostd/%,$(SRC_ALL))
 # the container providers' code speaks to Docker through libcurl: it goes
 # into cordon-host only, beside the daemon
 SRC_CONTAINER := $(filter src/container/%,$(SRC_ALL))
+SRC_ENGINE := $(filter src/container/engine% src/container/context.c src/container/attach.c \
+		src/container/tarball.c src/container/wire.c,$(SRC_CONTAINER))
 HOSTD_LIBS := $(shell pkg-config --libs $(HOSTD_PKGS) 2>/dev/null)
 SRC_LIB   := $(filter-out $(SRC_MAIN) $(SRC_HOSTD) $(SRC_CONTAINER),$(SRC_ALL))
 TEST_LIB  := tests/lib/tap.c
@@ -47,7 +49,7 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/*.c)
 
-all: build/cordon build/cordon-host
+all: build/cordon build/cordon-host build/cordon-static
 
 # variant template: $(1) = directory, $(2) = compiler, $(3) = flags
 define VARIANT
@@ -78,9 +80,10 @@ $(1)/tests/helpers/%: $(1)/tests/helpers/%.o $(1)/libcordon.a
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
 
-# the Docker Engine probe: the engine client and its curl answer buffer
+# the Docker Engine probe: the engine client (not the providers above
+# it) and its curl answer buffer
 $(1)/tests/helpers/engine-probe: $(1)/tests/helpers/engine-probe.o \
-		$(patsubst %.c,$(1)/%.o,$(SRC_CONTAINER)) $(1)/src/hostd/http.o $(1)/libcordon.a
+		$(patsubst %.c,$(1)/%.o,$(SRC_ENGINE)) $(1)/src/hostd/http.o $(1)/libcordon.a
 	@mkdir -p $$(@D)
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS) $(HOSTD_LIBS)
@@ -91,6 +94,19 @@ endef
 $(eval $(call VARIANT,build,$(CC),$(RELFLAGS)))
 $(eval $(call VARIANT,build/san,$(CC),$(SANFLAGS)))
 $(eval $(call VARIANT,build/clang,$(CLANG),$(RELFLAGS)))
+
+# build/cordon-static: the release build with every library linked in,
+# glibc too, so that it runs where nothing else is: copied into any image
+# as a container's pid 1 (`cordon cinit`) or its gateway companion.
+# static-pie keeps ASLR. glibc warns about getpwuid (host_home_dir, only
+# when HOME is unset, on the host) and c-ares's getservbyname and
+# getservbyport_r (never called: the gateway passes numeric services,
+# ARES_AI_NUMERICSERV); nothing a container runs goes through NSS.
+STATIC_LIBS := $(shell pkg-config --static --libs $(STATIC_PKGS) 2>/dev/null) $(STATIC_EXTRA)
+build/cordon-static: build/src/cordon.o build/libcordon.a
+	@echo '  LD      $@'
+	@$(CC) $(RELFLAGS) -static-pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack -o $@ $^ \
+		$(STATIC_LIBS)
 
 UNIT_BIN   := $(patsubst tests/unit/%.c,build/san/tests/unit/%.t,$(UNIT_SRC))
 HELPER_BIN := $(patsubst tests/helpers/%.c,build/san/tests/helpers/%,$(HELPER_SRC))
@@ -111,12 +127,12 @@ deps:
 	@scripts/deps
 
 check: deps
-	$(MAKE) build/cordon build/clang/cordon build/san/cordon build/cordon-host \
+	$(MAKE) build/cordon build/clang/cordon build/san/cordon build/cordon-static build/cordon-host \
 		build/clang/cordon-host build/san/cordon-host $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_BIN)
 	$(MAKE) test
 	$(MAKE) lint
 
-test: build/san/cordon build/san/cordon-host $(UNIT_BIN) $(HELPER_BIN)
+test: build/san/cordon build/san/cordon-host build/cordon-static $(UNIT_BIN) $(HELPER_BIN)
 	CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san/tests/helpers \
 	CORDON_FUZZ=$(CURDIR)/build/fuzz CORDON_SRC=$(CURDIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \

@@ -47,8 +47,11 @@ static const struct subcommand subcommands[] = {
 	{ "daemon", host_part, "run jobs through bindings and serve the management API" },
 	{ "job", host_part, "start, list, show and wait for the daemon's jobs" },
 	{ "tb", host_part, "call the job's toolbelt (from inside a job)" },
+	{ "docker", host_part, "the Docker provider's own commands (gateway-image, doctor)" },
 	{ "confine", cli_confine, NULL },	/* internal: the srt provider's inner layer */
+	{ "netprobe", cli_netprobe, NULL },	/* internal: the Docker doctor's preflight probe */
 	{ "wrap", cli_wrap, NULL },		/* internal: a daemon segment's wrapper */
+	{ "cinit", cli_cinit, NULL },	/* internal: a container's pid 1 */
 };
 
 static void usage(FILE *f)

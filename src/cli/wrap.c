@@ -19,6 +19,11 @@ static const char wrap_usage[] =
 
 int cli_wrap(int argc, char **argv)
 {
+	return cli_wrap_with(argc, argv, NULL);
+}
+
+int cli_wrap_with(int argc, char **argv, const struct container_provider *const *containers)
+{
 	unsigned long fd = 0;
 	struct stat st;
 	int type = 0;
@@ -38,5 +43,5 @@ int cli_wrap(int argc, char **argv)
 		fprintf(stderr, "cordon: usage: --ctl %lu: not a SOCK_SEQPACKET socket\n", fd);
 		return EXIT_CORDON;
 	}
-	return host_wrapper_main((int)fd);
+	return host_wrapper_main((int)fd, containers);
 }

@@ -2,7 +2,8 @@
  * (the part of engine.h that reads the CLI's context store). A binding
  * names a context so that the daemon it uses never changes with the CLI's
  * current one; the store is read strictly: one small file, no symbolic
- * link beneath the config directory, strict JSON, its own name inside. */
+ * link beneath the config directory, strict JSON, its own name inside.
+ * A context that says TLS is refused (cordon has none). */
 #include "container/engine.h"
 
 #include "lib/cleanup.h"
@@ -46,6 +47,33 @@ static bool context_name_ok(const char *s)
 
 	return n > 0 && n <= CONTEXT_NAME_MAX && strspn(s, ENGINE_ALNUM) > 0 &&
 	       strspn(s, ENGINE_ALNUM "_.+-") == n;
+}
+
+/* A context that says TLS (SkipTLSVerify: TLS without checking the
+ * daemon; or TLS material of its own, contexts/tls/<digest>/) is
+ * refused: cordon has no TLS, and speaking plain HTTP to a daemon the
+ * operator set up for TLS would give its root to the network. */
+static int context_tls(int dir, const char *hex, json_t *meta, const char *context,
+		       struct err **e)
+{
+	json_t *skip = json_object_get(
+		json_object_get(json_object_get(meta, "Endpoints"), "docker"), "SkipTLSVerify");
+	_cleanup_close_ int tls = -1;
+	char rel[128];
+
+	if (skip && !json_is_boolean(skip))
+		return err_set(e, ERR_CONFIG, 0, "docker context `%s`: SkipTLSVerify is not a boolean",
+			       context);
+	snprintf(rel, sizeof(rel), "contexts/tls/%s", hex);
+	tls = fs_open_nofollow(dir, rel, O_PATH, 0);
+	if (tls < 0 && errno != ENOENT)
+		return err_set(e, ERR_UNAVAILABLE, errno, "docker context `%s`: open %s", context,
+			       rel);
+	if (json_is_true(skip) || tls >= 0)
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "docker context `%s` says TLS (%s): TLS is not built into cordon",
+			       context, tls >= 0 ? "it has TLS material" : "SkipTLSVerify");
+	return 0;
 }
 
 int engine_context_endpoint(const char *config_dir, const char *context, char **endpoint,
@@ -100,6 +128,8 @@ int engine_context_endpoint(const char *config_dir, const char *context, char **
 	if (!host || !host[0] || strlen(host) > CONTEXT_HOST_MAX)
 		return err_set(e, ERR_CONFIG, 0, "docker context `%s` has no docker endpoint",
 			       context);
+	if (context_tls(dir, hex, meta, context, e) < 0)
+		return -1;
 	*endpoint = strdup(host);
 	return *endpoint ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "docker context");
 }

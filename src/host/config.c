@@ -378,6 +378,88 @@ static int check_git_workspace(const char *path, const struct host_binding *out,
 	return 0;
 }
 
+/* "container": {"provider": "docker", "image", "context" | "endpoint",
+ * "policy"?}: the image pinned by digest or image ID. */
+static int parse_container(json_t *c, const char *cp, struct host_binding *out, struct err **e)
+{
+	static const char *const keys[] = { "provider", "image", "context", "endpoint", "policy",
+					    NULL };
+	_cleanup_free_ char *pp = json_path_key(cp, "provider"), *ip = json_path_key(cp, "image"),
+			   *polp = json_path_key(cp, "policy"), *xp = json_path_key(cp, "context"),
+			   *ep = json_path_key(cp, "endpoint");
+	const char *prov, *image, *ctx = NULL, *endpoint = NULL;
+
+	if (!pp || !ip || !polp || !xp || !ep)
+		return oom(e);
+	if (!json_is_object(c))
+		return err_set(e, ERR_CONFIG, 0, "%s: must be an object", show(cp));
+	if (only_keys(c, cp, keys, e) < 0)
+		return -1;
+	if (!json_object_get(c, "provider"))
+		return err_set(e, ERR_CONFIG, 0, "%s: missing", show(pp));
+	if (!(prov = string_at(json_object_get(c, "provider"), pp, e)))
+		return -1;
+	if (strcmp(prov, "docker") != 0)
+		return err_set(e, strcmp(prov, "ssh") == 0 ? ERR_UNAVAILABLE : ERR_CONFIG, 0,
+			       strcmp(prov, "ssh") == 0 ? "%s: the ssh provider is not built yet"
+							 : "%s: must be \"docker\"",
+			       show(pp));
+	if (!json_object_get(c, "image"))
+		return err_set(e, ERR_CONFIG, 0, "%s: missing", show(ip));
+	if (!(image = string_at(json_object_get(c, "image"), ip, e)))
+		return -1;
+	/* an image is what it is pinned to, never what a tag names today */
+	if (!host_image_pinned(image))
+		return err_set(e, ERR_CONFIG, 0,
+			       "%s: must be pinned: an image ID (sha256:<64 hex>) or "
+			       "name@sha256:<64 hex>",
+			       show(ip));
+	if (json_object_get(c, "context") && !(ctx = string_at(json_object_get(c, "context"), xp, e)))
+		return -1;
+	if (json_object_get(c, "endpoint") &&
+	    !(endpoint = string_at(json_object_get(c, "endpoint"), ep, e)))
+		return -1;
+	if (ctx && endpoint)
+		return err_set(e, ERR_CONFIG, 0, "%s: names both a context and an endpoint: one of them",
+			       show(cp));
+	if (endpoint && strncmp(endpoint, "unix:///", 8) != 0 && strncmp(endpoint, "tcp://", 6) != 0)
+		return err_set(e, ERR_CONFIG, 0, "%s: must be unix:///<path> or tcp://<host>:<port>",
+			       show(ep));
+	if (out->executor != HOST_EXEC_SHELL)
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "%s: the claude-code executor in a container is not built yet (shell is)",
+			       show(cp));
+	out->provider = strdup("docker");
+	out->container = json_pack("{s:s, s:s}", "provider", "docker", "image", image);
+	if (!out->provider || !out->container)
+		return oom(e);
+	if (ctx)
+		json_object_set_new(out->container, "context", json_string(ctx));
+	if (endpoint)
+		json_object_set_new(out->container, "endpoint", json_string(endpoint));
+	json_t *pol = json_object_get(c, "policy");
+	if (!pol)
+		return policy_default(&out->policy, e);
+	return policy_from_value(pol, show(polp), &out->policy, e);
+}
+
+bool host_image_pinned(const char *image)
+{
+	const char *at = strstr(image, "@sha256:"), *hex = NULL;
+
+	if (strncmp(image, "sha256:", 7) == 0)
+		hex = image + 7;
+	else if (at && at != image)
+		hex = at + 8;
+	if (!hex || strlen(hex) != 64 || strspn(hex, "0123456789abcdef") != 64)
+		return false;
+	/* the name before a digest: no space, no control, no second '@' */
+	for (const char *p = image; at && p < at; p++)
+		if (*p <= ' ' || *p == '@' || *p == 0x7f)
+			return false;
+	return true;
+}
+
 static int parse_sandbox(json_t *b, const char *path, struct host_binding *out, struct err **e)
 {
 	static const char *const keys[] = { "provider", "policy", NULL };
@@ -395,8 +477,7 @@ static int parse_sandbox(json_t *b, const char *path, struct host_binding *out, 
 			return err_set(e, ERR_CONFIG, 0,
 				       "%s: declares both a sandbox and a container: one of them",
 				       show(path));
-		return err_set(e, ERR_UNAVAILABLE, 0, "%s: container providers are not built yet",
-			       show(cp));
+		return parse_container(json_object_get(b, "container"), cp, out, e);
 	}
 	if (!s)
 		return 0;
@@ -657,6 +738,7 @@ static void binding_clear(struct host_binding *b)
 	free(b->name);
 	strv_free(b->args);
 	free(b->provider);
+	json_decref(b->container);
 	policy_free(b->policy);
 	free(b->workspace);
 	free(b->git_url);

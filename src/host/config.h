@@ -12,6 +12,7 @@
 #include "lib/err.h"
 #include "policy/policy.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -72,7 +73,10 @@ struct host_binding {
 	char *claude_config_dir;	/* claude-code with a sandbox: CLAUDE_CONFIG_DIR,
 					 * normalised, checked */
 	char *home;		/* HOME in the binding's env, or NULL */
-	char *provider;		/* "native" or "srt"; NULL: no sandbox */
+	char *provider;		/* "native" or "srt"; "docker" with container;
+				 * NULL: no sandbox */
+	json_t *container;	/* a container binding's {"provider", "image",
+				 * "context"?, "endpoint"?}; NULL: none */
 	struct policy *policy;	/* with provider */
 	char *workspace;	/* absolute, canonical at launch; NULL with scratch */
 	bool scratch;		/* a fresh directory under the state dir per job */
@@ -111,6 +115,9 @@ void host_config_free(struct host_config *c);
 
 const struct host_binding *host_config_find(const struct host_config *c, const char *name);
 const char *host_executor_name(enum host_executor x);
+/* Is a container image pinned: an image ID (sha256:<64 hex>) or a name
+ * with @sha256:<64 hex>? */
+bool host_image_pinned(const char *image);
 
 /* The binding's git credential for a request git made (protocol, host,
  * path as git sends them), or NULL: only https, the host compared without

@@ -86,7 +86,16 @@ static const char schema_v3[] =
 	"  WHEN (SELECT ended_ms FROM jobs WHERE id = OLD.job) != 0"
 	"  BEGIN SELECT RAISE(ABORT, 'an ended job does not change'); END;";
 
-static const char *const migrations[] = { schema_v1, schema_v2, schema_v3 };
+/* v4: a container segment's pin beyond the plan's (provider, image,
+ * daemon, container, ...: JSON), fixed with the rest of the pin. */
+static const char schema_v4[] =
+	"ALTER TABLE segments ADD COLUMN container TEXT;"
+	"DROP TRIGGER segments_pinned;"
+	"CREATE TRIGGER segments_pinned BEFORE UPDATE OF job, n, attempt, provider, digest,"
+	"  summary, record_dir, started_ms, container ON segments"
+	"  BEGIN SELECT RAISE(ABORT, 'a pin does not change'); END;";
+
+static const char *const migrations[] = { schema_v1, schema_v2, schema_v3, schema_v4 };
 
 static int64_t now_ms(void)
 {
@@ -343,9 +352,9 @@ int host_db_segment_open(struct host_db *db, const struct host_segment *s, struc
 	r = run(db,
 		prep(db,
 		     "INSERT INTO segments (job, n, attempt, provider, digest, summary,"
-		     " record_dir, started_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-		     "siinsssi", s->job, (int64_t)s->n, (int64_t)s->attempt, s->provider, s->digest,
-		     s->summary, s->record_dir, now_ms()),
+		     " record_dir, started_ms, container) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		     "siinsssin", s->job, (int64_t)s->n, (int64_t)s->attempt, s->provider,
+		     s->digest, s->summary, s->record_dir, now_ms(), s->container),
 		"open a segment", e);
 	return commit(db, r, e) < 0 ? -1 : 0;
 }
@@ -463,7 +472,9 @@ static int each_segment(struct host_db *db, sqlite3_stmt *st,
 		s.code = sqlite3_column_int(st, 12);
 		s.signal = sqlite3_column_int(st, 13);
 		s.reason = col_text(st, 14);
+		s.container = col_text(st, 15);
 		fr = fn(ctx, &s);
+		free(s.container);
 		free(s.provider);
 		free(s.digest);
 		free(s.summary);
@@ -480,7 +491,7 @@ static int each_segment(struct host_db *db, sqlite3_stmt *st,
 
 #define SEGMENT_COLS                                                                           \
 	"job, n, attempt, provider, digest, summary, record_dir, started_ms, ended_ms,"        \
-	" wrapper_pid, wrapper_start, result, code, signal, reason"
+	" wrapper_pid, wrapper_start, result, code, signal, reason, container"
 
 int host_db_running(struct host_db *db, int (*fn)(void *ctx, const struct host_segment *s),
 		    void *ctx, struct err **e)
@@ -557,6 +568,14 @@ static int segment_json(void *ctx, const struct host_segment *s)
 			      "result", host_result_name(s->result), "code", s->code, "signal",
 			      s->signal, "reason", s->reason);
 
+	/* a container's pin, as the wrapper reported it */
+	if (j && s->container) {
+		json_error_t je;
+		json_t *c = json_loads(s->container, JSON_REJECT_DUPLICATES, &je);
+
+		if (c)
+			json_object_set_new(j, "container", c);
+	}
 	return j && json_array_append_new(ctx, j) == 0 ? 0 : -1;
 }
 

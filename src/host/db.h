@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define HOST_DB_SCHEMA 3
+#define HOST_DB_SCHEMA 4
 #define HOST_JOB_ID_MAX 40
 
 struct host_db;
@@ -44,6 +44,7 @@ struct host_segment {
 	int code;		/* exit status (128+N for a signal) */
 	int signal;		/* what a stop delivered, 0 if none */
 	char *reason;		/* a refusal's reason name, or NULL */
+	char *container;	/* a container's pin (JSON), or NULL */
 };
 
 int host_db_open(const char *path, struct host_db **out, struct err **e);

@@ -188,7 +188,7 @@ static int plan_sandboxed(const struct host_launch_req *o, struct host_launch *l
 	struct guard_input in = { 0 };
 	int r;
 
-	if (l->prov->own_dir && !(own_dir = l->prov->own_dir(&l->paths)))
+	if (l->prov && l->prov->own_dir && !(own_dir = l->prov->own_dir(&l->paths)))
 		return err_set(e, ERR_INTERNAL, ENOMEM, "paths");
 	/* Every executor needs its workspace writable; the executor's own
 	 * needs come with the request. */
@@ -227,7 +227,9 @@ static int plan_sandboxed(const struct host_launch_req *o, struct host_launch *l
 	if (r == 0)
 		r = plan_build(l->grant, o->argv, &l->plan, e);
 	/* The provider wraps the command; the digest is the host's, after. */
-	if (r == 0)
+	if (r == 0 && l->container)
+		r = l->container->plan(l->grant, &l->paths, &l->cl, l->plan, e);
+	else if (r == 0)
 		r = l->prov->plan(l->grant, &l->paths, l->plan, e);
 	return r;
 oom:
@@ -245,12 +247,16 @@ int host_launch_prepare(const struct host_launch_req *o, struct host_launch *l,
 	const char *home = NULL;
 	int r;
 
-	const struct provider *prov = o->unsandboxed ? NULL : provider_find(o->provider);
+	const struct provider *prov =
+		o->unsandboxed || o->container ? NULL : provider_find(o->provider);
 
 	memset(l, 0, sizeof(*l));
-	if (o->unsandboxed && (o->policy || o->provider))
+	if (o->unsandboxed && (o->policy || o->provider || o->container))
 		return err_set(e, ERR_INTERNAL, 0, "an unsandboxed launch takes no policy");
-	if (!prov && !o->unsandboxed)
+	if (o->container && !o->container_config)
+		return err_set(e, ERR_INTERNAL, 0, "a container launch takes its config");
+	l->container = o->container;
+	if (!prov && !o->unsandboxed && !o->container)
 		return err_set(e, ERR_USAGE, 0, "unknown provider `%s` (known: %s)",
 			       o->provider, provider_names);
 	l->prov = prov;
@@ -275,6 +281,10 @@ int host_launch_prepare(const struct host_launch_req *o, struct host_launch *l,
 		return -1;
 	if (o->job_dirs && job_dirs(l->paths.run_dir, e) < 0)
 		return -1;
+	l->cl = (struct container_launch){ .config = o->container_config,
+					   .state_dir = l->state_dir,
+					   .toolbelt_dir = o->toolbelt_dir,
+					   .home = o->container_home };
 	r = o->unsandboxed ? plan_unsandboxed(o, l, e)
 			   : plan_sandboxed(o, l, home, config_canon, e);
 	/* where the job's files are (the environment is not hashed) */
@@ -371,7 +381,7 @@ int host_launch_run(struct host_launch *l, bool quiet, bool recorded, FILE *note
 	struct err *perr = NULL;
 	int code;
 
-	if (!l->prov) {
+	if (!l->prov && !l->container) {
 		code = !recorded && host_launch_record(l, e) < 0 ? -1 : run_unsandboxed(l, e);
 		if (code < 0) {
 			err_print(notes, *e);
@@ -389,7 +399,15 @@ int host_launch_run(struct host_launch *l, bool quiet, bool recorded, FILE *note
 		return HOST_EXIT_CORDON;
 	}
 	struct provider_record rec = { recorded ? recorded_already : host_launch_record, l, quiet };
-	code = l->prov->run(l->grant, l->plan, &l->paths, &rec, e);
+	/* a container was created already (host_launch_create) and the
+	 * plan recorded before it was */
+	if (l->container)
+		code = l->container_pin && recorded
+			       ? l->container->start(l->plan, &l->paths, l->container_pin,
+						     &l->interrupted, e)
+			       : err_set(e, ERR_INTERNAL, 0, "a container launch not created");
+	else
+		code = l->prov->run(l->grant, l->plan, &l->paths, &rec, e);
 	if (code < 0)
 		err_print(notes, *e);
 	/* Whatever ran is done; before cordon reports, what it left for the
@@ -405,8 +423,16 @@ int host_launch_run(struct host_launch *l, bool quiet, bool recorded, FILE *note
 	return code;
 }
 
+int host_launch_create(struct host_launch *l, struct err **e)
+{
+	if (!l->container || l->container_pin)
+		return err_set(e, ERR_INTERNAL, 0, "not a container launch, or created already");
+	return l->container->create(l->plan, &l->paths, &l->cl, &l->container_pin, e);
+}
+
 void host_launch_clear(struct host_launch *l)
 {
+	json_decref(l->container_pin);
 	grant_free(l->grant);
 	plan_free(l->plan);
 	plan_paths_clear(&l->paths);

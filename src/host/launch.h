@@ -10,6 +10,7 @@
 #include "lib/err.h"
 #include "plan/plan.h"
 #include "policy/policy.h"
+#include "container/contract.h"
 #include "sandbox/provider.h"
 
 #include <stdbool.h>
@@ -42,10 +43,21 @@ struct host_launch_req {
 	/* The job's toolbelt: its directory (read-only inside: the token)
 	 * and socket (which the sandbox's gateway serves); NULL: none. */
 	const char *toolbelt_dir, *toolbelt_socket;
+	/* A container binding's: the provider that plans it (provider is
+	 * then unused) and what it is given beyond the grant (the config's
+	 * state_dir and toolbelt_dir are filled here). NULL: a process
+	 * sandbox or none. */
+	const struct container_provider *container;
+	const json_t *container_config;
+	const char *container_home;
 };
 
 struct host_launch {
-	const struct provider *prov;	/* NULL: unsandboxed */
+	const struct provider *prov;	/* NULL: unsandboxed, or a container */
+	const struct container_provider *container;	/* NULL: not a container */
+	struct container_launch cl;
+	json_t *container_pin;		/* what create made, pinned */
+	bool interrupted;		/* a container got a TERM the host did not send */
 	struct grant *grant;
 	struct plan *plan;
 	struct plan_paths paths;
@@ -62,6 +74,9 @@ int host_launch_prepare(const struct host_launch_req *r, struct host_launch *l,
  * (the launch syncs it while the sandbox builds). */
 int host_launch_record(void *launch, struct err **e);
 void host_launch_clear(struct host_launch *l);
+/* A container launch: make the container, not started, once the plan is
+ * recorded (l->container_pin is then what to pin with the segment). */
+int host_launch_create(struct host_launch *l, struct err **e);
 
 /* cordon's own exit status when it refused or failed (env(1)'s). */
 #define HOST_EXIT_CORDON 125

@@ -183,12 +183,32 @@ static int read_clone(struct request *r, bool unsandboxed, struct err **e)
 	return 0;
 }
 
-static int read_request(int ctl, struct request *r, struct err **e)
+/* "container": the binding's container config, for the provider it
+ * names, which this program must have (cordon-host's wrapper). */
+static const struct container_provider *
+read_container(json_t *c, const struct container_provider *const *known, struct err **e)
+{
+	const char *name = json_string_value(json_object_get(c, "provider"));
+
+	if (!json_is_object(c) || !name)
+		return err_set(e, ERR_CONFIG, 0,
+			       "wrapper: request: container: an object naming its provider"),
+		       NULL;
+	for (size_t i = 0; known && known[i]; i++)
+		if (strcmp(known[i]->name, name) == 0)
+			return known[i];
+	err_set(e, ERR_UNAVAILABLE, 0, "wrapper: the container provider `%s` is not in this program",
+		name);
+	return NULL;
+}
+
+static int read_request(int ctl, struct request *r, const struct container_provider *const *known,
+			struct err **e)
 {
 	static const char *const keys[] = { "policy", "workspace", "state_dir", "execution",
 					    "segment", "argv", "provider", "quiet", "job_dirs",
 					    "unsandboxed", "env_names", "needs", "stdin", "toolbelt",
-					    "clone", NULL };
+					    "clone", "container", NULL };
 	_cleanup_free_ char *buf = malloc(REQUEST_MAX);
 	json_t *argv, *v, *seg;
 	const char *key;
@@ -259,6 +279,13 @@ static int read_request(int ctl, struct request *r, struct err **e)
 			       "sandbox");
 	if (json_object_get(r->root, "clone") && read_clone(r, unsandboxed, e) < 0)
 		return -1;
+	json_t *cont = json_object_get(r->root, "container");
+	const struct container_provider *cp = NULL;
+	if (cont && (unsandboxed || json_object_get(r->root, "provider")))
+		return err_set(e, ERR_CONFIG, 0,
+			       "wrapper: request: a container launch takes a policy, no process provider");
+	if (cont && !(cp = read_container(cont, known, e)))
+		return -1;
 	seg = json_object_get(r->root, "segment");
 	if (seg && (!json_is_integer(seg) || json_integer_value(seg) < 1 ||
 		    json_integer_value(seg) > 1000000))
@@ -280,6 +307,8 @@ static int read_request(int ctl, struct request *r, struct err **e)
 		.needs = json_object_get(r->root, "needs") ? &r->needs : NULL,
 		.toolbelt_dir = tb ? tb_dir : NULL,
 		.toolbelt_socket = tb ? tb_sock : NULL,
+		.container = cp,
+		.container_config = cont,
 	};
 	return 0;
 }
@@ -310,11 +339,15 @@ static int record_and_stamp(struct host_launch *l, struct err **e)
 	return write_record_file(l->paths.record_dir, HOST_WRAPPER_STAMP, stamp, e);
 }
 
-static void write_exit(const char *record_dir, int code, const struct err *refusal)
+static void write_exit(const char *record_dir, int code, const struct err *refusal,
+		       bool interrupted)
 {
 	_cleanup_json_ json_t *j = json_pack("{s:i}", "code", code);
 	struct err *e = NULL;
 
+	/* a container that got a TERM the host did not send */
+	if (j && interrupted)
+		json_object_set_new(j, "interrupted", json_true());
 	if (j && refusal) {
 		json_object_set_new(j, "error", json_string(err_reason_name(refusal->reason)));
 		json_object_set_new(j, "message", json_string(refusal->msg ? refusal->msg : ""));
@@ -326,7 +359,7 @@ static void write_exit(const char *record_dir, int code, const struct err *refus
 	}
 }
 
-int host_wrapper_main(int ctl)
+int host_wrapper_main(int ctl, const struct container_provider *const *containers)
 {
 	struct request r = { 0 };
 	struct host_launch l = { 0 };
@@ -346,9 +379,9 @@ int host_wrapper_main(int ctl)
 		err_set(&e, ERR_UNAVAILABLE, errno, "wrapper: a session of its own");
 		goto refuse;
 	}
-	if (read_request(ctl, &r, &e) < 0)
+	if (read_request(ctl, &r, containers, &e) < 0)
 		goto refuse;
-	prov = r.req.unsandboxed ? NULL : provider_find(r.req.provider);
+	prov = r.req.unsandboxed || r.req.container ? NULL : provider_find(r.req.provider);
 	/* (not for a command whose stdin is fed: what prestart forks takes
 	 * this process's stdin as it is now) */
 	if (prov && prov->prestart && !r.stdin_text)
@@ -375,12 +408,21 @@ int host_wrapper_main(int ctl)
 		plan_paths_remove(&l.paths);
 		goto refuse;
 	}
+	/* a container is made now, not started: its pin goes with the plan's */
+	if (l.container && host_launch_create(&l, &e) < 0) {
+		write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
+		goto refuse;
+	}
 	/* no provider named: a launch without a sandbox */
 	pin = json_pack("{s:s, s:s, s:i, s:s, s:s, s:i}", "execution", l.paths.execution,
 			"record", l.paths.record_dir, "segment", (int)l.paths.segment, "digest",
 			l.plan->digest, "summary", l.plan->summary, "pid", (int)getpid());
 	if (pin && l.prov)
 		json_object_set_new(pin, "provider", json_string(l.prov->name));
+	if (pin && l.container) {
+		json_object_set_new(pin, "provider", json_string(l.container->name));
+		json_object_set(pin, "container", l.container_pin);
+	}
 	send_json(ctl, pin);
 	json_decref(pin);
 	/* The daemon's word: it has the pin. Anything else runs nothing. */
@@ -391,7 +433,7 @@ int host_wrapper_main(int ctl)
 	if (n != 1 || go != 'g') {
 		err_set(&e, ERR_UNAVAILABLE, 0, "wrapper: the host did not confirm the launch");
 		err_print(stderr, e);
-		write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e);
+		write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
 		goto out;
 	}
 	/* an executor that takes its input as a stream gets it fed */
@@ -403,12 +445,12 @@ int host_wrapper_main(int ctl)
 			if (!e)
 				err_set(&e, ERR_INTERNAL, ENOMEM, "the command's input");
 			err_print(stderr, e);
-			write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e);
+			write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
 			goto out;
 		}
 	}
 	code = host_launch_run(&l, r.quiet, true, stderr, &e);
-	write_exit(l.paths.record_dir, code, code == HOST_EXIT_CORDON ? e : NULL);
+	write_exit(l.paths.record_dir, code, code == HOST_EXIT_CORDON ? e : NULL, l.interrupted);
 	goto out;
 refuse:
 	send_refusal(ctl, e);

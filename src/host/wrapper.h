@@ -19,7 +19,10 @@
 #define HOST_WRAPPER_STAMP "wrapper.json"
 #define HOST_WRAPPER_EXIT "exit.json"
 
-/* Everything above; ctl is the control socket. Returns the exit status. */
-int host_wrapper_main(int ctl);
+struct container_provider;
+/* Everything above; ctl is the control socket; containers the container
+ * providers this program has (NULL-terminated; NULL: none, and a
+ * container launch is refused). Returns the exit status. */
+int host_wrapper_main(int ctl, const struct container_provider *const *containers);
 
 #endif

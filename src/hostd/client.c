@@ -370,6 +370,16 @@ static void print_job(json_t *j)
 		put_field("summary", json_string_value(json_object_get(seg, "summary")));
 		printf("  ");
 		put_field("record", json_string_value(json_object_get(seg, "record")));
+		/* a container's pin: what ran it, on which daemon */
+		json_t *c = json_object_get(seg, "container");
+		if (json_is_object(c)) {
+			printf("  ");
+			put_field("container", json_string_value(json_object_get(c, "container")));
+			printf("  ");
+			put_field("image", json_string_value(json_object_get(c, "image")));
+			printf("  ");
+			put_field("daemon", json_string_value(json_object_get(c, "daemon")));
+		}
 		printf("  %-10s", "started");
 		put_time(json_object_get(seg, "started_ms"));
 		printf("\n  %-10s", "ended");

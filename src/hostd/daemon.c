@@ -6,6 +6,7 @@
  * then gives the word; the wrapper's pidfd tells when it ended, and its
  * exit file what came of it. */
 #include "hostd/daemon.h"
+#include "container/docker.h"
 
 #include "host/config.h"
 #include "host/db.h"
@@ -52,6 +53,12 @@
 
 #define BODY_MAX HOST_REQUEST_MAX
 #define ANSWER_MAX ((size_t)64 * 1024)
+/* A container's start helper, asked to KILL it once a stop's grace is
+ * over, has this long to see it stopped before it is killed itself. */
+#define HOSTD_CONTAINER_KILL_S 15
+/* Container sweeps: at most this many daemons, every this many passes. */
+#define HOSTD_SWEEPS_MAX 8
+#define HOSTD_SWEEP_EVERY 12
 
 extern char **environ;
 
@@ -79,6 +86,8 @@ struct seg {
 	bool pinned;
 	bool sandboxed;		/* launched under a provider */
 	bool claude;		/* the claude-code executor's: its session is kept */
+	bool container;		/* in a container: its wrapper is the start helper */
+	bool quit_sent;		/* a container's: KILL asked of its start helper */
 	off_t log_start;	/* the job's log's size when it was launched */
 	struct watch wctl, wpid, wgrace;
 };
@@ -95,6 +104,8 @@ struct hostd {
 	int epfd, sfd, lfd;
 	struct seg *segs;
 	int rfd;		/* the reconcile timer */
+	unsigned int passes;	/* reconcile passes so far */
+	pid_t sweeps[HOSTD_SWEEPS_MAX];	/* container sweeps running (0: none) */
 	int lockfd;		/* held for the daemon's life */
 	struct watch wapi, wsig, wrec, wtb;
 };
@@ -450,11 +461,16 @@ static json_t *wrap_request(struct hostd *d, const struct host_binding *b, const
 		return NULL;
 	}
 	json_decref(names);
-	return with_exec(json_pack("{s:o, s:s, s:s, s:s, s:i, s:o, s:s, s:b, s:b}", "policy", pol,
-				   "workspace", workspace, "state_dir", d->state, "execution", job,
-				   "segment", (int)n, "argv", argj, "provider", b->provider, "quiet",
-				   1, "job_dirs", 1),
-			 x);
+	/* a container binding names its container, not a process provider */
+	json_t *req = json_pack("{s:o, s:s, s:s, s:s, s:i, s:o, s:b, s:b}", "policy", pol,
+				"workspace", workspace, "state_dir", d->state, "execution", job,
+				"segment", (int)n, "argv", argj, "quiet", 1, "job_dirs", 1);
+	if (req && (b->container ? json_object_set(req, "container", b->container)
+				 : json_object_set_new(req, "provider", json_string(b->provider))) < 0) {
+		json_decref(req);
+		req = NULL;
+	}
+	return with_exec(req, x);
 }
 
 /* The job's run dir, with its input when it has one (the wrapper makes
@@ -594,7 +610,9 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 		posix_spawn_file_actions_t fa;
 		posix_spawnattr_t at;
 		sigset_t none, dfl;
+		/* a container's wrapper is cordon-host's, which has the providers */
 		char *const wargv[] = { d->self, "wrap", "--ctl", "3", NULL };
+		char *const cargv[] = { d->self, "docker", "wrap", "--ctl", "3", NULL };
 		int rc;
 
 		sigemptyset(&none);
@@ -616,7 +634,8 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 									POSIX_SPAWN_SETSIGDEF)))
 				;
 			else
-				rc = posix_spawn(&pid, d->self, &fa, &at, wargv, env);
+				rc = posix_spawn(&pid, d->self, &fa, &at, b->container ? cargv : wargv,
+						 env);
 			posix_spawn_file_actions_destroy(&fa);
 			posix_spawnattr_destroy(&at);
 		}
@@ -649,6 +668,7 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	s->grace_ms = b->grace_ms;
 	s->sandboxed = b->provider != NULL;
 	s->claude = b->executor == HOST_EXEC_CLAUDE_CODE;
+	s->container = b->container != NULL;
 	s->log_start = log_start;
 	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	s->wctl = (struct watch){ W_CTL, s };
@@ -698,6 +718,10 @@ static void on_answer(struct hostd *d, struct seg *s)
 		snprintf(seg.job, sizeof(seg.job), "%s", s->job);
 		if (!seg.summary)
 			seg.summary = "";
+		/* a container's pin (its image, daemon, container) with the plan's */
+		json_t *cpin = json_object_get(a, "container");
+		_cleanup_free_ char *ctext = json_is_object(cpin) ? json_dumps(cpin, JSON_COMPACT) : NULL;
+		seg.container = ctext;
 		s->record = strdup(record);
 		if (s->record && host_db_segment_open(d->db, &seg, &e) == 0 &&
 		    send(s->ctl, "g", 1, MSG_NOSIGNAL) == 1)
@@ -919,6 +943,40 @@ static void remove_own_workspace(struct hostd *d, const char *job)
 		fprintf(stderr, "cordon: daemon: cannot remove workspaces/%s\n", job);
 }
 
+/* A container segment whose helper left no exit file: its pinned
+ * container (the record's container.json) checked, stopped when it runs,
+ * and removed once confirmed not running. */
+static int container_settle_lost(int dfd, const struct seg *s, struct host_segment *seg,
+				 bool *unverified)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_json_ json_t *pin = NULL;
+	struct err *e = NULL;
+	char *digest = NULL;
+	int code = 0, st = -1;
+
+	if (dfd >= 0 && fs_read_file(dfd, "container.json", 65536, &buf, NULL, &e) == 0)
+		pin = json_loads(buf, JSON_REJECT_DUPLICATES, NULL);
+	_cleanup_free_ char *exec_dir = s->record ? strdup(s->record) : NULL;
+	char *slash;
+	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
+		*slash = '\0';
+	if (pin && exec_dir && plan_read_pin(exec_dir, s->n, &digest, &e) == 0)
+		st = docker_check_pinned(pin, digest, s->job, s->n, &code, &e);
+	free(digest);
+	if (st == DOCKER_RUNNING)
+		st = docker_stop_pinned(pin, &e) == 0 ? DOCKER_GONE : -1;
+	if (st < 0) {
+		*unverified = true;
+		seg->reason = "container_stop_unverified: its start helper ended and its container "
+			      "could not be confirmed stopped";
+	} else if (docker_remove_pinned(pin, &e) < 0) {
+		err_print(stderr, e);
+	}
+	err_free(e);
+	return st < 0 ? -1 : 0;
+}
+
 static void on_exit_of(struct hostd *d, struct seg *s)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -1003,6 +1061,10 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 			seg.reason = strcmp(s->interrupted, "term") == 0
 					     ? "interrupted: TERM reached the command (term)"
 					     : "interrupted: the command was killed (kill)";
+		/* a container that got a TERM the host did not send: whatever
+		 * its status, it did not end on its own */
+		if (!why && !s->interrupted && json_is_true(json_object_get(x, "interrupted")))
+			seg.reason = "interrupted: a TERM the host did not send reached the container";
 		/* claude-code: a failed turn says so */
 		if (!seg.reason && failed_turn) {
 			if (asprintf(&turn_reason, "claude: the turn failed: %s", failed_turn) < 0)
@@ -1014,11 +1076,19 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 		seg.code = 125;
 		seg.reason = "the wrapper ended without an exit file";
 	}
+	/* A container whose start helper ended without its exit file may
+	 * still run: stopped and confirmed before anything runs again, and
+	 * what it made removed; unconfirmed, the job is not tried again. */
+	bool unverified = false;
+	if (s->container && !x && container_settle_lost(dfd, s, &seg, &unverified) < 0)
+		unverified = true;
 	/* a failed attempt is tried again while the binding allows; a stop
 	 * is the operator's and final */
 	bool failed = seg.result == HOST_REFUSED || seg.result == HOST_LOST ||
-		      (seg.result == HOST_EXITED && seg.code != 0);
-	bool again = failed && !s->stop_sig && s->attempt <= s->retries;
+		      (seg.result == HOST_EXITED &&
+		       (seg.code != 0 || (seg.reason && !s->interrupted &&
+					  strncmp(seg.reason, "interrupted:", 12) == 0)));
+	bool again = failed && !s->stop_sig && !unverified && s->attempt <= s->retries;
 	if (host_db_segment_end(d->db, &seg, !again, &e) < 0) {
 		err_print(stderr, e);
 		again = false;
@@ -1057,6 +1127,23 @@ static void on_grace(struct hostd *d, struct seg *s)
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, s->grace_fd, NULL);
 	close(s->grace_fd);
 	s->grace_fd = -1;
+	/* A container does not die with its start helper: the helper is
+	 * asked (QUIT) to kill it and to return once the daemon says it is
+	 * not running, and has a last grace to do so. */
+	if (s->container && !s->quit_sent) {
+		struct itimerspec it = { .it_value = { .tv_sec = HOSTD_CONTAINER_KILL_S } };
+
+		s->quit_sent = true;
+		s->grace_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		if (s->grace_fd >= 0 && timerfd_settime(s->grace_fd, 0, &it, NULL) == 0 &&
+		    watch_add(d, s->grace_fd, &s->wgrace) == 0) {
+			kill(s->pid, SIGQUIT);
+			return;
+		}
+		if (s->grace_fd >= 0)
+			close(s->grace_fd);
+		s->grace_fd = -1;
+	}
 	s->stop_sig = SIGKILL;
 	kill(-s->pid, SIGKILL);
 }
@@ -1071,10 +1158,13 @@ static int stop_segment(struct hostd *d, struct seg *s)
 	if (s->stop_sig)
 		return 0; /* stopping already */
 	s->stop_sig = SIGTERM;
-	if (s->grace_ms == 0) {
+	if (s->grace_ms == 0 && !s->container) {
 		s->stop_sig = SIGKILL;
 		return kill(-s->pid, SIGKILL);
 	}
+	/* (a container's helper needs a moment to pass a KILL on) */
+	if (s->grace_ms == 0)
+		it.it_value.tv_nsec = 1000000L;
 	s->grace_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	s->wgrace = (struct watch){ W_GRACE, s };
 	if (s->grace_fd < 0 || timerfd_settime(s->grace_fd, 0, &it, NULL) < 0 ||
@@ -1665,6 +1755,13 @@ static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const ch
 
 			if (p && !r && p->doctor && (r = p->doctor()))
 				json_object_set_new(provs, p->name, r);
+			/* a container's: the last pass of the Docker checks (the
+			 * loop never waits on a Docker daemon; a launch runs them) */
+			if (hb->container && !json_object_get(provs, "docker") &&
+			    (r = docker_last_pass(d->state)))
+				json_object_set_new(provs, "docker", r);
+			if (hb->container)
+				r = json_object_get(provs, "docker");
 			/* without a sandbox there is nothing to be ready: it runs
 			 * as the operator, which doctor says */
 			ready = !hb->provider || (r && json_is_true(json_object_get(r, "ready")));
@@ -1767,6 +1864,110 @@ static bool binding_unsandboxed(struct hostd *d, const char *job, struct err **e
  * beneath it in namespaces all its own. Anything else is stopped (the
  * wrapper's whole process group) and its segment ends lost, with the
  * reason; a wrapper that exited is settled from its exit file. */
+/* Supervise a proven wrapper again: 0, or -1 with *e (nothing kept). */
+static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pid,
+			 struct err **e)
+{
+	struct seg *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "segment");
+	snprintf(t->job, sizeof(t->job), "%s", s->job);
+	t->attempt = s->attempt;
+	t->n = s->n;
+	t->pid = pid;
+	t->ctl = t->grace_fd = -1;
+	t->grace_ms = HOST_GRACE_DEFAULT_MS;
+	t->pinned = true;
+	t->sandboxed = s->provider != NULL;
+	t->container = s->container != NULL;
+	t->claude = job_is_claude(d, s->job);
+	t->record = strdup(s->record_dir);
+	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	t->wpid = (struct watch){ W_PIDFD, t };
+	t->next = d->segs;
+	d->segs = t;
+	if (t->record && t->pidfd >= 0 && watch_add(d, t->pidfd, &t->wpid) == 0) {
+		unsigned int ops = binding_ops(d, s->job);
+		struct err *te = NULL;
+
+		fprintf(stderr, "cordon: daemon: adopted segment %u of %s (wrapper %d)\n", s->n,
+			s->job, (int)pid);
+		/* its toolbelt, taken up again from the token it holds */
+		if (ops && toolbelt_open(d->tb, s->job, ops, true, &te) < 0)
+			err_print(stderr, te);
+		err_free(te);
+		err_free(*e);
+		*e = NULL;
+		return 0;
+	}
+	seg_free(d, t);
+	err_free(*e);
+	*e = NULL;
+	return err_set(e, ERR_UNAVAILABLE, errno, "cannot watch the wrapper");
+}
+
+/* A container segment after a restart: 0 when its wrapper (the start
+ * helper) is alive and proven and its container is the pinned one on the
+ * pinned daemon (adopted); -1 otherwise, with *e saying why. */
+static int recover_container(const struct host_segment *s, const struct plan *p, bool live,
+			     pid_t pid, struct err **e)
+{
+	_cleanup_json_ json_t *pin = json_loads(s->container, JSON_REJECT_DUPLICATES, NULL);
+	int code = 0, st;
+
+	if (!pin)
+		return err_set(e, ERR_DENIED, 0, "its container pin cannot be read");
+	if (!live)
+		return err_set(e, ERR_DENIED, 0, "its start helper is gone");
+	if (adopt_check_root(p, s->record_dir, 0, pid, e) != 0)
+		return -1;
+	st = docker_check_pinned(pin, s->digest, s->job, s->n, &code, e);
+	return st < 0 ? -1 : 0;
+}
+
+/* A container segment that was not adopted: settled by what its pinned
+ * container says (the recover table). Exited: its status, and what it
+ * made removed. Running without its helper: stopped, confirmed only once
+ * the daemon says so. Gone on the same daemon: confirmed not running. A
+ * daemon that cannot be asked, or another: not confirmed, and nothing of
+ * the job runs again on a guess. */
+static void recover_container_end(struct hostd *d, const struct host_segment *s,
+				  const struct err *why)
+{
+	_cleanup_json_ json_t *pin = json_loads(s->container, JSON_REJECT_DUPLICATES, NULL);
+	_cleanup_free_ char *reason = NULL;
+	struct err *e = NULL;
+	int code = 125, st = pin ? docker_check_pinned(pin, s->digest, s->job, s->n, &code, &e)
+				 : err_set(&e, ERR_DENIED, 0, "its container pin cannot be read");
+
+	if (st == DOCKER_RUNNING) {
+		if (docker_stop_pinned(pin, &e) == 0)
+			st = DOCKER_GONE;
+		else
+			st = -1;
+	}
+	if (st == DOCKER_EXITED) {
+		recover_end(d, s, HOST_EXITED, code, NULL);
+	} else if (st == DOCKER_GONE) {
+		if (asprintf(&reason, "not adopted after a restart (%s); its container is not "
+				      "running", why && why->msg ? why->msg : "no reason") < 0)
+			reason = NULL;
+		recover_end(d, s, HOST_LOST, 125, reason ? reason : "not adopted after a restart");
+	} else {
+		if (asprintf(&reason, "container_stop_unverified: %s",
+			     e && e->msg ? e->msg : "the container could not be asked") < 0)
+			reason = NULL;
+		recover_end(d, s, HOST_LOST, 125, reason ? reason : "container_stop_unverified");
+	}
+	err_free(e);
+	e = NULL;
+	/* what it made goes once it is confirmed not running */
+	if (pin && st >= 0 && docker_remove_pinned(pin, &e) < 0)
+		err_print(stderr, e);
+	err_free(e);
+}
+
 static int recover_one(void *ctx, const struct host_segment *s)
 {
 	struct hostd *d = ctx;
@@ -1803,6 +2004,24 @@ static int recover_one(void *ctx, const struct host_segment *s)
 		 * binding must still run without a sandbox */
 		p_ok = binding_unsandboxed(d, s->job, &e);
 		r = !p_ok ? -1 : live ? 0 : 1;
+	} else if (p_ok && s->container) {
+		/* a container: its wrapper (the start helper) proven as any
+		 * root, and the container the pinned one on the pinned daemon */
+		int cr = recover_container(s, p, live, pid, &e);
+
+		plan_free(p);
+		if (cr == 0 && adopt_segment(d, s, pid, &e) == 0)
+			return 0;
+		/* not adopted: its helper (the pinned root, by pid and start
+		 * time) goes, and the container is settled on its own */
+		if (live) {
+			kill(pid, SIGKILL);
+			for (int i = 0; i < 200 && kill(pid, 0) == 0; i++)
+				usleep(10000);
+		}
+		recover_container_end(d, s, e);
+		err_free(e);
+		return 0;
 	} else if (p_ok) {
 		r = live ? (srt_plan_is_srt(p, s->record_dir) ? &srt_provider : &native_provider)
 				   ->adopt(p, s->record_dir, 0, pid, &e)
@@ -1817,39 +2036,8 @@ static int recover_one(void *ctx, const struct host_segment *s)
 	if (r < 0 && p_ok && live && kill(pid, 0) < 0)
 		r = 1;
 	if (r == 0 && kill(pid, 0) == 0) {
-		struct seg *t = calloc(1, sizeof(*t));
-
-		if (!t)
-			return -1;
-		snprintf(t->job, sizeof(t->job), "%s", s->job);
-		t->attempt = s->attempt;
-		t->n = s->n;
-		t->pid = pid;
-		t->ctl = t->grace_fd = -1;
-		t->grace_ms = HOST_GRACE_DEFAULT_MS;
-		t->pinned = true;
-		t->sandboxed = s->provider != NULL;
-		t->claude = job_is_claude(d, s->job);
-		t->record = strdup(s->record_dir);
-		t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		t->wpid = (struct watch){ W_PIDFD, t };
-		t->next = d->segs;
-		d->segs = t;
-		if (t->record && t->pidfd >= 0 && watch_add(d, t->pidfd, &t->wpid) == 0) {
-			unsigned int ops = binding_ops(d, s->job);
-			struct err *te = NULL;
-
-			fprintf(stderr, "cordon: daemon: adopted segment %u of %s (wrapper %d)\n", s->n,
-				s->job, (int)pid);
-			/* its toolbelt, taken up again from the token it holds */
-			if (ops && toolbelt_open(d->tb, s->job, ops, true, &te) < 0)
-				err_print(stderr, te);
-			err_free(te);
-			err_free(e);
+		if (adopt_segment(d, s, pid, &e) == 0)
 			return 0;
-		}
-		seg_free(d, t);
-		err_set(&e, ERR_UNAVAILABLE, errno, "cannot watch the wrapper");
 		r = -1;
 	}
 	if (r < 0 && live) {
@@ -1973,6 +2161,49 @@ static void sweep_cwd(char *const *finished, char *const *running)
  * remove the run dirs and scratch workspaces of jobs past retention (the
  * database keeps their history). Segments whose wrapper died are settled
  * by their pidfds, adopted ones too. */
+/* Reconcile's part on the container daemons the bindings use: a child
+ * (`cordon docker sweep`) per daemon removes what carries this host's
+ * label for a job that is not live; the loop never waits on a daemon. */
+static void sweep_containers(struct hostd *d, const struct host_config *cfg, char *const *live)
+{
+	_cleanup_strv_ char **seen = NULL;
+	size_t k = 0;
+
+	for (size_t i = 0; i < HOSTD_SWEEPS_MAX; i++)
+		if (d->sweeps[i] > 0 && waitpid(d->sweeps[i], NULL, WNOHANG) != 0)
+			d->sweeps[i] = 0;
+	for (size_t i = 0; i < HOSTD_SWEEPS_MAX; i++)
+		if (d->sweeps[i] > 0)
+			return; /* the last pass's still run */
+	for (size_t i = 0; cfg && i < cfg->n && k < HOSTD_SWEEPS_MAX; i++) {
+		const json_t *c = cfg->bindings[i].container;
+		const char *ep = json_string_value(json_object_get(c, "endpoint"));
+		const char *ctx = json_string_value(json_object_get(c, "context"));
+		_cleanup_strv_ char **argv = NULL;
+		_cleanup_free_ char *where = NULL;
+		pid_t pid;
+
+		if (!c || asprintf(&where, "%s%s", ep ? "e:" : "c:", ep ? ep : ctx ? ctx : "default") < 0)
+			continue;
+		bool dup = false;
+		for (size_t s2 = 0; seen && seen[s2]; s2++)
+			dup = dup || strcmp(seen[s2], where) == 0;
+		if (dup || strv_push(&seen, where) < 0)
+			continue;
+		if (strv_push(&argv, d->self) < 0 || strv_push(&argv, "docker") < 0 ||
+		    strv_push(&argv, "sweep") < 0 || strv_push(&argv, "--state-dir") < 0 ||
+		    strv_push(&argv, d->state) < 0 ||
+		    strv_push(&argv, ep ? "--endpoint" : "--context") < 0 ||
+		    strv_push(&argv, ep ? ep : ctx ? ctx : "default") < 0)
+			continue;
+		for (size_t j = 0; live && live[j]; j++)
+			if (strv_push(&argv, "--live") < 0 || strv_push(&argv, live[j]) < 0)
+				break;
+		if (posix_spawn(&pid, d->self, NULL, NULL, argv, environ) == 0)
+			d->sweeps[k++] = pid;
+	}
+}
+
 static void reconcile(struct hostd *d)
 {
 	_cleanup_err_ struct err *e = NULL, *ce = NULL;
@@ -1986,15 +2217,22 @@ static void reconcile(struct hostd *d)
 
 	if (!jobs)
 		return;
-	if (host_config_load(d->config, &cfg, &ce) == 0) {
+	_cleanup_strv_ char **live = NULL;
+	if (host_config_load(d->config, &cfg, &ce) == 0)
 		keep = cfg->retention_ms;
-		host_config_free(cfg);
-	}
 	json_array_foreach(jobs, i, j) {
 		const char *ws = json_string_value(json_object_get(j, "workspace"));
-		if (ws && json_integer_value(json_object_get(j, "ended_ms")) == 0)
+		const char *id = json_string_value(json_object_get(j, "id"));
+		if (json_integer_value(json_object_get(j, "ended_ms")) != 0)
+			continue;
+		if (ws)
 			(void)strv_push(&running, ws);
+		if (id)
+			(void)strv_push(&live, id);
 	}
+	if (d->passes++ % HOSTD_SWEEP_EVERY == 0)
+		sweep_containers(d, cfg, live);
+	host_config_free(cfg);
 	json_array_foreach(jobs, i, j) {
 		const char *id = json_string_value(json_object_get(j, "id"));
 		const char *ws = json_string_value(json_object_get(j, "workspace"));

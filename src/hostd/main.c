@@ -2,6 +2,7 @@
  * management API: `cordon daemon` and `cordon job` run it (it is linked
  * with libmicrohttpd and libcurl, which `cordon run` has no use for and
  * would otherwise load at every launch). */
+#include "container/docker.h"
 #include "hostd/client.h"
 #include "hostd/daemon.h"
 #include "hostd/tb.h"
@@ -72,6 +73,8 @@ int main(int argc, char **argv)
 		return daemon_cmd(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "job") == 0)
 		return hostd_job_main(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "docker") == 0)
+		return docker_main(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "tb") == 0)
 		return hostd_tb_main(argc - 1, argv + 1);
 	fprintf(stderr, "usage: cordon-host daemon|job ... (run through `cordon daemon` and `cordon job`)\n");

@@ -325,6 +325,12 @@ int procfs_start_ticks(pid_t pid, unsigned long long *ticks, struct err **e)
 	if (!text || strlen(text) != len || parse_start_ticks(text, ticks) < 0)
 		return err_set(e, ERR_INTERNAL, 0,
 			       "read `%s`: no start time in it", path);
+	/* A zombie has ended: it only waits for a parent to reap it (an
+	 * orphan waits for pid 1, which need not reap at once). Nothing is
+	 * proven of it, and it runs nothing. */
+	const char *st = strrchr(text, ')');
+	if (st && st[1] == ' ' && (st[2] == 'Z' || st[2] == 'X'))
+		return err_set(e, ERR_INTERNAL, ESRCH, "pid %d has ended", (int)pid);
 	return 0;
 }
 

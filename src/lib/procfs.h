@@ -33,7 +33,8 @@ int procfs_mountinfo_read(pid_t pid, struct mountinfo_table *out,
 			  struct err **e);
 void procfs_mountinfo_free(struct mountinfo_table *t);
 
-/* Field 22 of /proc/<pid>/stat: start time in clock ticks since boot. */
+/* Field 22 of /proc/<pid>/stat: start time in clock ticks since boot;
+ * an error for a zombie (it has ended). */
 int procfs_start_ticks(pid_t pid, unsigned long long *ticks, struct err **e);
 /* Start time as nanoseconds since the epoch (boot time from /proc/stat
  * btime plus ticks), for comparing with a file's mtime. Whole seconds of

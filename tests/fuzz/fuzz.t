@@ -1,14 +1,14 @@
 #!/bin/sh
 # tests/fuzz/fuzz.t: a bounded run of the libFuzzer targets built by
 # `make fuzz` into $CORDON_FUZZ: the policy parser, then the gateway's
-# HTTP and SOCKS5 parsers, the git config reader and the daemon's job
-# request. Each seed corpus is
+# HTTP and SOCKS5 parsers, the git config reader, the daemon's job
+# request and the Docker Engine client's wire formats. Each seed corpus is
 # copied to a temporary directory first, so libFuzzer's new inputs and any
 # crash artifact land there and never in the repository. Skipped when the targets are not
 # built. CORDON_FUZZ_TIME (seconds, default 20) bounds the policy run;
 # each gateway parser gets two fifths of it (8 s), the git config reader
-# and the daemon's job request one fifth each (4 s), so the whole file
-# stays under 55 s.
+# the daemon's job request and the Engine's wire one fifth each (4 s), so
+# the whole file stays under 60 s.
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=${CORDON_SRC:-$here/../..}
@@ -161,6 +161,19 @@ cat >"$dir/gitconfig.dict" <<'EOF'
 "::"
 EOF
 
+# The Engine's wire: frame headers, a response head, import messages.
+cat >"$dir/engine_wire.dict" <<'EOF'
+"\x01\x00\x00\x00"
+"\x02\x00\x00\x00"
+"HTTP/1.1 101 UPGRADED\x0d\x0a"
+"HTTP/1.1 200 OK\x0d\x0a"
+"Content-Length: "
+"\x0d\x0a\x0d\x0a"
+"{\"status\":\"sha256:"
+"{\"error\":\""
+"errorDetail"
+EOF
+
 report() { # report NAME LOG: a log's tail and any crashing input, as TAP comments
 	tail -n 30 "$dir/$1/$2" | sed 's/^/#   /'
 	for f in "$dir/$1/artifacts/"*; do
@@ -216,6 +229,7 @@ run_target fuzz_socks5 socks5 socks5.dict 600 "$part" "broken invariant"
 run_target fuzz_gitconfig gitconfig gitconfig.dict 4096 "$(((seconds + 4) / 5))" "broken invariant"
 # Past HOST_REQUEST_MAX (64 KiB), so the size limit is reached too.
 run_target fuzz_jobreq jobreq jobreq.dict 70000 "$(((seconds + 4) / 5))" "broken invariant"
+run_target fuzz_engine_wire engine_wire engine_wire.dict 4096 "$(((seconds + 4) / 5))" "broken invariant"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -155,8 +155,43 @@ static void refusals(void)
 	refused(B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"native\"}, \"container\": {}}"),
 		ERR_CONFIG, "bindings.b: declares both a sandbox and a container: one of them",
 		B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"native\"}}"));
-	refused(B("{" OKX ", " OKW ", \"container\": {}}"), ERR_UNAVAILABLE,
-		"bindings.b.container: container providers are not built yet", B("{" OKX ", " OKW "}"));
+	/* a container binding: its provider, its image pinned, one way to
+	 * its daemon; what is not built says so */
+#define IMG "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define CT(x) B("{" OKX ", " OKW ", \"container\": {" x "}}")
+#define CTOK CT("\"provider\": \"docker\", \"image\": \"" IMG "\"")
+	refused(B("{" OKX ", " OKW ", \"container\": {}}"), ERR_CONFIG,
+		"bindings.b.container.provider: missing", CTOK);
+	refused(CT("\"provider\": \"docker\", \"image\": \"busybox:latest\""), ERR_CONFIG,
+		"bindings.b.container.image: must be pinned: an image ID (sha256:<64 hex>) or "
+		"name@sha256:<64 hex>",
+		CTOK);
+	refused(CT("\"provider\": \"docker\", \"image\": \"sha256:0123\""), ERR_CONFIG,
+		"bindings.b.container.image: must be pinned: an image ID (sha256:<64 hex>) or "
+		"name@sha256:<64 hex>",
+		CT("\"provider\": \"docker\", \"image\": \"debian@" IMG "\""));
+	refused(CT("\"provider\": \"docker\", \"image\": \"a b@" IMG "\""), ERR_CONFIG,
+		"bindings.b.container.image: must be pinned: an image ID (sha256:<64 hex>) or "
+		"name@sha256:<64 hex>",
+		CTOK);
+	refused(CT("\"provider\": \"ssh\", \"image\": \"" IMG "\""), ERR_UNAVAILABLE,
+		"bindings.b.container.provider: the ssh provider is not built yet", CTOK);
+	refused(CT("\"provider\": \"podman\", \"image\": \"" IMG "\""), ERR_CONFIG,
+		"bindings.b.container.provider: must be \"docker\"", CTOK);
+	refused(CT("\"provider\": \"docker\", \"image\": \"" IMG "\", \"context\": \"a\", "
+		   "\"endpoint\": \"unix:///x\""),
+		ERR_CONFIG, "bindings.b.container: names both a context and an endpoint: one of them",
+		CT("\"provider\": \"docker\", \"image\": \"" IMG "\", \"endpoint\": \"unix:///x\""));
+	refused(CT("\"provider\": \"docker\", \"image\": \"" IMG "\", \"endpoint\": \"http://x\""),
+		ERR_CONFIG, "bindings.b.container.endpoint: must be unix:///<path> or tcp://<host>:<port>",
+		CT("\"provider\": \"docker\", \"image\": \"" IMG "\", \"context\": \"c\""));
+	refused(CT("\"provider\": \"docker\", \"image\": \"" IMG "\", \"nets\": 1"), ERR_CONFIG,
+		"bindings.b.container.nets: unknown key", CTOK);
+	refused(B("{\"executor\": {\"kind\": \"claude-code\"}, " OKW ", \"container\": "
+		  "{\"provider\": \"docker\", \"image\": \"" IMG "\"}}"),
+		ERR_UNAVAILABLE,
+		"bindings.b.container: the claude-code executor in a container is not built yet (shell is)",
+		CTOK);
 	refused(B("{" OKX ", " OKW ", \"env\": {\"1X\": \"v\"}}"), ERR_CONFIG,
 		"bindings.b.env.1X: not a variable name (letters, digits, _; not a digit first)",
 		B("{" OKX ", " OKW ", \"env\": {\"X1\": \"v\"}}"));

@@ -161,8 +161,12 @@ int main(void)
 	host_db_close(db);
 	db = NULL;
 	/* a schema 1 file (before the jobs' session) migrates, history kept */
-	ok(raw("DROP TABLE outputs; ALTER TABLE jobs DROP COLUMN session; PRAGMA user_version = 1") ==
-		   SQLITE_OK,
+	ok(raw("DROP TABLE outputs; ALTER TABLE jobs DROP COLUMN session;"
+	       "DROP TRIGGER segments_pinned; ALTER TABLE segments DROP COLUMN container;"
+	       "CREATE TRIGGER segments_pinned BEFORE UPDATE OF job, n, attempt, provider, digest,"
+	       "  summary, record_dir, started_ms ON segments"
+	       "  BEGIN SELECT RAISE(ABORT, 'a pin does not change'); END;"
+	       "PRAGMA user_version = 1") == SQLITE_OK,
 	   "(the file made schema 1 again)");
 	ok(host_db_open(dbpath, &db, &e) == 0 && host_db_job_session(db, id, "s-1", &e) == 0,
 	   "a schema 1 database is migrated to %d on open (the session is kept again)",

@@ -1,0 +1,332 @@
+/* docker.c: the Docker provider's plan and create (docker.h). The plan
+ * holds everything the containers are made with, so that the digest
+ * covers it; create makes them from the recorded plan alone, not
+ * started, and leaves nothing behind when it fails. */
+#include "container/docker.h"
+
+#include "container/docker_int.h"
+#include "host/config.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/json.h"
+#include "lib/sha256.h"
+#include "lib/strv.h"
+#include "plan/container.h"
+#include "policy/envfilter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int docker_runtime(char **bytes, size_t *len, char hex[65], struct err **e)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 16);
+
+	if (n <= 0 || !(slash = memrchr(self, '/', (size_t)n)))
+		return err_set(e, ERR_UNAVAILABLE, errno, "cannot find this program");
+	snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), "cordon-static");
+	if (fs_read_file(AT_FDCWD, self, (size_t)64 << 20, bytes, len, e) < 0)
+		return err_wrap(e, "cordon's static binary (a container's runtime)");
+	if (sha256_hex(*bytes, *len, hex) < 0) {
+		free(*bytes);
+		*bytes = NULL;
+		return err_set(e, ERR_INTERNAL, 0, "runtime digest");
+	}
+	return 0;
+}
+
+int docker_open(const json_t *config, struct engine **g, char **endpoint, struct err **e)
+{
+	const char *ep = json_string_value(json_object_get(config, "endpoint"));
+	const char *ctx = json_string_value(json_object_get(config, "context"));
+	_cleanup_free_ char *dir = NULL, *found = NULL;
+
+	if (ep)
+		found = strdup(ep);
+	else if (!ctx || strcmp(ctx, "default") == 0)
+		found = strdup(ENGINE_DEFAULT_ENDPOINT);
+	else if (engine_config_dir(&dir, e) < 0 ||
+		 engine_context_endpoint(dir, ctx, &found, e) < 0)
+		return err_wrap(e, "docker context `%s`", ctx);
+	if (!found)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "endpoint");
+	if (engine_open(found, g, e) < 0)
+		return -1;
+	if (endpoint)
+		*endpoint = steal_pointer(&found);
+	return 0;
+}
+
+int docker_gateway_image(struct engine *g, bool make, char **id, struct err **e)
+{
+	_cleanup_free_ char *bytes = NULL, *label = NULL, *tag = NULL, *lchange = NULL;
+	_cleanup_strv_ char **ids = NULL;
+	_cleanup_free_ void *tar = NULL;
+	size_t len = 0, tlen = 0;
+	char hex[65];
+
+	if (docker_runtime(&bytes, &len, hex, e) < 0)
+		return -1;
+	if (asprintf(&label, "%s=%s", DOCKER_LABEL_RUNTIME, hex) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
+	char *const want[] = { label, NULL };
+	if (engine_image_list(g, want, &ids, e) < 0)
+		return err_wrap(e, "the gateway image");
+	if (ids[0]) {
+		*id = strdup(ids[0]);
+		return *id ? ENGINE_FOUND : err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
+	}
+	if (!make)
+		return ENGINE_GONE;
+	/* the image is the binary alone: no shell, no libraries, nothing
+	 * pulled; its label names the binary it carries */
+	struct engine_tar_file f = { .name = "cordon", .mode = 0555, .data = bytes, .len = len };
+	if (engine_tar_build(&f, 1, 0, &tar, &tlen, e) < 0)
+		return -1;
+	if (asprintf(&tag, "cordon-gateway:%.12s", hex) < 0 ||
+	    asprintf(&lchange, "LABEL %s=%s", DOCKER_LABEL_RUNTIME, hex) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
+	char *const changes[] = { lchange, "ENTRYPOINT [\"/cordon\"]", NULL };
+	if (engine_image_import(g, tar, tlen, tag, changes, id, e) < 0)
+		return err_wrap(e, "make the gateway image");
+	return ENGINE_FOUND;
+}
+
+/* The binding's config, as the host checked it at load: the image pinned
+ * by digest or ID, checked again here. */
+static int config_image(const json_t *c, const char **image, struct err **e)
+{
+	*image = json_string_value(json_object_get(c, "image"));
+	if (!*image || !host_image_pinned(*image))
+		return err_set(e, ERR_CONFIG, 0,
+			       "container.image: must be pinned: an image ID (sha256:...) or "
+			       "name@sha256:<digest>");
+	return 0;
+}
+
+/* <state>/containers/docker/{empty,empty-file}: what covers a deny. */
+static int covers(const char *state, char **dir, char **file, struct err **e)
+{
+	_cleanup_free_ char *base = NULL;
+	_cleanup_close_ int sfd = -1, dfd = -1, ffd = -1;
+
+	if (asprintf(&base, "%s/containers/docker", state) < 0 ||
+	    !(*dir = fs_path_join(base, "empty")) || !(*file = fs_path_join(base, "empty-file")))
+		return err_set(e, ERR_INTERNAL, ENOMEM, "covers");
+	sfd = fs_open_nofollow(AT_FDCWD, state, O_PATH | O_DIRECTORY, 0);
+	if (sfd < 0 || (dfd = fs_mkdirs_beneath(sfd, "containers/docker/empty", 0755, e)) < 0)
+		return sfd < 0 ? err_set(e, ERR_UNAVAILABLE, errno, "state `%s`", state) : -1;
+	close(dfd);
+	dfd = fs_open_nofollow(AT_FDCWD, *dir, O_RDONLY | O_DIRECTORY, 0);
+	if (dfd < 0 || fchmod(dfd, 0555) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "`%s`", *dir);
+	ffd = fs_open_nofollow(AT_FDCWD, base, O_PATH | O_DIRECTORY, 0);
+	if (ffd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "`%s`", base);
+	int fd = openat(ffd, "empty-file", O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "`%s`", *file);
+	struct stat st;
+	int bad = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != 0 ||
+		  fchmod(fd, 0444) < 0;
+	close(fd);
+	return bad ? err_set(e, ERR_UNAVAILABLE, 0, "`%s` is not an empty file", *file) : 0;
+}
+
+/* Doctor's checks before a plan: a pass for this endpoint, daemon and
+ * runtime stands DOCKER_DOCTOR_PASS_S, recorded in the provider's dir of
+ * the state dir; otherwise they run (a few seconds), and a failure
+ * refuses the launch naming the check. */
+#define DOCKER_DOCTOR_PASS_S 600
+static int doctor_passed(const json_t *config, const char *state, const char *endpoint,
+			 const char *daemon, const char *runtime, struct err **e)
+{
+	_cleanup_free_ char *dir = NULL, *buf = NULL, *text = NULL;
+	_cleanup_close_ int dfd = -1;
+	_cleanup_json_ json_t *pass = NULL, *report = NULL;
+	long long now = (long long)time(NULL);
+	json_t *c;
+	size_t i;
+
+	if (asprintf(&dir, "%s/containers/docker", state) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "doctor");
+	dfd = fs_open_nofollow(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "`%s`", dir);
+	if (fs_read_file(dfd, "doctor-pass.json", 4096, &buf, NULL, NULL) == 0 &&
+	    (pass = json_loads(buf, JSON_REJECT_DUPLICATES, NULL))) {
+		json_int_t at = json_integer_value(json_object_get(pass, "time"));
+		const char *pe = json_string_value(json_object_get(pass, "endpoint"));
+		const char *pd = json_string_value(json_object_get(pass, "daemon"));
+		const char *pr = json_string_value(json_object_get(pass, "runtime"));
+
+		if (pe && pd && pr && strcmp(pe, endpoint) == 0 && strcmp(pd, daemon) == 0 &&
+		    strcmp(pr, runtime) == 0 && at <= now && now - at < DOCKER_DOCTOR_PASS_S)
+			return 0;
+	}
+	report = docker_doctor(config, state, e);
+	if (!report)
+		return -1;
+	json_array_foreach(json_object_get(report, "checks"), i, c) {
+		const char *st = json_string_value(json_object_get(c, "status"));
+
+		if (!st || strcmp(st, "pass") != 0)
+			return err_set(e, ERR_UNAVAILABLE, 0, "docker doctor: %s: %s",
+				       json_string_value(json_object_get(c, "id")),
+				       json_string_value(json_object_get(c, "detail")));
+	}
+	if (!json_is_true(json_object_get(report, "ready")))
+		return err_set(e, ERR_UNAVAILABLE, 0, "docker doctor: not ready");
+	json_decref(pass);
+	pass = json_pack("{s:s, s:s, s:s, s:I}", "endpoint", endpoint, "daemon", daemon, "runtime",
+			 runtime, "time", (json_int_t)now);
+	text = pass ? json_dumps(pass, JSON_COMPACT) : NULL;
+	if (!text)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "doctor");
+	return fs_write_atomic(dfd, "doctor-pass.json", text, strlen(text), 0600, false, e);
+}
+
+json_t *docker_last_pass(const char *state)
+{
+	_cleanup_free_ char *path = NULL, *buf = NULL;
+	_cleanup_json_ json_t *pass = NULL;
+	struct err *e = NULL;
+	long long now = (long long)time(NULL), at = 0;
+
+	if (asprintf(&path, "%s/containers/docker/doctor-pass.json", state) < 0)
+		return NULL;
+	if (fs_read_file(AT_FDCWD, path, 4096, &buf, NULL, &e) == 0 &&
+	    (pass = json_loads(buf, JSON_REJECT_DUPLICATES, NULL)))
+		at = json_integer_value(json_object_get(pass, "time"));
+	err_free(e);
+	bool fresh = at > 0 && at <= now && now - at < DOCKER_DOCTOR_PASS_S;
+	return json_pack("{s:s, s:b, s:s, s:s?, s:s?}", "provider", "docker", "ready", fresh, "detail",
+			 fresh ? "the Docker checks passed in the last ten minutes"
+			       : "no pass of the Docker checks in the last ten minutes: a launch "
+				 "runs them, and `cordon docker doctor` shows them",
+			 "endpoint", json_string_value(json_object_get(pass, "endpoint")), "daemon",
+			 json_string_value(json_object_get(pass, "daemon")));
+}
+
+/* cinit's argv: the runtime, its Landlock layer, the command. */
+static int runtime_argv(const struct grant *g, char *const *cmd, char ***out, struct err **e)
+{
+	_cleanup_strv_ char **v = NULL, **denies = NULL, **exceptions = NULL;
+	int r = strv_push(&v, DOCKER_RUNTIME_PATH) < 0 || strv_push(&v, "cinit") < 0 ||
+		strv_push(&v, "--run") < 0 || strv_push(&v, g->run_dir) < 0 ||
+		strv_push(&v, "--channel") < 0 || strv_push(&v, DOCKER_CHANNEL_SOCK) < 0;
+
+	for (size_t i = 0; !r && i < g->n_rules; i++)
+		if (g->rules[i].kind == GRANT_WRITE)
+			r = strv_push(&v, "--write") < 0 || strv_push(&v, g->rules[i].path) < 0;
+	if (!r)
+		r = strv_push(&v, "--write") < 0 || strv_push(&v, "/tmp") < 0;
+	if (!r && grant_read_side(g, true, &denies, &exceptions, e) < 0)
+		return -1;
+	for (size_t i = 0; !r && denies && denies[i]; i++)
+		r = strv_push(&v, "--deny") < 0 || strv_push(&v, denies[i]) < 0;
+	for (size_t i = 0; !r && exceptions && exceptions[i]; i++)
+		r = strv_push(&v, "--read") < 0 || strv_push(&v, exceptions[i]) < 0;
+	if (!r && g->unix_sockets_all)
+		r = strv_push(&v, "--unix-all") < 0;
+	if (!r)
+		r = strv_push(&v, "--") < 0;
+	for (size_t i = 0; !r && cmd[i]; i++)
+		r = strv_push(&v, cmd[i]) < 0;
+	if (r)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "docker plan");
+	*out = steal_pointer(&v);
+	return 0;
+}
+
+static int docker_plan(const struct grant *g, const struct plan_paths *paths,
+		       const struct container_launch *cl, struct plan *p, struct err **e)
+{
+	_cleanup_engine_ struct engine *eng = NULL;
+	_cleanup_free_ char *endpoint = NULL, *gw = NULL, *edir = NULL, *efile = NULL,
+			   *bytes = NULL, *summary = NULL;
+	_cleanup_json_ json_t *mounts = NULL;
+	struct engine_info info = { 0 };
+	struct engine_image img = { 0 };
+	const char *image;
+	char **argv = NULL, hex[65];
+	size_t len = 0;
+	int r;
+
+	if (config_image(cl->config, &image, e) < 0)
+		return -1;
+	/* the grant's own refusals first, before the daemon is asked */
+	struct container_mount_input mi = { .g = g, .record_dir = NULL,
+					    .toolbelt_dir = cl->toolbelt_dir, .home = cl->home };
+	if (covers(cl->state_dir, &edir, &efile, e) < 0)
+		return -1;
+	mi.empty_dir = edir;
+	mi.empty_file = efile;
+	if (container_mounts(&mi, &mounts, e) < 0)
+		return -1;
+	if (docker_runtime(&bytes, &len, hex, e) < 0)
+		return -1;
+	if (docker_open(cl->config, &eng, &endpoint, e) < 0)
+		return -1;
+	if (engine_info(eng, &info, e) < 0)
+		return -1;
+	r = engine_image_inspect(eng, image, &img, e);
+	if (r == ENGINE_GONE)
+		err_set(e, ERR_UNAVAILABLE, 0, "container.image: `%s` is not on the daemon", image);
+	if (r != ENGINE_FOUND)
+		goto out;
+	r = docker_gateway_image(eng, false, &gw, e);
+	if (r == ENGINE_GONE)
+		err_set(e, ERR_UNAVAILABLE, 0,
+			"no gateway image for this cordon on the daemon (run `cordon docker "
+			"gateway-image`)");
+	if (r != ENGINE_FOUND)
+		goto out;
+	r = -1;
+	if (doctor_passed(cl->config, cl->state_dir, endpoint, info.id, hex, e) < 0)
+		goto out;
+	if (runtime_argv(g, p->argv, &argv, e) < 0)
+		goto out;
+	strv_free(p->argv);
+	p->argv = argv;
+	json_t *lim = json_pack("{s:I, s:I, s:I}", "pids", (json_int_t)g->limits.pids, "memory",
+				(json_int_t)g->limits.memory, "cpu_millis",
+				(json_int_t)g->limits.cpu_millis);
+	json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:i, s:i}",
+			      "provider", "docker", "endpoint", endpoint, "daemon", info.id,
+			      "image", img.id, "gateway_image", gw, "runtime", hex, "network",
+			      "none", "limits", lim, "mounts", json_incref(mounts), "record_dir",
+			      paths->record_dir, "uid", (int)getuid(), "gid", (int)getgid());
+	if (c && cl->toolbelt_dir)
+		json_object_set_new(c, "toolbelt_dir", json_string(cl->toolbelt_dir));
+	if (!c || json_object_set_new(p->data, "container", c) < 0) {
+		err_set(e, ERR_CONFIG, 0, "the container plan cannot be recorded (not UTF-8?)");
+		goto out;
+	}
+	if (asprintf(&summary, "docker %.19s: %s", img.id, p->summary) < 0) {
+		err_set(e, ERR_INTERNAL, ENOMEM, "docker plan");
+		goto out;
+	}
+	free(p->summary);
+	p->summary = steal_pointer(&summary);
+	p->signals = PLAN_SIGNALS_TERM;
+	r = 0;
+out:
+	engine_info_clear(&info);
+	engine_image_clear(&img);
+	return r < 0 ? -1 : 0;
+}
+
+const struct container_provider docker_provider = {
+	.name = "docker",
+	.plan = docker_plan,
+	.create = docker_create,
+	.start = docker_start,
+};

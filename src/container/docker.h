@@ -1,0 +1,66 @@
+/* docker.h: the Docker provider (contract.h), talking to the Docker
+ * Engine API itself (engine.h). A segment's container has no network at
+ * all (network mode none); cordon's static binary, copied in through the
+ * API, is its pid 1 (`cordon cinit`): it reads and removes the secrets
+ * file, confines the command with Landlock and seccomp, and relays the
+ * proxy ports it serves on the container's loopback over a unix socket in
+ * a private volume to a companion container running `cordon gateway`, the
+ * only way out, on a bridge network of the segment's own. */
+#ifndef CORDON_CONTAINER_DOCKER_H
+#define CORDON_CONTAINER_DOCKER_H
+
+#include "container/contract.h"
+#include "container/engine.h"
+
+extern const struct container_provider docker_provider;
+
+/* Where cordon's static binary is: "cordon-static" beside this program.
+ * Its bytes and their sha256 (hex). */
+int docker_runtime(char **bytes, size_t *len, char hex[65], struct err **e);
+
+/* The gateway image for this cordon (labelled with its runtime's digest):
+ * made from the static binary alone when missing (make) or found. *id
+ * is its image ID; ENGINE_GONE when not there and !make. */
+int docker_gateway_image(struct engine *g, bool make, char **id, struct err **e);
+
+/* Open the daemon a binding's config names: "endpoint" (unix:// or
+ * tcp://), else "context" (a Docker CLI context), else the default. */
+int docker_open(const json_t *config, struct engine **g, char **endpoint, struct err **e);
+
+/* A pinned container after a restart (the pin as the wrapper reported
+ * it): DOCKER_RUNNING or DOCKER_EXITED (*code its status) when it is the
+ * pinned one on the pinned daemon, DOCKER_GONE when that daemon holds no
+ * such container; -1 when the daemon cannot be asked or is another, or
+ * the container is not the pinned one. */
+enum { DOCKER_GONE = 0, DOCKER_RUNNING = 1, DOCKER_EXITED = 2 };
+int docker_check_pinned(const json_t *pin, const char *digest, const char *job, unsigned int seg,
+			int *code, struct err **e);
+/* KILL it, and 0 only once the daemon says it is not running. */
+int docker_stop_pinned(const json_t *pin, struct err **e);
+/* Remove what the segment made (the pin names it). */
+int docker_remove_pinned(const json_t *pin, struct err **e);
+
+/* The provider's doctor for a binding's container config (endpoint or
+ * context, image), with the state dir (NULL: shared_path fails):
+ * {"provider": "docker", "ready", "checks": [{"id", "status": "pass" |
+ * "fail", "detail", "fix"}]}, the checks daemon, image (when the config
+ * names one), gateway_image, shared_path and preflight. Runs containers
+ * and removes them (labelled dev.cordon.role=doctor): 2 to 3 s. NULL
+ * with *e only when the report cannot be made. */
+json_t *docker_doctor(const json_t *config, const char *state_dir, struct err **e);
+
+/* What `cordon job doctor` says of Docker without asking a daemon: the
+ * last pass of the checks a launch ran ({"provider", "ready", "detail",
+ * "endpoint", "daemon"}), ready while it stands (ten minutes). */
+json_t *docker_last_pass(const char *state_dir);
+
+/* Remove everything labelled with this host whose job is not in live
+ * (NULL-terminated; may be NULL): *removed counts what went. A listing
+ * that fails is an error, and what was not yet looked at stays. */
+int docker_sweep(struct engine *g, const char *host, char *const *live, unsigned int *removed,
+		 struct err **e);
+
+/* `cordon docker ...` (cordon-host): gateway-image, wrap. */
+int docker_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,40 @@
+/* docker_int.h: what the Docker provider's files share (docker.h is its
+ * contract with the rest of cordon). */
+#ifndef CORDON_CONTAINER_DOCKER_INT_H
+#define CORDON_CONTAINER_DOCKER_INT_H
+
+#include "container/contract.h"
+#include "container/engine.h"
+
+/* Inside every container: the private volume, holding the runtime and
+ * the gateway's socket. */
+#define DOCKER_VOLUME_PATH "/.cordon"
+#define DOCKER_RUNTIME_PATH "/.cordon/cordon"
+#define DOCKER_CHANNEL_SOCK "/.cordon/gw.sock"
+/* The label that names the runtime a gateway image carries. */
+#define DOCKER_LABEL_RUNTIME "dev.cordon.runtime"
+/* The companion's own limits. */
+#define DOCKER_GATEWAY_PIDS 256
+#define DOCKER_GATEWAY_MEMORY (256LL << 20)
+
+/* A job's key on a daemon, what its containers, network and volume are
+ * named for: the first DOCKER_KEY_LEN hex digits of sha256(host/job). */
+#define DOCKER_KEY_LEN 12
+int docker_job_key(const char *host, const char *job, char out[DOCKER_KEY_LEN + 1]);
+
+/* What a segment made, as its container record and pin say. */
+struct docker_made {
+	char *workload, *gateway, *network, *volume;
+};
+
+int docker_create(const struct plan *p, const struct plan_paths *paths,
+		  const struct container_launch *cl, json_t **pin, struct err **e);
+int docker_start(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
+		 bool *interrupted, struct err **e);
+/* Remove what a segment made (force): 0, or -1 with *e naming what stayed. */
+int docker_remove_made(struct engine *g, const struct docker_made *m, struct err **e);
+/* Remove every container, network and volume of a job that is not
+ * running; a running workload refuses (container_running). */
+int docker_clear_job(struct engine *g, const char *host, const char *job, struct err **e);
+
+#endif

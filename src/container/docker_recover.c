@@ -1,0 +1,111 @@
+/* docker_recover.c: what the daemon asks of a pinned container after a
+ * restart (the recover table) and of containers it no longer needs
+ * (reconcile). A container is the pinned one only on the pinned daemon,
+ * with the pinned ID, the host's, job's, segment's and digest labels and
+ * the pinned image; a daemon that cannot be asked, or another daemon, is
+ * an error, never "gone". */
+#include "container/docker.h"
+#include "container/docker_int.h"
+
+#include "lib/cleanup.h"
+#include "lib/strv.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *str(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static int open_pinned(const json_t *pin, struct engine **g, struct err **e)
+{
+	struct engine_info info = { 0 };
+	json_t *ep = json_pack("{s:s?}", "endpoint", str(pin, "endpoint"));
+	int r = ep && str(pin, "endpoint") ? docker_open(ep, g, NULL, e)
+					   : err_set(e, ERR_INTERNAL, 0, "the pin names no endpoint");
+
+	json_decref(ep);
+	if (r < 0)
+		return -1;
+	r = engine_info(*g, &info, e);
+	if (r == 0 && (!str(pin, "daemon") || strcmp(info.id, str(pin, "daemon")) != 0))
+		r = err_set(e, ERR_UNAVAILABLE, 0,
+			    "container_stop_unverified: the endpoint answers as another Docker "
+			    "daemon than the pinned one");
+	engine_info_clear(&info);
+	return r;
+}
+
+static bool label_is(const json_t *labels, const char *k, const char *v)
+{
+	const char *have = json_string_value(json_object_get(labels, k));
+
+	return have && v && strcmp(have, v) == 0;
+}
+
+int docker_check_pinned(const json_t *pin, const char *digest, const char *job, unsigned int seg,
+			int *code, struct err **e)
+{
+	_cleanup_engine_ struct engine *g = NULL;
+	struct engine_container c = { 0 };
+	char n[16];
+	int r;
+
+	if (open_pinned(pin, &g, e) < 0)
+		return -1;
+	r = engine_container_inspect(g, str(pin, "container"), &c, e);
+	if (r < 0)
+		return err_wrap(e, "container_stop_unverified: inspect the pinned container");
+	if (r == ENGINE_GONE)
+		return DOCKER_GONE;
+	snprintf(n, sizeof(n), "%u", seg);
+	if (strcmp(c.id, str(pin, "container")) != 0 ||
+	    !label_is(c.labels, CONTAINER_LABEL_HOST, str(pin, "host")) ||
+	    !label_is(c.labels, CONTAINER_LABEL_JOB, job) ||
+	    !label_is(c.labels, CONTAINER_LABEL_SEGMENT, n) ||
+	    !label_is(c.labels, CONTAINER_LABEL_DIGEST, digest) || !c.image ||
+	    !str(pin, "image") || strcmp(c.image, str(pin, "image")) != 0) {
+		engine_container_clear(&c);
+		return err_set(e, ERR_DENIED, 0,
+			       "the container of the pinned ID is not the pinned one (its labels "
+			       "or image differ)");
+	}
+	r = c.running ? DOCKER_RUNNING : DOCKER_EXITED;
+	*code = c.exit_code;
+	engine_container_clear(&c);
+	return r;
+}
+
+int docker_stop_pinned(const json_t *pin, struct err **e)
+{
+	_cleanup_engine_ struct engine *g = NULL;
+	int code = 0;
+
+	if (open_pinned(pin, &g, e) < 0)
+		return -1;
+	if (engine_container_kill(g, str(pin, "container"), SIGKILL, e) < 0)
+		return err_wrap(e, "container_stop_unverified");
+	/* confirmed only when the daemon says it is not running */
+	int r = engine_container_wait(g, str(pin, "container"), "not-running", 30, &code, e);
+	if (r != 0 && r != ENGINE_WAIT_GONE)
+		return r < 0 ? err_wrap(e, "container_stop_unverified")
+			     : err_set(e, ERR_UNAVAILABLE, 0,
+				       "container_stop_unverified: still running after KILL");
+	return 0;
+}
+
+int docker_remove_pinned(const json_t *pin, struct err **e)
+{
+	_cleanup_engine_ struct engine *g = NULL;
+	struct docker_made m = { (char *)str(pin, "container"), (char *)str(pin, "gateway"),
+				 (char *)str(pin, "network"), (char *)str(pin, "volume") };
+
+	if (open_pinned(pin, &g, e) < 0)
+		return -1;
+	return docker_remove_made(g, &m, e);
+}

@@ -1,0 +1,264 @@
+/* relay.c: see relay.h. The relaying itself is the gateway's own (conn.c:
+ * splice through a pipe per direction, the pipe pool, spilling a stalled
+ * direction to the heap, half-closes passed on, fairness between busy
+ * relays, the idle deadline), driven from here on connections that start
+ * in its relay state: this file only accepts, connects each client to the
+ * channel and runs the turns the gateway's loop would. That is why it
+ * reaches into gateway/internal.h, the one place outside src/gateway that
+ * does; a second copy of the relay would be the worse coupling. */
+#include "sandbox/cinit/relay.h"
+#include "gateway/internal.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define IDLE_MS 600000		/* 10 min, as the gateway's own default */
+#define SWEEP_MS 1000			/* idle deadlines are checked this often */
+#define STARVED_MS 50			/* accept retried after running out of fds */
+
+struct relay {
+	struct gateway gw;		/* the relay state conn.c works on */
+	struct endpoint listeners[2];
+	struct sockaddr_un channel;
+	unsigned int max_conns;
+	bool starved;			/* accept failed for want of fds: retry */
+	int64_t last_sweep_ms;
+};
+
+static int listen_on(uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 1024) < 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+/* The cap, within the open-file limit: a relay holds two sockets and,
+ * while bytes move, up to two pipes; the pipe pool and pid 1's own few
+ * need the rest. The limit is left as it is: the command inherits it. */
+static unsigned int conns_cap(void)
+{
+	struct rlimit rl;
+	const rlim_t reserved = 2 * (rlim_t)GW_PIPE_POOL + 32; /* the pool, pid 1's own */
+	rlim_t fit;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 16;
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return RELAY_MAX_CONNS;
+	fit = rl.rlim_cur > reserved + 96 ? (rl.rlim_cur - reserved) / 6 : 16;
+	return fit < RELAY_MAX_CONNS ? (unsigned int)fit : RELAY_MAX_CONNS;
+}
+
+int relay_new(int ep, const char *channel, struct relay **out, struct err **e)
+{
+	static const uint16_t ports[2] = { RELAY_HTTP_PORT, RELAY_SOCKS_PORT };
+	struct relay *r;
+	size_t len = strlen(channel);
+
+	if (len == 0 || len >= sizeof(r->channel.sun_path))
+		return err_set(e, ERR_CONFIG, 0, "--channel `%s`: not a unix socket path", channel);
+	if (!(r = calloc(1, sizeof(*r))))
+		return err_set(e, ERR_INTERNAL, ENOMEM, "relay");
+	r->channel.sun_family = AF_UNIX;
+	memcpy(r->channel.sun_path, channel, len + 1);
+	r->gw.ep = ep;
+	r->gw.cfg.audit_fd = -1;	/* the gateway behind audits */
+	r->gw.cfg.idle_timeout_ms = IDLE_MS;
+	r->max_conns = conns_cap();
+	r->last_sweep_ms = gw_now_ms();
+	for (int i = 0; i < 2; i++)
+		r->listeners[i] = (struct endpoint){ .kind = EP_LISTENER, .fd = -1 };
+	for (int i = 0; i < 2; i++) {
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.ptr = &r->listeners[i] };
+		int fd = listen_on(ports[i]);
+
+		if (fd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			int saved = errno;
+			if (fd >= 0)
+				close(fd);
+			for (int j = 0; j < i; j++)
+				close(r->listeners[j].fd);
+			free(r);
+			return err_set(e, ERR_UNAVAILABLE, saved, "listen on 127.0.0.1:%u",
+				       (unsigned)ports[i]);
+		}
+		r->listeners[i].fd = fd;
+	}
+	*out = r;
+	return 0;
+}
+
+void relay_free(struct relay *r)
+{
+	struct conn *c;
+
+	if (!r)
+		return;
+	while (r->gw.conns)
+		gw_conn_close(r->gw.conns);
+	while ((c = r->gw.graveyard)) {
+		r->gw.graveyard = c->grave_next;
+		free(c);
+	}
+	for (int i = 0; i < r->gw.n_pool; i++) {
+		close(r->gw.pool[i][0]);
+		close(r->gw.pool[i][1]);
+	}
+	for (int i = 0; i < 2; i++)
+		close(r->listeners[i].fd);
+	free(r);
+}
+
+/* A new connection to the gateway's channel, or -1. A unix stream
+ * socket connects at once or not at all (a full backlog is EAGAIN):
+ * nothing is left pending. */
+static int dial(const struct relay *r)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (const struct sockaddr *)&r->channel, sizeof(r->channel)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Watch both sides and hand the pair to conn.c, in its relay state. */
+static void start(struct relay *r, int cli, int up)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
+
+	if (!c) {
+		close(cli);
+		close(up);
+		return;
+	}
+	c->gw = &r->gw;
+	c->cli = (struct endpoint){ .kind = EP_CLIENT, .fd = cli, .c = c };
+	c->up = (struct endpoint){ .kind = EP_UPSTREAM, .fd = up, .c = c };
+	c->p[0] = c->p[1] = (struct pipebuf){ .r = -1, .w = -1 };
+	c->st = CS_RELAY;
+	c->started_ms = gw_now_ms();
+	c->deadline_ms = c->started_ms + IDLE_MS;
+	ev.data.ptr = &c->cli;
+	if (epoll_ctl(r->gw.ep, EPOLL_CTL_ADD, cli, &ev) < 0) {
+		close(cli);
+		close(up);
+		free(c);
+		return;
+	}
+	ev.data.ptr = &c->up;
+	if (epoll_ctl(r->gw.ep, EPOLL_CTL_ADD, up, &ev) < 0) {
+		close(cli); /* leaves the epoll set with it */
+		close(up);
+		free(c);
+		return;
+	}
+	c->next = r->gw.conns;
+	if (r->gw.conns)
+		r->gw.conns->prev = c;
+	r->gw.conns = c;
+	r->gw.n_conns++;
+}
+
+static void accept_all(struct relay *r, const struct endpoint *l)
+{
+	for (;;) {
+		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), up;
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			/* edge-triggered: a queue left for want of fds is
+			 * retried on a timer, not on the next client */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				r->starved = true;
+			return;
+		}
+		/* Over the cap, or the gateway cannot be reached: the client
+		 * is closed, and sees the proxy refuse it. */
+		if (r->gw.n_conns >= r->max_conns || (up = dial(r)) < 0) {
+			close(fd);
+			continue;
+		}
+		start(r, fd, up);
+	}
+}
+
+void relay_event(struct relay *r, void *ptr, uint32_t events)
+{
+	struct endpoint *ep = ptr;
+
+	if (ep->kind == EP_LISTENER)
+		accept_all(r, ep);
+	else if (!ep->c->dead)
+		gw_conn_event(ep->c, ep, events);
+}
+
+void relay_after(struct relay *r)
+{
+	struct conn *c, *next;
+	int64_t now;
+
+	if (r->starved) {
+		r->starved = false;
+		for (int i = 0; i < 2; i++)
+			accept_all(r, &r->listeners[i]);
+	}
+	/* relays that stopped for fairness with more to move */
+	c = r->gw.ready;
+	r->gw.ready = NULL;
+	for (; c; c = next) {
+		next = c->ready_next;
+		c->ready_queued = false;
+		c->ready_next = NULL;
+		if (!c->dead && c->st == CS_RELAY)
+			gw_conn_event(c, &c->cli, EPOLLIN | EPOLLOUT);
+	}
+	now = gw_now_ms();
+	if (now - r->last_sweep_ms >= SWEEP_MS) {
+		r->last_sweep_ms = now;
+		for (c = r->gw.conns; c; c = next) {
+			next = c->next;
+			if (c->deadline_ms && now >= c->deadline_ms)
+				gw_conn_timeout(c);
+		}
+	}
+	/* closed this turn: no lookup ever holds one here */
+	while ((c = r->gw.graveyard)) {
+		r->gw.graveyard = c->grave_next;
+		free(c);
+	}
+}
+
+int relay_timeout_ms(const struct relay *r)
+{
+	if (r->gw.ready)
+		return 0;
+	if (r->starved)
+		return STARVED_MS;
+	return r->gw.conns ? SWEEP_MS : -1;
+}

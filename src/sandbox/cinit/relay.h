@@ -1,0 +1,42 @@
+/* relay.h: the proxies inside a container, for `cordon cinit`. A
+ * container of the Docker provider has no network but loopback; its one
+ * way out is the gateway companion, which serves HTTP and SOCKS5 on one
+ * unix socket (the channel) in a volume the two share. pid 1 listens on
+ * 127.0.0.1:3128 (HTTP proxy) and 127.0.0.1:1080 (SOCKS5) and relays each
+ * connection to the channel byte for byte: every decision is the
+ * gateway's, none is made here. */
+#ifndef CORDON_SANDBOX_CINIT_RELAY_H
+#define CORDON_SANDBOX_CINIT_RELAY_H
+
+#include "lib/err.h"
+
+#include <stdint.h>
+
+#define RELAY_HTTP_PORT 3128
+#define RELAY_SOCKS_PORT 1080
+/* Connections relayed at once, at most (fewer where the open-file limit
+ * cannot hold this many); a client over it is closed at once. */
+#define RELAY_MAX_CONNS 512
+
+struct relay;
+
+/* Listen on both ports and watch them on the epoll instance ep (whose
+ * events relay_event then takes). The channel's path is checked here
+ * (it must fit a unix socket address) but connected only per client.
+ * -1 with *e when a listener cannot be made. */
+int relay_new(int ep, const char *channel, struct relay **out, struct err **e);
+/* Close every connection and listener (NULL: nothing). */
+void relay_free(struct relay *r);
+
+/* An event from ep whose data.ptr is not the caller's own. */
+void relay_event(struct relay *r, void *ptr, uint32_t events);
+
+/* After each batch of events: relays that yielded for fairness get their
+ * turn, idle connections end, closed ones are freed. */
+void relay_after(struct relay *r);
+
+/* How long the caller may sleep in epoll_wait before relay_after is due
+ * regardless (-1: no deadline). */
+int relay_timeout_ms(const struct relay *r);
+
+#endif
