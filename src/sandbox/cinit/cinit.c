@@ -4,6 +4,7 @@
 #include "sandbox/cinit/cinit.h"
 #include "sandbox/cinit/relay.h"
 #include "sandbox/cinit/secrets.h"
+#include "sandbox/forward.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/strv.h"
@@ -25,20 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Passed on to the command: those native's pid 1 passes on
- * (native/child.c). SIGCHLD is pid 1's own. */
-static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
-
-/* Every client pointed at pid 1's relays, as the native provider points
- * them at its gateway's listeners (native.c), replacing whatever proxy
- * the container was given. */
-static const char *const proxy_env[] = {
-	"HTTP_PROXY=http://127.0.0.1:3128",	"HTTPS_PROXY=http://127.0.0.1:3128",
-	"ALL_PROXY=socks5h://127.0.0.1:1080",	"http_proxy=http://127.0.0.1:3128",
-	"https_proxy=http://127.0.0.1:3128",	"all_proxy=socks5h://127.0.0.1:1080",
-	"NO_PROXY=localhost,127.0.0.1,::1",	"no_proxy=localhost,127.0.0.1,::1",
-	NULL,
-};
+/* The command gets the signals native's pid 1 passes on, and its
+ * clients are pointed at the relays (sandbox/forward.h). */
 
 /* What epoll's data points at for the signalfd; anything else is the
  * relay's. */
@@ -83,10 +72,10 @@ static const char **command_env(char *const *secrets)
 		return NULL;
 	}
 	for (size_t i = 0; secrets && secrets[i]; i++)
-		if (!named_in(proxy_env, secrets[i]))
+		if (!named_in(sandbox_proxy_env, secrets[i]))
 			push(set, &ns, secrets[i]);
-	for (size_t i = 0; proxy_env[i]; i++)
-		push(set, &ns, proxy_env[i]);
+	for (size_t i = 0; sandbox_proxy_env[i]; i++)
+		push(set, &ns, sandbox_proxy_env[i]);
 	for (char **p = environ; p && *p; p++)
 		if (strchr(*p, '=') && !named_in(set, *p))
 			push(env, &n, *p);
@@ -156,15 +145,6 @@ static void mark_term(int dirfd, const char *dir)
 	close(fd);
 }
 
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 125;
-}
-
 /* The command is gone: so is everything else in the container (pid 1's
  * exit would take it anyway; this reaps it first). */
 static noreturn void finish(int code)
@@ -192,7 +172,7 @@ static void take_signals(int sfd, pid_t cmd, int dirfd, const char *dir)
 		/* orphans of the container are pid 1's to reap too */
 		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
 			if (p == cmd)
-				finish(exit_code(status));
+				finish(sandbox_exit_code(status));
 	}
 }
 
@@ -252,8 +232,8 @@ int cinit_run(const struct cinit_args *a)
 	 * acted on by default, before the command runs. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
-		sigaddset(&mask, forwarded[i]);
+	for (size_t i = 0; i < SANDBOX_FORWARDED_N; i++)
+		sigaddset(&mask, sandbox_forwarded[i]);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN); /* a relay's peer may go at any time */
 	/* The command runs as the same user: it may not open pid 1's

@@ -3,6 +3,7 @@
  * init: it reaps, forwards TERM, INT, HUP (and QUIT, USR1, USR2, WINCH) to
  * the command and exits with the command's status. */
 #include "sandbox/native/child.h"
+#include "sandbox/forward.h"
 #include "lib/fs.h"
 #include "sandbox/native/harden.h"
 #include "sandbox/native/landlock.h"
@@ -277,15 +278,6 @@ static void leave_cgroups(int status_fd, struct leave *l)
 		     sizeof(struct child_status));
 }
 
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 125;
-}
-
 /* The command is gone: end every other process of the sandbox and reap
  * it, then tell the root the status. The root reports as soon as it has
  * it, without waiting for the kernel to take the namespaces down after
@@ -321,7 +313,7 @@ static noreturn void init_loop(pid_t cmd, int sfd, int status_fd)
 		}
 		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
 			if (p == cmd)
-				finish(status_fd, exit_code(status));
+				finish(status_fd, sandbox_exit_code(status));
 	}
 }
 

@@ -14,6 +14,7 @@
 #include "sandbox/native/seccomp.h"
 #include "sandbox/native/stub.h"
 #include "sandbox/terminal.h"
+#include "sandbox/forward.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/strv.h"
@@ -38,7 +39,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
 
 /* The record made durable on a thread of its own: an fsync waits for the
  * filesystem's journal, which takes longer than the sandbox's start, so
@@ -503,8 +503,8 @@ static int launch(struct child_args *a, const struct grant *g,
 	terminal_save(&term);
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
-		sigaddset(&set, forwarded[i]);
+	for (size_t i = 0; i < SANDBOX_FORWARDED_N; i++)
+		sigaddset(&set, sandbox_forwarded[i]);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	a->caller_mask = old;
 	/* The namespaces were made by the stub while the host decided; pid 1

@@ -5,6 +5,7 @@
 #include "sandbox/limits.h"
 #include "sandbox/native/prereq.h"
 #include "sandbox/native/stub.h"
+#include "sandbox/forward.h"
 #include "lib/cleanup.h"
 #include "lib/strv.h"
 
@@ -45,14 +46,8 @@ static int native_plan(const struct grant *g, const struct plan_paths *paths,
 	 * client is pointed at the gateway's listeners in the sandbox's own
 	 * network namespace; they are the only way out. */
 	if (g->n_hosts > 0 || g->toolbelt) {
-		static const char *const proxy[] = {
-			"HTTP_PROXY=http://127.0.0.1:3128", "HTTPS_PROXY=http://127.0.0.1:3128",
-			"ALL_PROXY=socks5h://127.0.0.1:1080", "http_proxy=http://127.0.0.1:3128",
-			"https_proxy=http://127.0.0.1:3128", "all_proxy=socks5h://127.0.0.1:1080",
-			"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
-		};
-		for (size_t i = 0; i < sizeof(proxy) / sizeof(*proxy); i++)
-			if (strv_push(&p->env, proxy[i]) < 0)
+		for (size_t i = 0; sandbox_proxy_env[i]; i++)
+			if (strv_push(&p->env, sandbox_proxy_env[i]) < 0)
 				return err_set(e, ERR_INTERNAL, ENOMEM, "native plan");
 	}
 	return 0;
