@@ -524,6 +524,33 @@ static json_t *clone_request(struct hostd *d, const struct host_binding *b, bool
 	return c;
 }
 
+/* Another live job on this workspace? A container's mounts are resolved
+ * by the Docker daemon by their paths, after cordon checked them: a
+ * sandbox of another job writing there could swap one (a read-only
+ * cover, a nested grant) for a link in between. 1 yes (*other names
+ * it), 0 no, -1 *e. */
+static int workspace_shared(struct hostd *d, const char *job, const char *workspace,
+			    char other[HOST_JOB_ID_MAX], struct err **e)
+{
+	_cleanup_json_ json_t *jobs = host_db_jobs_json(d->db, e);
+	json_t *j;
+	size_t i;
+
+	if (!jobs)
+		return -1;
+	json_array_foreach(jobs, i, j) {
+		const char *id = json_string_value(json_object_get(j, "id"));
+		const char *ws = json_string_value(json_object_get(j, "workspace"));
+
+		if (id && ws && strcmp(id, job) != 0 && strcmp(ws, workspace) == 0 &&
+		    json_integer_value(json_object_get(j, "ended_ms")) == 0) {
+			snprintf(other, HOST_JOB_ID_MAX, "%s", id);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const char *job,
 			 unsigned int attempt, unsigned int n, const char *workspace,
 			 char *const *args, const char *input, const char *session,
@@ -537,6 +564,18 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	struct seg *s;
 	pid_t pid = -1;
 
+	if (b->container) {
+		char other[HOST_JOB_ID_MAX];
+		int in_use = workspace_shared(d, job, workspace, other, e);
+
+		if (in_use < 0)
+			return -1;
+		if (in_use)
+			return err_set(e, ERR_UNAVAILABLE, 0,
+				       "the workspace `%s` is in use by job %s: a container is made "
+				       "only on a workspace no other job runs on",
+				       workspace, other);
+	}
 	if (asprintf(&dir, "%s/runs/%s", d->state, job) < 0 ||
 	    asprintf(&log, "%s/runs/%s/log", d->state, job) < 0 ||
 	    asprintf(&run, "%s/runs/%s/run", d->state, job) < 0)

@@ -126,6 +126,11 @@ static int decide(const struct container_mount_input *in, const struct item *it,
 			       "a container cannot be given the host's `/` (%s)", it->why);
 	switch (it->kind) {
 	case IT_WRITE:
+		/* writable already through its holder: a mount of its own would
+		 * be one more source the daemon resolves by path, inside what a
+		 * sandbox writes */
+		if (h && !h->ro && !h->cover && w == 'd')
+			return 0;
 		if (w != 'd' && w != 'f')
 			return err_set(e, ERR_UNAVAILABLE, w ? 0 : ENOENT,
 				       "%s `%s`: %s, so it cannot be mounted", it->why, it->path,

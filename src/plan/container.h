@@ -4,7 +4,9 @@
  * container provider takes its mounts from here, so the rules are one:
  *
  * - a write grant (the workspace, the run dir, the policy's write paths)
- *   is mounted read-write and must exist;
+ *   is mounted read-write and must exist, unless a writable mount holds
+ *   it already (the daemon resolves a mount's source by its path: one
+ *   inside what a sandbox writes could be swapped for a link);
  * - a readable rule (read.allow, an executor's read need) and a
  *   read-only rule outside every mount are mounted read-only when they
  *   exist, and left out when not;

@@ -202,6 +202,14 @@ int main(void)
 	const struct rule link_write[] = { { "/linkdir", GRANT_WRITE } };
 	refused(link_write, N(link_write), "a write grant that is a symbolic link");
 
+	/* a write grant inside a writable mount is not mounted again: the
+	 * daemon would resolve its path, in what the sandbox writes */
+	const struct rule nested[] = { { "/ws", GRANT_WRITE }, { "/ws/secret", GRANT_WRITE } };
+	m = plan(nested, N(nested), false, &e);
+	ok(m && json_array_size(m) == 1 && is_mount(m, "/ws", "/ws", false),
+	   "a write grant inside a writable mount: not mounted again");
+	json_decref(m);
+
 	/* beneath a read-only mount, a missing deny cannot be made: left out */
 	const struct rule ro_deny[] = { { "/ws", GRANT_READ }, { "/ws/.ssh", GRANT_DENY } };
 	m = plan(ro_deny, N(ro_deny), false, &e);
