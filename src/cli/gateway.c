@@ -29,7 +29,7 @@ static const char gateway_usage[] =
 	"                      [--token-file FILE] [--allow HOST]... [--deny HOST]...\n"
 	"                      [--allow-range CIDR]...\n"
 	"                      [--audit FILE] [--dns ADDR]... [--max-conns N]\n"
-	"                      [--toolbelt-socket PATH]\n\n"
+	"                      [--toolbelt-socket PATH] [--host-address IP]...\n\n"
 	"Serve cordon's egress proxy: HTTP (CONNECT and absolute-form http://) and\n"
 	"SOCKS5 on one listener, told apart by the first byte, until TERM or INT.\n"
 	"Hosts are policy entries (name, name:port, *.domain, IP literals); the\n"
@@ -54,7 +54,9 @@ static const char gateway_usage[] =
 	"  --max-conns N      the connection cap (default: from the open-file limit);\n"
 	"                     over it HTTP clients get 503\n"
 	"  --toolbelt-socket PATH  the reserved name " GW_TOOLBELT_NAME ", port 80,\n"
-	"                     reaches this unix socket (the host's toolbelt)\n";
+	"                     reaches this unix socket (the host's toolbelt)\n"
+	"  --host-address IP  refused as this host's own, as its interfaces' are\n"
+	"                     (a gateway in a container is told the host's)\n";
 
 /* A token shorter than this is refused: it stands between the network
  * and the gateway. 255 is what SOCKS5's username/password method can
@@ -200,6 +202,8 @@ struct gw_opts {
 	size_t n_allow, n_deny;
 	struct net_range *ranges;
 	size_t n_ranges;
+	struct sockaddr_storage hosts[64];	/* --host-address */
+	size_t n_hosts;
 };
 
 static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
@@ -212,6 +216,7 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 		{ "max-conns", required_argument, NULL, 'm' },
 		{ "allow-range", required_argument, NULL, 'r' },
 		{ "toolbelt-socket", required_argument, NULL, 'T' },
+		{ "host-address", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -257,6 +262,21 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 				return err_set(e, ERR_USAGE, 0, "--toolbelt-socket: an absolute path expected");
 			o->toolbelt = optarg;
 			break;
+		case 'H': {
+			struct sockaddr_storage *ss = &o->hosts[o->n_hosts];
+
+			if (o->n_hosts >= sizeof(o->hosts) / sizeof(*o->hosts))
+				return err_set(e, ERR_USAGE, 0, "--host-address: at most 64");
+			memset(ss, 0, sizeof(*ss));
+			if (inet_pton(AF_INET, optarg, &((struct sockaddr_in *)ss)->sin_addr) == 1)
+				ss->ss_family = AF_INET;
+			else if (inet_pton(AF_INET6, optarg, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1)
+				ss->ss_family = AF_INET6;
+			else
+				return err_set(e, ERR_USAGE, 0, "--host-address: an IP address expected");
+			o->n_hosts++;
+			break;
+		}
 		case 'm':
 			if (num_parse_ulong(optarg, 1000000, &o->max_conns) < 0 || o->max_conns == 0)
 				return err_set(e, ERR_USAGE, 0, "--max-conns: 1 to 1000000 expected");
@@ -343,7 +363,8 @@ int cli_gateway(int argc, char **argv)
 				 .n_deny = o.n_deny, .allow_ranges = o.ranges,
 				 .n_allow_ranges = o.n_ranges, .dns_servers = o.dns[0] ? o.dns : NULL,
 				 .audit_fd = audit, .max_conns = (unsigned int)o.max_conns,
-				 .token = o.token_file ? token : NULL, .toolbelt_socket = o.toolbelt };
+				 .token = o.token_file ? token : NULL, .toolbelt_socket = o.toolbelt,
+				 .host_addrs = o.hosts, .n_host_addrs = o.n_hosts };
 	r = gateway_new(&cfg, &gw, &e);
 	OPENSSL_cleanse(token, sizeof(token)); /* the gateway keeps a digest */
 	if (r < 0)

@@ -16,7 +16,10 @@
 #include "lib/strv.h"
 #include "policy/envfilter.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,7 +215,7 @@ static int write_secrets(const char *run_dir, json_t *secrets, struct err **e)
 	return 0;
 }
 
-static json_t *bind(const char *src, const char *dst, bool ro)
+static json_t *bind_mount(const char *src, const char *dst, bool ro)
 {
 	return json_pack("{s:s, s:s, s:s, s:b, s:{s:s}}", "Type", "bind", "Source", src, "Target",
 			 dst, "ReadOnly", ro, "BindOptions", "Propagation", "rprivate");
@@ -262,6 +265,28 @@ static json_t *gateway_cmd(const json_t *data, const char *audit)
 			json_array_append_new(cmd, json_string(lists[k][1]));
 			json_array_append(cmd, v);
 		}
+	/* the host's addresses are its own to the companion too: a name
+	 * resolving to one of them is refused as it is on the host */
+	struct ifaddrs *ifa = NULL;
+	size_t nh = 0;
+	if (cmd && getifaddrs(&ifa) == 0) {
+		for (const struct ifaddrs *a = ifa; a && nh < 64; a = a->ifa_next) {
+			char ip[INET6_ADDRSTRLEN];
+			const void *bytes = !a->ifa_addr ? NULL
+					    : a->ifa_addr->sa_family == AF_INET
+						    ? (const void *)&((struct sockaddr_in *)a->ifa_addr)->sin_addr
+					    : a->ifa_addr->sa_family == AF_INET6
+						    ? (const void *)&((struct sockaddr_in6 *)a->ifa_addr)->sin6_addr
+						    : NULL;
+
+			if (bytes && inet_ntop(a->ifa_addr->sa_family, bytes, ip, sizeof(ip))) {
+				json_array_append_new(cmd, json_string("--host-address"));
+				json_array_append_new(cmd, json_string(ip));
+				nh++;
+			}
+		}
+		freeifaddrs(ifa);
+	}
 	if (cmd && str(data, "toolbelt")) {
 		json_array_append_new(cmd, json_string("--toolbelt-socket"));
 		json_array_append(cmd, json_object_get(data, "toolbelt"));
@@ -329,10 +354,10 @@ static int make_all(struct engine *g, const struct plan *p, const struct plan_pa
 	/* 3. the companion, hardened as the workload, started */
 	json_t *gmounts = json_pack("[{s:s, s:s, s:s, s:b}]", "Type", "volume", "Source", m->volume,
 				    "Target", DOCKER_VOLUME_PATH, "ReadOnly", 0);
-	json_array_append_new(gmounts, bind(audit_dir, audit_dir, false));
+	json_array_append_new(gmounts, bind_mount(audit_dir, audit_dir, false));
 	tbdir = str(data, "toolbelt") ? str(c, "toolbelt_dir") : NULL;
 	if (tbdir)
-		json_array_append_new(gmounts, bind(tbdir, tbdir, true));
+		json_array_append_new(gmounts, bind_mount(tbdir, tbdir, true));
 	json_t *gh = hardened(c, DOCKER_GATEWAY_PIDS, DOCKER_GATEWAY_MEMORY, 0);
 	if (gh) {
 		json_object_set_new(gh, "NetworkMode", json_string(m->network));
@@ -359,7 +384,7 @@ static int make_all(struct engine *g, const struct plan *p, const struct plan_pa
 	json_t *wmounts = json_array(), *mv;
 	size_t i;
 	json_array_foreach(json_object_get(c, "mounts"), i, mv) {
-		json_array_append_new(wmounts, bind(str(mv, "source"), str(mv, "target"),
+		json_array_append_new(wmounts, bind_mount(str(mv, "source"), str(mv, "target"),
 						    json_is_true(json_object_get(mv, "read_only"))));
 	}
 	json_array_append_new(wmounts, json_pack("{s:s, s:s, s:s, s:b}", "Type", "volume", "Source",

@@ -312,6 +312,23 @@ void addrguard_judge(const struct sockaddr *sa, const struct addr_set *own,
 	out->opened = out->range >= 0 ? j.opened : ADDR_PUBLIC;
 }
 
+int addrguard_add_own(struct addr_set *own, const struct sockaddr_storage *v, size_t n)
+{
+	struct sockaddr_storage *nv;
+
+	if (n == 0)
+		return 0;
+	nv = realloc(own->v, (own->n + n) * sizeof(*nv));
+	if (!nv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(nv + own->n, v, n * sizeof(*nv));
+	own->v = nv;
+	own->n += n;
+	return 0;
+}
+
 /* A snapshot: addresses added later (DHCP, a new bridge) are not in it
  * until the caller loads again. */
 int addrguard_load_own(struct addr_set *own)

@@ -38,6 +38,8 @@ struct addr_set {
 	size_t n;
 };
 int addrguard_load_own(struct addr_set *own);
+/* Add n addresses to own (the host's, seen from a gateway elsewhere). */
+int addrguard_add_own(struct addr_set *own, const struct sockaddr_storage *v, size_t n);
 void addrguard_free_own(struct addr_set *own);
 
 /* The class of an IPv4 or IPv6 address; own may be NULL. Embedded IPv4

@@ -127,7 +127,9 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 		free(gw);
 		return err_set(e, ERR_UNAVAILABLE, errno, "gateway: epoll");
 	}
-	if (addrguard_load_own(&gw->own) < 0) {
+	if (addrguard_load_own(&gw->own) < 0 ||
+	    addrguard_add_own(&gw->own, cfg->host_addrs, cfg->n_host_addrs) < 0) {
+		addrguard_free_own(&gw->own);
 		close(gw->ep);
 		free(gw->toolbelt);
 		free(gw);

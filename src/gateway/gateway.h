@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <stdint.h>
 
 enum gw_proto {
@@ -43,6 +44,11 @@ struct gw_config {
 	 * a plain HTTP request for it). NULL: the name is a name like any
 	 * other, refused unless listed. Copied. */
 	const char *toolbelt_socket;
+	/* Addresses refused as this host's own beside the interfaces the
+	 * gateway sees: a gateway in a container of its own (the Docker
+	 * provider's companion) is told the host's. Copied. */
+	const struct sockaddr_storage *host_addrs;
+	size_t n_host_addrs;
 };
 
 /* The name a sandbox's client asks its gateway for to reach the host's

@@ -65,6 +65,14 @@ for l in open(sys.argv[1]):
 	ok $([ "$out" = "44.0.0.4,44.0.0.2 allow" ] || [ "$out" = "44.0.0.2,44.0.0.4 allow" ]; echo $?) \
 		"audit: two.net.test lists both checked addresses ($out)"
 	stop_gw N
+	# a gateway told an address is the host's (a container's companion
+	# is told the host's): the name answering it is refused as above,
+	# where the control gateway reached it (200)
+	start_gw H --allow pub.net.test --dns "127.0.0.1:$DNS" --host-address 44.0.0.2 || exit 1
+	code=$(pcurl -x "http://127.0.0.1:$H" -D "$LAB/head" -o "$LAB/body" -w '%{http_code}' "http://pub.net.test:$PUB/index.html")
+	ok $([ "$code" = 403 ] && grep -qi "^x-cordon-refused: name resolves to a this host's own address" "$LAB/head"; echo $?) \
+		"--host-address 44.0.0.2: pub.net.test refused as this host's own ($code)"
+	stop_gw H
 }
 if [ "${1:-}" = --pubnet ]; then
 	pubnet "$2"
