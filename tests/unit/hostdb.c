@@ -34,6 +34,7 @@ struct seen {
 	int result, code, signal;
 	pid_t pid;
 	long long ended;
+	char container[128];
 };
 
 static int collect(void *ctx, const struct host_segment *s)
@@ -47,6 +48,7 @@ static int collect(void *ctx, const struct host_segment *s)
 	v->signal = s->signal;
 	v->pid = s->wrapper_pid;
 	v->ended = (long long)s->ended_ms;
+	snprintf(v->container, sizeof(v->container), "%s", s->container ? s->container : "");
 	return 0;
 }
 
@@ -73,7 +75,8 @@ int main(void)
 
 	struct host_segment s = { .attempt = 1, .n = 1, .provider = "native",
 				  .digest = "sha256:abc", .summary = "native: write ws",
-				  .record_dir = "/state/runs/x/sandbox/1" };
+				  .record_dir = "/state/runs/x/sandbox/1",
+				  .container = "{\"provider\":\"docker\",\"container\":\"c1\"}" };
 	snprintf(s.job, sizeof(s.job), "%s", id);
 	ok(host_db_segment_open(db, &s, &e) == 0, "segment 1 opened with its pin");
 	ok(host_db_segment_open(db, &s, &e) < 0 && e &&
@@ -83,6 +86,10 @@ int main(void)
 	e = NULL;
 	host_db_running(db, collect, &v, &e);
 	ok(v.n == 1 && strcmp(v.digest, "sha256:abc") == 0, "recovery lists it, with its pin");
+	ok(strcmp(v.container, "{\"provider\":\"docker\",\"container\":\"c1\"}") == 0,
+	   "... and its container's pin");
+	snprintf(sql, sizeof(sql), "UPDATE segments SET container = '{}' WHERE job = '%s'", id);
+	ok(raw(sql) != SQLITE_OK, "a container's pin cannot be changed, even by SQL on the file");
 
 	/* what the database refuses by itself */
 	snprintf(sql, sizeof(sql), "UPDATE segments SET digest = 'sha256:other' WHERE job = '%s'",
