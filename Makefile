@@ -132,12 +132,22 @@ check: deps
 	$(MAKE) test
 	$(MAKE) lint
 
-test: build/san/cordon build/san/cordon-host build/cordon-static $(UNIT_BIN) $(HELPER_BIN)
-	CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san/tests/helpers \
+# The Docker suites run beside the rest: each starts a dockerd of its own
+# on a lab of its own and mostly waits on it; the rest in order. Both
+# logs are printed, and either failing fails the run.
+DOCKER_T := tests/host/engine.t tests/host/docker.t tests/host/docker-doctor.t
+TEST_ENV := CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san/tests/helpers \
 	CORDON_FUZZ=$(CURDIR)/build/fuzz CORDON_SRC=$(CURDIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	prove -e '' $(UNIT_BIN:%=./%) $(sort $(wildcard tests/cli/*.t tests/isolation/*.t tests/gateway/*.t tests/host/*.t tests/fuzz/*.t))
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+test: build/san/cordon build/san/cordon-host build/cordon-static $(UNIT_BIN) $(HELPER_BIN)
+	@mkdir -p build
+	@{ $(TEST_ENV) prove -e '' $(DOCKER_T) >build/docker-tests.log 2>&1; \
+	   echo $$? >build/docker-tests.rc; } & \
+	$(TEST_ENV) prove -e '' $(UNIT_BIN:%=./%) $(filter-out $(DOCKER_T),$(sort $(wildcard \
+		tests/cli/*.t tests/isolation/*.t tests/gateway/*.t tests/host/*.t tests/fuzz/*.t))); \
+	r=$$?; wait; echo '--- the Docker suites:'; cat build/docker-tests.log; \
+	d=$$(cat build/docker-tests.rc 2>/dev/null || echo 1); [ "$$r" = 0 ] && [ "$$d" = 0 ]
 
 fuzz: $(FUZZ_BIN)
 

@@ -26,23 +26,9 @@ bin=$(cd "$(dirname "$CORDON")" && pwd)
 # CORDON_STATIC names another
 static=${CORDON_STATIC:-$bin/cordon-static}
 [ -x "$static" ] || static=${CORDON_STATIC:-$(dirname "$bin")/cordon-static}
-dockerd=${CORDON_DOCKERD:-$(command -v dockerd || echo /usr/sbin/dockerd)}
-if [ ! -x "$dockerd" ]; then
-	echo "1..0 # SKIP dockerd not installed"
-	exit 0
-fi
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP dockerd needs root"
-	exit 0
-fi
-if ! command -v docker >/dev/null; then
-	echo "1..0 # SKIP docker CLI not installed (the control)"
-	exit 0
-fi
-if [ ! -x /bin/busybox ] || readelf -l /bin/busybox 2>/dev/null | grep -q INTERP; then
-	echo "1..0 # SKIP no static /bin/busybox (busybox-static) to make the image from"
-	exit 0
-fi
+. "$here/lib.sh"
+. "$here/docker-lib.sh"
+docker_skip
 for t in unshare python3 tar sha256sum; do
 	if ! command -v "$t" >/dev/null; then
 		echo "1..0 # SKIP $t not installed"
@@ -54,50 +40,16 @@ if [ ! -x "$static" ]; then
 	exit 0
 fi
 [ -x "$bin/cordon-host" ] || { echo "Bail out! no cordon-host beside $CORDON"; exit 1; }
-. "$here/lib.sh"
 
 D=$(mktemp -d /var/tmp/cordon-docdoc.XXXXXX) || exit 1
 D=$(cd "$D" && pwd -P)
-sock=$D/docker.sock
-dpid=
 pids=()
 cleanup() {
-	local p c
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	if [ -n "$dpid" ]; then
-		kill -TERM "$dpid" 2>/dev/null
-		for _ in $(seq 300); do kill -0 "$dpid" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$dpid" 2>/dev/null
-	fi
-	wait 2>/dev/null
-	# what dockerd left (its containerd, shims): only processes naming
-	# this test's own directory
-	for p in /proc/[0-9]*; do
-		c=$({ tr '\0' ' ' < "$p/cmdline"; } 2>/dev/null)
-		[[ $c == *"$D/"* ]] && kill -KILL "${p#/proc/}" 2>/dev/null
-	done
-	findmnt -rn -o TARGET 2>/dev/null | grep -F "$D/" | sort -r | while read -r m; do umount -l "$m"; done
+	dockerd_cleanup "$D" "${pids[@]}"
 	rm -rf "$D"
 }
 trap cleanup EXIT
-
-export DOCKER_HOST=unix://$sock DOCKER_CONFIG=$D/cli
-mkdir -p "$D/cli"
-echo '{}' > "$D/daemon.json"
-"$dockerd" --config-file "$D/daemon.json" --data-root "$D/root" --exec-root "$D/exec" \
-	-H "unix://$sock" --pidfile "$D/pid" --iptables=false --ip-masq=false --bridge=none \
-	>"$D/dockerd.log" 2>&1 &
-dpid=$!
-for _ in $(seq 600); do
-	curl -sf --unix-socket "$sock" http://d/_ping >/dev/null 2>&1 && break
-	kill -0 "$dpid" 2>/dev/null || break
-	sleep 0.1
-done
-if ! curl -sf --unix-socket "$sock" http://d/_ping >/dev/null 2>&1; then
-	echo "Bail out! dockerd did not start"
-	sed 's/^/# /' "$D/dockerd.log" | tail -20
-	exit 1
-fi
+dockerd_up "$D"
 
 # the lab: cordon, cordon-host and cordon-static side by side (the
 # provider finds its runtime beside cordon-host)
@@ -163,9 +115,7 @@ ok $([[ $d == *"resolved nothing"*"reached nothing directly"*"(403 host not in n
 ok $(left; echo $?) "nothing labelled dev.cordon.role=doctor is left, nor a doctor-* directory"
 
 # --- the binding's image -----------------------------------------------------
-mkdir -p "$D/rootfs/bin"
-cp /bin/busybox "$D/rootfs/bin/busybox"
-image=$(tar -C "$D/rootfs" -cf - . | docker import - cordon-doctor-test:1 2>/dev/null)
+image=$(busybox_image cordon-doctor-test:1)
 doctor --endpoint "unix://$sock" --state-dir "$state" --image "$image"
 ok $([ "$rc" = 0 ] && [ "$(check image status)" = pass ] && [[ $(check image detail) == *"is on the daemon ($image)" ]] &&
 	[ "$(ids)" = "daemon image gateway_image shared_path preflight" ]; echo $?) \
@@ -244,10 +194,6 @@ ok $([ "$none" = "{\"tcp:$hostip:80\":\"unreachable\",\"tcp:$hostip:$tport\":\"u
 	"... and in network none it does not ($none)"
 docker network rm cordon-doctor-ctl >/dev/null
 
-if grep -q 'ERROR: AddressSanitizer\|runtime error\|LeakSanitizer' "$D/doctor.err"; then
-	ok 1 "cordon ran clean under the sanitizers"; sed 's/^/# /' "$D/doctor.err" | head -40
-else
-	ok 0 "cordon ran clean under the sanitizers"
-fi
+sanitizer_clean "$D/doctor.err" "cordon ran clean under the sanitizers"
 echo "1..$n"
 [ "$fails" = 0 ]

@@ -16,7 +16,7 @@
 # and removed with their companion, network and volume at the end.
 # Fail-closed: a missing image, a socket, a linked .git/config each
 # refused with nothing created; a second container refused while one of
-# the job runs. Process control: the exit status, interrupt reaching the
+# the job runs; a job on a workspace another live job runs on refused. Process control: the exit status, interrupt reaching the
 # command's trap (the host's), a TERM sent past the host settling as
 # interrupted, a stop confirmed. The recover table after `kill -9` of
 # the daemon: a live helper adopted; a dead helper with its container
@@ -27,70 +27,36 @@
 set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
-dockerd=${CORDON_DOCKERD:-$(command -v dockerd || echo /usr/sbin/dockerd)}
-if [ ! -x "$dockerd" ]; then echo "1..0 # SKIP dockerd not installed"; exit 0; fi
-if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP dockerd needs root"; exit 0; fi
-if ! command -v docker >/dev/null; then echo "1..0 # SKIP docker CLI not installed (the control)"; exit 0; fi
-if [ ! -x /bin/busybox ] || readelf -l /bin/busybox 2>/dev/null | grep -q INTERP; then
-	echo "1..0 # SKIP no static /bin/busybox (busybox-static) to make the image from"; exit 0
-fi
+. "$here/lib.sh"
+. "$here/docker-lib.sh"
+docker_skip
 static=${CORDON_STATIC:-$(cd "$(dirname "$CORDON")" && cd .. && pwd)/cordon-static}
 [ -x "$static" ] || static=$(cd "$(dirname "$CORDON")" && pwd)/cordon-static
 [ -x "$static" ] || { echo "Bail out! no cordon-static (make build/cordon-static)"; exit 1; }
-. "$here/lib.sh"
 host_lab /var/tmp/cordon-docker.XXXXXX
-D=$lab/dk
-sock=$D/docker.sock
-ddpid=
 spid=
-start_dockerd() {
-	"$dockerd" --data-root "$D/root" --exec-root "$D/exec" -H "unix://$sock" --pidfile "$D/pid" \
-		--iptables=false --ip-masq=false --bridge=none >>"$D/dockerd.log" 2>&1 &
-	ddpid=$!
-	for _ in $(seq 600); do
-		curl -sf --unix-socket "$sock" http://d/_ping >/dev/null 2>&1 && return 0
-		kill -0 "$ddpid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-stop_dockerd() {
-	[ -n "$ddpid" ] || return 0
-	kill -TERM "$ddpid" 2>/dev/null
-	for _ in $(seq 300); do kill -0 "$ddpid" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$ddpid" 2>/dev/null
-	wait "$ddpid" 2>/dev/null
-	ddpid=
-}
 cleanup() {
 	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
 	[ -n "$spid" ] && kill "$spid" 2>/dev/null
-	docker ps -aq 2>/dev/null | xargs -r docker rm -f >/dev/null 2>&1
-	stop_dockerd
-	local c
-	for p in /proc/[0-9]*; do
-		c=$({ tr '\0' ' ' < "$p/cmdline"; } 2>/dev/null)
-		[[ $c == *"$D/"* ]] && kill -KILL "${p#/proc/}" 2>/dev/null
-	done
-	findmnt -rn -o TARGET 2>/dev/null | grep -F "$lab/" | sort -r | while read -r m; do umount -l "$m"; done
+	# (only once this test's dockerd runs: before, DOCKER_HOST may be another's)
+	[ -n "$ddpid" ] && docker ps -aq 2>/dev/null | xargs -r docker rm -f >/dev/null 2>&1
+	# (the lab, not only dockerd's directory: its containers mount the
+	# lab's workspaces and the state's run dirs)
+	dockerd_cleanup "$lab"
 	host_cleanup
 }
 trap cleanup EXIT
 host_own_cordon
 cp "$static" "$lab/bin/cordon-static" || exit 1
-mkdir -p "$D" "$lab/home" "$lab/ws/.git/hooks" "$lab/ws/.git/info" "$lab/ws2/.git" "$lab/www"
+mkdir -p "$lab/home" "$lab/ws/.git/hooks" "$lab/ws/.git/info" "$lab/ws2/.git" "$lab/www"
 touch "$lab/ws/.git/config" "$lab/elsewhere"
 ln -s "$lab/elsewhere" "$lab/ws2/.git/config"
 export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
 unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
-export DOCKER_HOST=unix://$sock DOCKER_CONFIG=$D/cli
-start_dockerd || { echo "Bail out! dockerd did not start"; tail -20 "$D/dockerd.log" | sed 's/^/# /'; exit 1; }
+dockerd_up "$lab/dk"
 
 # ---- images: busybox (the job's), the gateway (cordon's own)
-mkdir -p "$D/rootfs/bin" "$D/rootfs/tmp" "$D/rootfs/etc"
-cp /bin/busybox "$D/rootfs/bin/busybox"
-for t in $("$D/rootfs/bin/busybox" --list); do ln -s busybox "$D/rootfs/bin/$t" 2>/dev/null; done
-image=$(tar -C "$D/rootfs" -cf - . | docker import - cordon-docker-test:1 2>/dev/null)
+image=$(busybox_image cordon-docker-test:1)
 gw=$("$CORDON" docker gateway-image --endpoint "unix://$sock" 2>"$lab/gw.err")
 ok $([ -n "$image" ] && [ "$(docker image inspect -f '{{index .Config.Labels "dev.cordon.runtime"}}' "$gw" 2>/dev/null)" = \
 	"$(sha256sum "$lab/bin/cordon-static" | cut -c1-64)" ]; echo $?) \
@@ -101,7 +67,7 @@ ok $([ "$gw2" = "$gw" ]; echo $?) "made once: a second call finds the same image
 # ---- a stand-in for an allowed host: on this host's own address
 hostip=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+\.' | grep -v '^127\.' | head -1)
 echo standin-ok > "$lab/www/index.html"
-python3 -m http.server --bind 0.0.0.0 0 --directory "$lab/www" >"$lab/standin.out" 2>&1 &
+python3 -u -m http.server --bind 0.0.0.0 0 --directory "$lab/www" >"$lab/standin.out" 2>&1 &
 spid=$!
 for _ in $(seq 100); do port=$(grep -o 'port [0-9]*' "$lab/standin.out" | head -1 | cut -d' ' -f2); [ -n "$port" ] && break; sleep 0.05; done
 printf '%s\n' "tok-$RANDOM-$RANDOM-secret" > "$lab/secret"
@@ -114,6 +80,8 @@ cat > "$lab/config.json" <<JSON
   "box": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"}, "grace": 1,
           "container": $(container "$pol"), "operations": ["job.status"],
           "secrets": {"API_TOKEN": {"file": "$lab/secret"}}},
+  "sc": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
+          "container": $(container '{"write": ["{workspace}"]}')},
   "again": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"}, "retries": 1,
           "container": $(container '{"write": ["{workspace}"]}')},
   "noimage": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
@@ -189,6 +157,8 @@ ok $([ -n "$g" ] && [ "$(gq 'd["HostConfig"]["NetworkMode"]')" != none ] && [ "$
 	[ "$(gq 'd["HostConfig"]["ReadonlyRootfs"]')" = True ] && [ "$(gq 'd["Config"]["User"]')" = "$(id -u):$(id -g)" ] &&
 	[ "$(gq 'd["Config"]["Image"]')" = "$gw" ]; echo $?) \
 	"the companion: the gateway image on the job's own network, hardened as the workload"
+ok $(printf '%s' "$ginsp" | python3 -c 'import json,sys; a=json.load(sys.stdin)[0]["Args"]; sys.exit(0 if sys.argv[1] in [a[i+1] for i in range(len(a)-1) if a[i]=="--host-address"] else 1)' "$hostip"; echo $?) \
+	"the companion is told the host's addresses ($hostip among them): a name resolving to one is refused"
 ok $(printf '%s' "$insp" | grep -q "$secret"; [ $? = 1 ] && [ -n "$insp" ]; echo $?) \
 	"the secret is not in the container's inspect (its environment as the API shows it)"
 ok $(grep -rqs "$secret" "$state/runs/$id/sandbox" "$state/cordon.db"; [ $? = 1 ]; echo $?) "the secret is in no record and not in the database"
@@ -281,17 +251,29 @@ ok $([ "$(job show --json "$id" | jfield segments.0.result)" = stopped ] && [ -z
 	[ "$(labelled "$id")" = 0 ]; echo $?) \
 	"stop: a command that ignores TERM is killed after the grace, its container confirmed gone"
 
+# ---- one job at a time on a workspace a container mounts
+id=$(job start box -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done')
+wait_for "$state/runs/$id/run/up"
+before=$(count_all)
+job start box -- true >"$lab/o4" 2>"$lab/e4"; rc=$?
+ok $([ "$rc" != 0 ] && grep -q "in use by job $id" "$lab/e4" && [ "$(count_all)" = "$before" ]; echo $?) \
+	"a container job on a workspace another live job runs on is refused (its mounts could be swapped), nothing created"
+touch "$state/runs/$id/run/go"
+job wait "$id" >/dev/null 2>&1
+job start box --wait -- true >/dev/null 2>&1
+ok $([ $? = 0 ]; echo $?) "control: once that job has ended, the next one runs"
+
 # ---- the recover table: the daemon killed with -9
 respawn() { kill -KILL "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; dpid=; }
 helper_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$state/runs/$1/sandbox/1/wrapper.json" 2>/dev/null; }
 # a: the helper alive, the container the pinned one: adopted, and it goes on
-idA=$(job start box -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done; exit 4')
+idA=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done; exit 4')
 # b: the helper dead, the container exited: its status
-idB=$(job start box -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done; exit 6')
+idB=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done; exit 6')
 # c: the helper dead, the container running: stopped by the host
-idC=$(job start box -- sh -c 'touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
+idC=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
 # d: the helper dead, the container gone
-idD=$(job start box -- sh -c 'touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
+idD=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
 for j in $idA $idB $idC $idD; do wait_for "$state/runs/$j/run/up"; done
 wB=$(workload_of "$idB"); wC=$(workload_of "$idC"); wD=$(workload_of "$idD")
 respawn
@@ -314,23 +296,23 @@ ok $([ "$(printf '%s' "$sD" | jfield segments.0.result)" = lost ] &&
 	printf '%s' "$sD" | jfield segments.0.reason | grep -q 'not running'; echo $?) \
 	"recover: the container gone on the same daemon: confirmed not running"
 # e: the Docker daemon cannot be asked
-idE=$(job start box -- sh -c 'touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
+idE=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
 wait_for "$state/runs/$idE/run/up"
 respawn
 kill -KILL "$(helper_of "$idE")" 2>/dev/null
-stop_dockerd
+dockerd_stop
 start_daemon || echo "# the daemon did not start again"
 sE=$(job show --json "$idE")
 ok $([ "$(printf '%s' "$sE" | jfield segments.0.result)" = lost ] &&
 	printf '%s' "$sE" | jfield segments.0.reason | grep -q container_stop_unverified; echo $?) \
 	"recover: a Docker daemon that cannot be asked: not adopted, the stop unverified"
-start_dockerd || echo "# dockerd did not start again"
+dockerd_start || echo "# dockerd did not start again"
 
 # ---- doctor and reconcile's sweep
 jd=$(api GET /v1/doctor | cut -d" " -f2-)
 ok $(printf '%s' "$jd" | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["providers"]["docker"]["ready"] else 1)' 2>/dev/null; echo $?) \
 	"job doctor: the Docker checks a launch ran stand (ready)"
-idL=$(job start box -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done')
+idL=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done')
 wait_for "$state/runs/$idL/run/up"
 keyB=$(printf '%s/%s' "$hostlabel" "$idB" | sha256sum | cut -c1-12)
 lc=$(docker create --label "dev.cordon.host=$hostlabel" --label "dev.cordon.job=$idB" --label dev.cordon.role=workload \

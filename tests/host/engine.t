@@ -38,24 +38,9 @@ set -u
 : "${CORDON_HELPERS:?set CORDON_HELPERS to the test helpers directory}"
 here=$(cd "$(dirname "$0")" && pwd)
 P=$CORDON_HELPERS/engine-probe
-# (CORDON_DOCKERD: another dockerd, or none)
-dockerd=${CORDON_DOCKERD:-$(command -v dockerd || echo /usr/sbin/dockerd)}
-if [ ! -x "$dockerd" ]; then
-	echo "1..0 # SKIP dockerd not installed"
-	exit 0
-fi
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP dockerd needs root"
-	exit 0
-fi
-if ! command -v docker >/dev/null; then
-	echo "1..0 # SKIP docker CLI not installed (the control)"
-	exit 0
-fi
-if [ ! -x /bin/busybox ] || readelf -l /bin/busybox 2>/dev/null | grep -q INTERP; then
-	echo "1..0 # SKIP no static /bin/busybox (busybox-static) to make the image from"
-	exit 0
-fi
+. "$here/lib.sh"
+. "$here/docker-lib.sh"
+docker_skip
 for t in unshare ip socat openssl tar; do
 	if ! command -v "$t" >/dev/null; then
 		echo "1..0 # SKIP $t not installed (the tcp and tar cases)"
@@ -63,51 +48,16 @@ for t in unshare ip socat openssl tar; do
 	fi
 done
 [ -x "$P" ] || { echo "Bail out! no engine-probe at $P (make build/san/tests/helpers/engine-probe)"; exit 1; }
-. "$here/lib.sh"
 
 D=$(mktemp -d /var/tmp/cordon-engine.XXXXXX) || exit 1
-sock=$D/docker.sock
 dead=$D/nothing.sock
-dpid=
 fakes=()
 cleanup() {
-	local p
-	for p in "${fakes[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	if [ -n "$dpid" ]; then
-		kill -TERM "$dpid" 2>/dev/null
-		for _ in $(seq 300); do kill -0 "$dpid" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$dpid" 2>/dev/null
-	fi
-	wait 2>/dev/null
-	# what dockerd left (its containerd, shims): only processes naming
-	# this test's own directory
-	local c
-	for p in /proc/[0-9]*; do
-		c=$({ tr '\0' ' ' < "$p/cmdline"; } 2>/dev/null)
-		[[ $c == *"$D/"* ]] && kill -KILL "${p#/proc/}" 2>/dev/null
-	done
-	findmnt -rn -o TARGET 2>/dev/null | grep -F "$D/" | sort -r | while read -r m; do umount -l "$m"; done
+	dockerd_cleanup "$D" "${fakes[@]}"
 	rm -rf "$D"
 }
 trap cleanup EXIT
-
-export DOCKER_HOST=unix://$sock DOCKER_CONFIG=$D/cli
-mkdir -p "$D/cli"
-echo '{}' > "$D/daemon.json"
-"$dockerd" --config-file "$D/daemon.json" --data-root "$D/root" --exec-root "$D/exec" \
-	-H "unix://$sock" --pidfile "$D/pid" --iptables=false --ip-masq=false --bridge=none \
-	>"$D/dockerd.log" 2>&1 &
-dpid=$!
-for _ in $(seq 600); do
-	curl -sf --unix-socket "$sock" http://d/_ping >/dev/null 2>&1 && break
-	kill -0 "$dpid" 2>/dev/null || break
-	sleep 0.1
-done
-if ! curl -sf --unix-socket "$sock" http://d/_ping >/dev/null 2>&1; then
-	echo "Bail out! dockerd did not start"
-	sed 's/^/# /' "$D/dockerd.log" | tail -20
-	exit 1
-fi
+dockerd_up "$D"
 
 # probe ARGS...: $out its stdout, $err its stderr, $rc its status (with
 # PW set, ended after PW seconds: a call that must not hang for ever)
@@ -185,10 +135,7 @@ ok $(refused 'sandbox_unavailable: docker context `engine-skip` says TLS (SkipTL
 	"a context with skip-tls-verify is refused too"
 
 # --- an image made here -----------------------------------------------------
-mkdir -p "$D/rootfs/bin" "$D/rootfs/tmp"
-cp /bin/busybox "$D/rootfs/bin/busybox"
-for t in sh ls cat echo id sleep; do ln -s busybox "$D/rootfs/bin/$t"; done
-image=$(tar -C "$D/rootfs" -cf - . | docker import - cordon-engine-test:1 2>/dev/null)
+image=$(busybox_image cordon-engine-test:1)
 probe image "$sock" "$image"
 ok $([ "$rc" = 0 ] && [ -n "$image" ] && [ "$(jf id)" = "$image" ]; echo $?) "image inspect by ID ($image)"
 probe image "$sock" "sha256:$(printf '0%.0s' $(seq 64))"
@@ -595,10 +542,6 @@ ok $(refused 'asked for `other`, it answered about another network'; echo $?) \
 probe net-rm "$D/fake.sock" other
 ok $(refused 'remove network: HTTP 404: page not found'; echo $?) "a 404 that is not the daemon's \"network ... not found\" is an error, not gone"
 
-if grep -q 'ERROR: AddressSanitizer\|runtime error\|LeakSanitizer' "$D/probe.err"; then
-	ok 1 "the probe ran clean under the sanitizers"; sed 's/^/# /' "$D/probe.err" | head -40
-else
-	ok 0 "the probe ran clean under the sanitizers"
-fi
+sanitizer_clean "$D/probe.err" "the probe ran clean under the sanitizers"
 echo "1..$n"
 [ "$fails" = 0 ]
