@@ -80,6 +80,9 @@ struct container_provider {
 	 * did not send. What it made is removed once its status is known. */
 	int (*start)(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
 		     bool *interrupted, struct err **e);
+	/* A container made and never started (the host's word never came):
+	 * what create made is removed, the secrets file with it. */
+	void (*discard)(const struct plan_paths *paths, const json_t *pin);
 };
 
 /* The host label: a hash of the canonical state dir (16 hex digits). */

@@ -329,4 +329,5 @@ const struct container_provider docker_provider = {
 	.plan = docker_plan,
 	.create = docker_create,
 	.start = docker_start,
+	.discard = docker_discard,
 };

@@ -184,6 +184,26 @@ oom:
 	return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
 }
 
+void docker_drop_secrets(const char *run_dir)
+{
+	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, run_dir, O_PATH | O_DIRECTORY, 0);
+
+	if (dfd >= 0)
+		(void)unlinkat(dfd, CONTAINER_SECRETS_FILE, 0);
+}
+
+void docker_discard(const struct plan_paths *paths, const json_t *pin)
+{
+	struct err *e = NULL;
+
+	docker_drop_secrets(paths->run_dir);
+	if (docker_remove_pinned(pin, &e) < 0) {
+		err_wrap(&e, "remove the segment's containers");
+		err_print(stderr, e);
+	}
+	err_free(e);
+}
+
 /* The secrets file in the run dir, 0600, made new: whatever an earlier
  * segment's container left at that name is removed first, never opened. */
 static int write_secrets(const char *run_dir, json_t *secrets, struct err **e)

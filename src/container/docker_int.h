@@ -31,6 +31,10 @@ int docker_create(const struct plan *p, const struct plan_paths *paths,
 		  const struct container_launch *cl, json_t **pin, struct err **e);
 int docker_start(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
 		 bool *interrupted, struct err **e);
+/* The secrets file of the run dir, removed if it is there. */
+void docker_drop_secrets(const char *run_dir);
+void docker_discard(const struct plan_paths *paths, const json_t *pin);
+
 /* Remove what a segment made (force): 0, or -1 with *e naming what stayed. */
 int docker_remove_made(struct engine *g, const struct docker_made *m, struct err **e);
 /* Remove every container, network and volume of a job that is not

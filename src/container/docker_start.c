@@ -207,6 +207,9 @@ int docker_start(const struct plan *p, const struct plan_paths *paths, const jso
 	}
 	*interrupted = take_term_marker(paths->run_dir) && !host_sent_term(paths);
 remove:
+	/* (the runtime removed it as it started; a container that never
+	 * started did not) */
+	docker_drop_secrets(paths->run_dir);
 	{
 		struct err *re = NULL;
 

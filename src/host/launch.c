@@ -430,6 +430,12 @@ int host_launch_create(struct host_launch *l, struct err **e)
 	return l->container->create(l->plan, &l->paths, &l->cl, &l->container_pin, e);
 }
 
+void host_launch_discard(struct host_launch *l)
+{
+	if (l->container && l->container_pin && l->container->discard)
+		l->container->discard(&l->paths, l->container_pin);
+}
+
 void host_launch_clear(struct host_launch *l)
 {
 	json_decref(l->container_pin);

@@ -77,6 +77,8 @@ void host_launch_clear(struct host_launch *l);
 /* A container launch: make the container, not started, once the plan is
  * recorded (l->container_pin is then what to pin with the segment). */
 int host_launch_create(struct host_launch *l, struct err **e);
+/* A container made and never started: removed, with what it was given. */
+void host_launch_discard(struct host_launch *l);
 
 /* cordon's own exit status when it refused or failed (env(1)'s). */
 #define HOST_EXIT_CORDON 125

@@ -434,6 +434,7 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 		err_set(&e, ERR_UNAVAILABLE, 0, "wrapper: the host did not confirm the launch");
 		err_print(stderr, e);
 		write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
+		host_launch_discard(&l);
 		goto out;
 	}
 	/* an executor that takes its input as a stream gets it fed */
@@ -446,6 +447,7 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 				err_set(&e, ERR_INTERNAL, ENOMEM, "the command's input");
 			err_print(stderr, e);
 			write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
+			host_launch_discard(&l);
 			goto out;
 		}
 	}
