@@ -135,7 +135,7 @@ check: deps
 # The Docker suites run beside the rest: each starts a dockerd of its own
 # on a lab of its own and mostly waits on it; the rest in order. Both
 # logs are printed, and either failing fails the run.
-DOCKER_T := tests/host/engine.t tests/host/docker.t tests/host/docker-doctor.t
+DOCKER_T := tests/host/engine.t tests/host/docker.t tests/host/docker-doctor.t tests/host/docker-claude.t
 TEST_ENV := CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san/tests/helpers \
 	CORDON_FUZZ=$(CURDIR)/build/fuzz CORDON_SRC=$(CURDIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \

@@ -216,7 +216,8 @@ json_t *docker_last_pass(const char *state)
 }
 
 /* cinit's argv: the runtime, its Landlock layer, the command. */
-static int runtime_argv(const struct grant *g, char *const *cmd, char ***out, struct err **e)
+static int runtime_argv(const struct grant *g, const char *home, char *const *cmd, char ***out,
+			struct err **e)
 {
 	_cleanup_strv_ char **v = NULL, **denies = NULL, **exceptions = NULL;
 	int r = strv_push(&v, DOCKER_RUNTIME_PATH) < 0 || strv_push(&v, "cinit") < 0 ||
@@ -228,6 +229,9 @@ static int runtime_argv(const struct grant *g, char *const *cmd, char ***out, st
 			r = strv_push(&v, "--write") < 0 || strv_push(&v, g->rules[i].path) < 0;
 	if (!r)
 		r = strv_push(&v, "--write") < 0 || strv_push(&v, "/tmp") < 0;
+	/* the job's home, which the container mounts read-write */
+	if (!r && home)
+		r = strv_push(&v, "--write") < 0 || strv_push(&v, home) < 0;
 	if (!r && grant_read_side(g, true, &denies, &exceptions, e) < 0)
 		return -1;
 	for (size_t i = 0; !r && denies && denies[i]; i++)
@@ -292,7 +296,7 @@ static int docker_plan(const struct grant *g, const struct plan_paths *paths,
 	r = -1;
 	if (doctor_passed(cl->config, cl->state_dir, endpoint, info.id, hex, e) < 0)
 		goto out;
-	if (runtime_argv(g, p->argv, &argv, e) < 0)
+	if (runtime_argv(g, cl->home, p->argv, &argv, e) < 0)
 		goto out;
 	strv_free(p->argv);
 	p->argv = argv;
@@ -306,6 +310,9 @@ static int docker_plan(const struct grant *g, const struct plan_paths *paths,
 			      paths->record_dir, "uid", (int)getuid(), "gid", (int)getgid());
 	if (c && cl->toolbelt_dir)
 		json_object_set_new(c, "toolbelt_dir", json_string(cl->toolbelt_dir));
+	/* the job's home: the command's HOME and claude's config directory */
+	if (c && cl->home)
+		json_object_set_new(c, "home", json_string(cl->home));
 	if (!c || json_object_set_new(p->data, "container", c) < 0) {
 		err_set(e, ERR_CONFIG, 0, "the container plan cannot be recorded (not UTF-8?)");
 		goto out;

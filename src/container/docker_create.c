@@ -146,13 +146,28 @@ static int split_env(const struct plan *p, char ***shown, json_t **secrets, stru
 {
 	_cleanup_strv_ char **pass = NULL, **env = NULL;
 	_cleanup_json_ json_t *sec = json_object();
+	const char *home = str(json_object_get(p->data, "container"), "home");
 
 	if (!sec || json_to_strv(json_object_get(p->data, "env_pass"), &pass) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
 	if (envfilter_for_command(environ, pass, p->env, NULL, &env) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
+	/* a job's home is its HOME and claude's config directory (set here,
+	 * not in the launch's environment, where HOME is the operator's and
+	 * names what the policy protects) */
+	if (home) {
+		char *kv = NULL;
+
+		if (asprintf(&kv, "HOME=%s", home) < 0 || strv_push_take(shown, kv) < 0 ||
+		    asprintf(&kv, "CLAUDE_CONFIG_DIR=%s", home) < 0 || strv_push_take(shown, kv) < 0)
+			goto oom;
+	}
 	for (size_t i = 0; env[i]; i++) {
 		size_t n = strcspn(env[i], "=");
+
+		if (home && (strncmp(env[i], "HOME=", 5) == 0 ||
+			     strncmp(env[i], "CLAUDE_CONFIG_DIR=", 18) == 0))
+			continue;
 
 		if (!envfilter_is_credential(env[i])) {
 			if (strv_push(shown, env[i]) < 0)

@@ -162,7 +162,8 @@ static int strings_at(json_t *x, const char *xp, const char *key, bool may_be_em
 static int parse_executor(json_t *b, const char *path, struct host_binding *out, struct err **e)
 {
 	static const char *const shell_keys[] = { "kind", "args", NULL };
-	static const char *const claude_keys[] = { "kind", "prompt", "extra_args", NULL };
+	static const char *const claude_keys[] = { "kind", "prompt", "extra_args", "home_seed",
+						   NULL };
 	_cleanup_free_ char *xp = NULL, *kp = NULL, *pp = NULL;
 	json_t *x = object_at(b, path, "executor", true, &xp, e), *prompt;
 	const char *kind;
@@ -191,6 +192,19 @@ static int parse_executor(json_t *b, const char *path, struct host_binding *out,
 	if (only_keys(x, xp, claude_keys, e) < 0 ||
 	    strings_at(x, xp, "extra_args", true, &out->extra_args, e) < 0)
 		return -1;
+	if (json_object_get(x, "home_seed")) {
+		_cleanup_free_ char *hp = json_path_key(xp, "home_seed"), *norm = NULL;
+		const char *seed = hp ? string_at(json_object_get(x, "home_seed"), hp, e) : NULL;
+		const char *why = NULL;
+
+		if (!seed)
+			return hp ? -1 : oom(e);
+		if (seed[0] != '/' || policy_path_normalise(seed, strlen(seed), &norm, &why) < 0)
+			return err_set(e, ERR_CONFIG, 0, "%s: must be an absolute path%s%s",
+				       show(hp), why ? ": " : "", why ? why : "");
+		out->home_seed = norm;
+		norm = NULL;
+	}
 	/* the default prompt; a job's args replace it */
 	prompt = json_object_get(x, "prompt");
 	if (prompt) {
@@ -226,7 +240,18 @@ static int check_claude_config(const char *path, struct host_binding *out, struc
 	const char *dir = NULL, *why = NULL, *home = NULL;
 	size_t n = strlen("CLAUDE_CONFIG_DIR=");
 
-	if (out->executor != HOST_EXEC_CLAUDE_CODE || !out->provider)
+	if (out->home_seed && !out->container) {
+		_cleanup_free_ char *xp = json_path_key(path, "executor");
+		_cleanup_free_ char *hp = xp ? json_path_key(xp, "home_seed") : NULL;
+
+		return hp ? err_set(e, ERR_CONFIG, 0,
+				    "%s: only for a container binding (its job's home is seeded "
+				    "from it)",
+				    show(hp))
+			  : oom(e);
+	}
+	/* (a container's claude has the job's home as its config directory) */
+	if (out->executor != HOST_EXEC_CLAUDE_CODE || !out->provider || out->container)
 		return 0;
 	if (!ep || !(cp = json_path_key(ep, "CLAUDE_CONFIG_DIR")))
 		return oom(e);
@@ -425,10 +450,6 @@ static int parse_container(json_t *c, const char *cp, struct host_binding *out, 
 	if (endpoint && strncmp(endpoint, "unix:///", 8) != 0 && strncmp(endpoint, "tcp://", 6) != 0)
 		return err_set(e, ERR_CONFIG, 0, "%s: must be unix:///<path> or tcp://<host>:<port>",
 			       show(ep));
-	if (out->executor != HOST_EXEC_SHELL)
-		return err_set(e, ERR_UNAVAILABLE, 0,
-			       "%s: the claude-code executor in a container is not built yet (shell is)",
-			       show(cp));
 	out->provider = strdup("docker");
 	out->container = json_pack("{s:s, s:s}", "provider", "docker", "image", image);
 	if (!out->provider || !out->container)
@@ -752,6 +773,7 @@ static void binding_clear(struct host_binding *b)
 	free(b->git_creds);
 	strv_free(b->extra_args);
 	free(b->claude_config_dir);
+	free(b->home_seed);
 	free(b->home);
 	strv_free(b->env);
 	for (size_t i = 0; i < b->n_secrets; i++) {

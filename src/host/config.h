@@ -73,6 +73,8 @@ struct host_binding {
 	char *claude_config_dir;	/* claude-code with a sandbox: CLAUDE_CONFIG_DIR,
 					 * normalised, checked */
 	char *home;		/* HOME in the binding's env, or NULL */
+	char *home_seed;	/* claude-code in a container: what its job's home
+				 * is filled with when new (normalised); NULL: none */
 	char *provider;		/* "native" or "srt"; "docker" with container;
 				 * NULL: no sandbox */
 	json_t *container;	/* a container binding's {"provider", "image",

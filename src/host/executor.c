@@ -175,9 +175,25 @@ static int mcp_config(const char *run_dir, const char *cordon, char **out, struc
 	return *out ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "mcp config");
 }
 
+/* In a container: claude from the image's PATH, the job's home as its
+ * HOME and config directory (the container mounts it), the container's
+ * /tmp for its temporary files; it needs only the API host. */
+static int claude_in_container(const char *home, struct host_exec *x, struct err **e)
+{
+	if (!home)
+		return err_set(e, ERR_INTERNAL, 0, "claude-code in a container: no home");
+	/* (HOME and CLAUDE_CONFIG_DIR are the provider's to set from the
+	 * home it mounts: here HOME is the operator's, the policy's ~) */
+	x->needs = json_pack("{s:[s]}", "hosts", HOST_CLAUDE_API_HOST);
+	if (!x->needs || strv_push(&x->argv, "claude") < 0 || strv_push(&x->env, "TMPDIR=/tmp") < 0 ||
+	    strv_push(&x->env, "CLAUDE_CODE_TMPDIR=/tmp") < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "claude-code");
+	return 0;
+}
+
 static int build_claude(const struct host_binding *b, char *const *job_args, const char *run_dir,
-			const char *session, const char *tb_cordon, struct host_exec *x,
-			struct err **e)
+			const char *session, const char *home, const char *tb_cordon,
+			struct host_exec *x, struct err **e)
 {
 	static const char *const fixed[] = { "-p", "--output-format", "stream-json",
 					     "--input-format", "stream-json", "--verbose", NULL };
@@ -191,12 +207,19 @@ static int build_claude(const struct host_binding *b, char *const *job_args, con
 		return err_set(e, ERR_CONFIG, 0,
 			       "claude-code: no prompt: give one (the job's args) or set the "
 			       "binding's executor.prompt");
-	if (host_claude_path(&claude, e) < 0)
+	if (b->container) {
+		/* (the toolbelt's MCP server is cordon-host's, which a
+		 * container does not have) */
+		tb_cordon = NULL;
+		if (claude_in_container(home, x, e) < 0)
+			return -1;
+	} else if (host_claude_path(&claude, e) < 0 ||
+		   (b->provider && (claude_config_dir(b, &dir, e) < 0 ||
+				    claude_needs(b, dir, &x->needs, e) < 0))) {
 		return -1;
-	if (b->provider && (claude_config_dir(b, &dir, e) < 0 || claude_needs(b, dir, &x->needs, e) < 0))
-		return -1;
-	if (strv_push(&x->argv, claude) < 0)
+	} else if (strv_push(&x->argv, claude) < 0) {
 		return err_set(e, ERR_INTERNAL, ENOMEM, "argv");
+	}
 	for (size_t i = 0; fixed[i]; i++)
 		if (strv_push(&x->argv, fixed[i]) < 0)
 			return err_set(e, ERR_INTERNAL, ENOMEM, "argv");
@@ -213,15 +236,20 @@ static int build_claude(const struct host_binding *b, char *const *job_args, con
 		if (strv_push(&x->argv, "--mcp-config") < 0 || strv_push(&x->argv, mcp) < 0)
 			return err_set(e, ERR_INTERNAL, ENOMEM, "argv");
 	}
-	/* its temporary files in the segment's own directory */
-	tmp = fs_path_join(run_dir, "tmp");
-	if (!tmp)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "tmp");
-	if (mkdir(tmp, 0700) < 0 && errno != EEXIST)
-		return err_set(e, ERR_UNAVAILABLE, errno, "claude-code: `%s`", tmp);
-	if (asprintf(&kv, "TMPDIR=%s", tmp) < 0 || strv_push_take(&x->env, kv) < 0 ||
-	    asprintf(&kv, "CLAUDE_CODE_TMPDIR=%s", tmp) < 0 || strv_push_take(&x->env, kv) < 0 ||
-	    strv_push(&x->env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1") < 0)
+	/* its temporary files in the segment's own directory (a
+	 * container's in its own /tmp) */
+	if (!b->container) {
+		tmp = fs_path_join(run_dir, "tmp");
+		if (!tmp)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "tmp");
+		if (mkdir(tmp, 0700) < 0 && errno != EEXIST)
+			return err_set(e, ERR_UNAVAILABLE, errno, "claude-code: `%s`", tmp);
+		if (asprintf(&kv, "TMPDIR=%s", tmp) < 0 || strv_push_take(&x->env, kv) < 0 ||
+		    asprintf(&kv, "CLAUDE_CODE_TMPDIR=%s", tmp) < 0 ||
+		    strv_push_take(&x->env, kv) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
+	}
+	if (strv_push(&x->env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1") < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
 	x->stdin_text = host_claude_user_message(prompt);
 	if (!x->stdin_text)
@@ -230,14 +258,14 @@ static int build_claude(const struct host_binding *b, char *const *job_args, con
 }
 
 int host_exec_build(const struct host_binding *b, char *const *job_args, const char *run_dir,
-		    const char *session, const char *toolbelt_cordon, struct host_exec *out,
-		    struct err **e)
+		    const char *session, const char *home, const char *toolbelt_cordon,
+		    struct host_exec *out, struct err **e)
 {
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (b->executor == HOST_EXEC_CLAUDE_CODE) {
-		r = build_claude(b, job_args, run_dir, session, toolbelt_cordon, out, e);
+		r = build_claude(b, job_args, run_dir, session, home, toolbelt_cordon, out, e);
 	} else {
 		char *const *v = job_args ? job_args : b->args;
 

@@ -24,14 +24,17 @@ struct host_exec {
 
 /* Build what b runs for a job: job_args replace the binding's args (for
  * claude-code they are the prompt's words); run_dir is the segment's;
- * session, when not NULL, is the claude session to resume;
+ * session, when not NULL, is the claude session to resume; home, for
+ * claude-code in a container, the job's home (its HOME and config
+ * directory, which the container mounts; claude is the image's);
  * toolbelt_cordon, when the job has a toolbelt, the cordon whose `tb mcp`
- * claude gets as its MCP server (its config in run_dir/mcp.json). A config
+ * claude gets as its MCP server (its config in run_dir/mcp.json; not in a
+ * container, which has no cordon-host). A config
  * directory that resolves into the operator's ~/.claude is refused as
  * ERR_DENIED; a claude that cannot be found as ERR_UNAVAILABLE. */
 int host_exec_build(const struct host_binding *b, char *const *job_args, const char *run_dir,
-		    const char *session, const char *toolbelt_cordon, struct host_exec *out,
-		    struct err **e);
+		    const char *session, const char *home, const char *toolbelt_cordon,
+		    struct host_exec *out, struct err **e);
 void host_exec_clear(struct host_exec *x);
 
 /* name on the daemon's PATH, as an absolute path: 0, or -1 when there is

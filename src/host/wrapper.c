@@ -208,7 +208,7 @@ static int read_request(int ctl, struct request *r, const struct container_provi
 	static const char *const keys[] = { "policy", "workspace", "state_dir", "execution",
 					    "segment", "argv", "provider", "quiet", "job_dirs",
 					    "unsandboxed", "env_names", "needs", "stdin", "toolbelt",
-					    "clone", "container", NULL };
+					    "clone", "container", "home", NULL };
 	_cleanup_free_ char *buf = malloc(REQUEST_MAX);
 	json_t *argv, *v, *seg;
 	const char *key;
@@ -286,6 +286,11 @@ static int read_request(int ctl, struct request *r, const struct container_provi
 			       "wrapper: request: a container launch takes a policy, no process provider");
 	if (cont && !(cp = read_container(cont, known, e)))
 		return -1;
+	/* a container job's home: mounted read-write in its container */
+	const char *home = opt_string(r->root, "home");
+	if (json_object_get(r->root, "home") && (!cont || !home || home[0] != '/'))
+		return err_set(e, ERR_CONFIG, 0,
+			       "wrapper: request: home: an absolute path, with a container");
 	seg = json_object_get(r->root, "segment");
 	if (seg && (!json_is_integer(seg) || json_integer_value(seg) < 1 ||
 		    json_integer_value(seg) > 1000000))
@@ -309,6 +314,7 @@ static int read_request(int ctl, struct request *r, const struct container_provi
 		.toolbelt_socket = tb ? tb_sock : NULL,
 		.container = cp,
 		.container_config = cont,
+		.container_home = home,
 	};
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "host/config.h"
 #include "host/db.h"
 #include "host/executor.h"
+#include "host/home.h"
 #include "hostd/http.h"
 #include "hostd/toolbelt.h"
 #include "host/request.h"
@@ -588,8 +589,14 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	 * itself is read inside), its socket for the sandbox's gateway */
 	_cleanup_free_ char *tbdir = toolbelt_dir_of(d->tb, job);
 	_cleanup_free_ char *tbsock = toolbelt_socket_of(d->tb, job);
+	/* claude-code in a container: the job's own home, made (and
+	 * seeded) on first use */
+	_cleanup_free_ char *home = NULL;
+	if (b->container && b->executor == HOST_EXEC_CLAUDE_CODE &&
+	    host_job_home(d->state, job, b->home_seed, &home, e) < 0)
+		return -1;
 	/* what the executor runs, with what it needs */
-	if (host_exec_build(b, args, run, session, tbdir ? d->self : NULL, &x, e) < 0)
+	if (host_exec_build(b, args, run, session, home, tbdir ? d->self : NULL, &x, e) < 0)
 		return -1;
 	char *tbkv = NULL;
 	if (tbdir && (asprintf(&tbkv, "CORDON_TOOLBELT=%s/%s", tbdir, TOOLBELT_TOKEN) < 0 ||
@@ -609,6 +616,10 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	 * segment is planned */
 	if (req && b->git_url && n == 1 && attempt == 1 &&
 	    json_object_set_new(req, "clone", clone_request(d, b, tbdir != NULL)) < 0) {
+		json_decref(req);
+		req = NULL;
+	}
+	if (req && home && json_object_set_new(req, "home", json_string(home)) < 0) {
 		json_decref(req);
 		req = NULL;
 	}
@@ -2290,6 +2301,7 @@ static void reconcile(struct hostd *d)
 			    fs_remove_tree(rfd, name, 256) < 0)
 				fprintf(stderr, "cordon: daemon: reconcile: cannot remove runs/%s\n", name);
 			remove_own_workspace(d, name);
+			host_job_home_remove(d->state, name);
 			continue;
 		}
 		/* (a finished sandbox's own processes died with its pid 1; a

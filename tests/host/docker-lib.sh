@@ -27,6 +27,15 @@ docker_skip() {
 	echo "1..0 # SKIP $why"
 	exit 0
 }
+# docker_static: $static, cordon's static binary (CORDON_STATIC, else
+# build/cordon-static beside the build $CORDON is from); bails out without
+docker_static() {
+	static=${CORDON_STATIC:-$(cd "$(dirname "$CORDON")" && cd .. && pwd)/cordon-static}
+	[ -x "$static" ] || static=$(cd "$(dirname "$CORDON")" && pwd)/cordon-static
+	[ -x "$static" ] && return 0
+	echo "Bail out! no cordon-static (make build/cordon-static)"
+	exit 1
+}
 # dockerd_up DIR: dockerd on DIR (made here; $dk), its socket $sock, the
 # docker CLI's DOCKER_HOST and a DOCKER_CONFIG of the test's own (the
 # contexts a test makes stay in DIR/cli). A dockerd that does not answer

@@ -30,9 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/docker-lib.sh"
 docker_skip
-static=${CORDON_STATIC:-$(cd "$(dirname "$CORDON")" && cd .. && pwd)/cordon-static}
-[ -x "$static" ] || static=$(cd "$(dirname "$CORDON")" && pwd)/cordon-static
-[ -x "$static" ] || { echo "Bail out! no cordon-static (make build/cordon-static)"; exit 1; }
+docker_static
 host_lab /var/tmp/cordon-docker.XXXXXX
 spid=
 cleanup() {

@@ -187,11 +187,19 @@ static void refusals(void)
 		CT("\"provider\": \"docker\", \"image\": \"" IMG "\", \"context\": \"c\""));
 	refused(CT("\"provider\": \"docker\", \"image\": \"" IMG "\", \"nets\": 1"), ERR_CONFIG,
 		"bindings.b.container.nets: unknown key", CTOK);
-	refused(B("{\"executor\": {\"kind\": \"claude-code\"}, " OKW ", \"container\": "
-		  "{\"provider\": \"docker\", \"image\": \"" IMG "\"}}"),
-		ERR_UNAVAILABLE,
-		"bindings.b.container: the claude-code executor in a container is not built yet (shell is)",
-		CTOK);
+	/* claude-code in a container: the job's home seeded from home_seed,
+	 * which only a container binding takes; no CLAUDE_CONFIG_DIR needed */
+	refused(B("{\"executor\": {\"kind\": \"claude-code\", \"home_seed\": \"/s\"}, " OKW
+		  ", \"sandbox\": {\"provider\": \"native\"}, \"env\": {\"CLAUDE_CONFIG_DIR\": \"/c\"}}"),
+		ERR_CONFIG, "bindings.b.executor.home_seed: only for a container binding (its job's "
+			    "home is seeded from it)",
+		B("{\"executor\": {\"kind\": \"claude-code\", \"home_seed\": \"/s\"}, " OKW
+		  ", \"container\": {\"provider\": \"docker\", \"image\": \"" IMG "\"}}"));
+	refused(B("{\"executor\": {\"kind\": \"claude-code\", \"home_seed\": \"s\"}, " OKW
+		  ", \"container\": {\"provider\": \"docker\", \"image\": \"" IMG "\"}}"),
+		ERR_CONFIG, "bindings.b.executor.home_seed: must be an absolute path",
+		B("{\"executor\": {\"kind\": \"claude-code\"}, " OKW
+		  ", \"container\": {\"provider\": \"docker\", \"image\": \"" IMG "\"}}"));
 	refused(B("{" OKX ", " OKW ", \"env\": {\"1X\": \"v\"}}"), ERR_CONFIG,
 		"bindings.b.env.1X: not a variable name (letters, digits, _; not a digit first)",
 		B("{" OKX ", " OKW ", \"env\": {\"X1\": \"v\"}}"));

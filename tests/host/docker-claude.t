@@ -1,0 +1,128 @@
+#!/bin/bash
+# Claude Code in a container, through the daemon, against a dockerd this
+# test starts itself, with a stand-in claude (a busybox shell script) in
+# an image made here from busybox-static. The job's home,
+# <state>/homes/<job>, is its HOME and CLAUDE_CONFIG_DIR: seeded once
+# from the binding's home_seed (its files, a link as a link, never its
+# .credentials.json) with a .claude.json that marks onboarding done, and
+# kept across segments (a retry resumes the session it holds). The
+# sign-in and a credential-looking variable reach claude but are not in
+# the container's inspect. The prompt and inject reach its stdin through
+# the start helper. Attach: a job that ran in a container attaches in
+# one, on a terminal, with no toolbelt token, and that container goes
+# with its companion when the terminal closes; attach on the host is
+# refused for it.
+set -u
+: "${CORDON:?set CORDON to the cordon binary}"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/docker-lib.sh"
+docker_skip
+docker_static
+host_lab /var/tmp/cordon-dclaude.XXXXXX
+cleanup() {
+	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
+	[ -n "$ddpid" ] && docker ps -aq 2>/dev/null | xargs -r docker rm -f >/dev/null 2>&1
+	dockerd_cleanup "$lab"
+	host_cleanup
+}
+trap cleanup EXIT
+host_own_cordon
+cp "$static" "$lab/bin/cordon-static" || exit 1
+mkdir -p "$lab/home" "$lab/ws" "$lab/seed/plugins"
+echo '{"seeded": 1}' > "$lab/seed/settings.json"
+echo plugin-file > "$lab/seed/plugins/p.txt"
+echo '{"operator": "credentials"}' > "$lab/seed/.credentials.json"
+ln -s /nowhere/target "$lab/seed/link"
+export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
+unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+dockerd_up "$lab/dk"
+
+# ---- the image: busybox with the stand-in as /bin/claude
+mkdir -p "$dk/rootfs/bin"
+cp "$here/../helpers/claude-standin-sh" "$dk/rootfs/bin/claude" && chmod 755 "$dk/rootfs/bin/claude"
+image=$(busybox_image cordon-claude-test:1)
+gw=$("$CORDON" docker gateway-image --endpoint "unix://$sock" 2>"$lab/gw.err")
+[ -n "$image" ] && [ -n "$gw" ] || { echo "Bail out! the test image or the gateway image was not made"; sed 's/^/# /' "$lab/gw.err"; exit 1; }
+printf 'sk-oauth-%s-%s\n' "$RANDOM" "$RANDOM" > "$lab/oauth"
+oauth=$(cat "$lab/oauth")
+gh="ghp-$RANDOM$RANDOM-static"
+cat > "$lab/config.json" <<JSON
+{"bindings": {
+  "cc": {"executor": {"kind": "claude-code", "home_seed": "$lab/seed"},
+         "workspace": {"dir": "$lab/ws"}, "retries": 1, "grace": 1,
+         "env": {"GH_TOKEN": "$gh"}, "operations": ["job.status"],
+         "secrets": {"CLAUDE_CODE_OAUTH_TOKEN": {"file": "$lab/oauth"}},
+         "container": {"provider": "docker", "image": "$image", "endpoint": "unix://$sock",
+                       "policy": {"write": ["{workspace}"],
+                                  "network": {"allow": ["api.anthropic.com"]}}}}
+}}
+JSON
+start_daemon || { echo "Bail out! the daemon did not start"; sed 's/^/# /' "$lab/daemon.err"; exit 1; }
+workload_of() { docker ps -q --filter "label=dev.cordon.job=$1" --filter label=dev.cordon.role=workload 2>/dev/null | head -1; }
+labelled() {
+	{ docker ps -aq --filter "label=dev.cordon.job=$1"
+	  docker network ls -q --filter "label=dev.cordon.job=$1"
+	  docker volume ls -q --filter "label=dev.cordon.job=$1"; } 2>/dev/null | grep -c .
+}
+rep() { grep "^$1=" "$lab/ws/standin-${2:-p}.txt" 2>/dev/null | head -1 | cut -d= -f2-; }
+
+# ---- a claude job in its container: the prompt on stdin, the home, the secrets
+id=$(job start cc -- sleep 3)
+for _ in $(seq 300); do [ -n "$(workload_of "$id")" ] && [ -s "$lab/ws/standin-p.txt" ] && break; sleep 0.1; done
+w=$(workload_of "$id")
+insp=$(docker inspect "$w" 2>/dev/null)
+job wait "$id" >/dev/null 2>&1; rc=$?
+home=$state/homes/$id
+ok $([ "$rc" = 0 ] && grep -q '"result":"heard: sleep 3"' "$state/runs/$id/log"; echo $?) \
+	"the job's prompt reaches claude's stdin in its container; it answers and the job completes"
+[ "$rc" = 0 ] || { sed 's/^/# log: /' "$state/runs/$id/log" | tail -20; sed 's/^/# daemon: /' "$lab/daemon.err" | tail -10; }
+ok $([ "$(rep home)" = "$home" ] && [ "$(rep config)" = "$home" ] && [ "$(rep tmpdir)" = /tmp ]; echo $?) \
+	"HOME and CLAUDE_CONFIG_DIR are the job's home (<state>/homes/<job>), TMPDIR the container's /tmp"
+ok $([ "$(rep settings)" = '{"seeded": 1}' ] && [ "$(rep plugin)" = plugin-file ] &&
+	[ "$(rep link)" = /nowhere/target ] && [ "$(readlink "$home/link")" = /nowhere/target ]; echo $?) \
+	"the home is seeded from home_seed: its files, a link copied as a link"
+ok $([ "$(rep creds)" = no ] && [ ! -e "$home/.credentials.json" ] && [ -e "$lab/seed/.credentials.json" ]; echo $?) \
+	"never the seed's .credentials.json (control: the seed has one)"
+ok $(rep onboarding | grep -q '"hasCompletedOnboarding": true'; echo $?) \
+	"a .claude.json that marks onboarding done (the seed had none)"
+ok $([ "$(stat -c '%u %a' "$home")" = "$(id -u) 700" ] && [ "$(stat -c %u "$home/projects")" = "$(id -u)" ]; echo $?) \
+	"the home is the operator's, 0700, and what claude wrote there is the operator's"
+ok $([ "$(rep oauth)" = "$oauth" ] && [ "$(rep gh)" = "$gh" ]; echo $?) \
+	"the sign-in and a credential-looking variable reach claude (the control for the next)"
+ok $([ -n "$insp" ] && ! printf '%s' "$insp" | grep -q "$oauth" && ! printf '%s' "$insp" | grep -q "$gh"; echo $?) \
+	"neither is in the container's environment as the API shows it"
+ok $(grep -rqs -e "$oauth" -e "$gh" "$state/runs/$id/sandbox" "$state/cordon.db"; [ $? = 1 ]; echo $?) \
+	"neither is in the plan's record or the database"
+ok $(rep argv | grep -q -- '^-p --output-format stream-json --input-format stream-json --verbose' &&
+	! rep argv | grep -q -- --mcp-config; echo $?) \
+	"claude from the image's PATH, with -p and stream-json both ways"
+ok $([ "$(labelled "$id")" = 0 ]; echo $?) "after the job its container, companion, network and volume are gone"
+
+# ---- inject reaches it through the start helper
+rm -f "$lab/ws/standin-p.txt"
+id=$(job start cc -- sleep 2)
+for _ in $(seq 300); do [ -s "$lab/ws/standin-p.txt" ] && break; sleep 0.1; done
+job inject "$id" 'and then this' >/dev/null
+job wait "$id" >/dev/null 2>&1; rc=$?
+ok $([ "$rc" = 0 ] && grep -q '"result":"heard: and then this"' "$state/runs/$id/log" &&
+	[ "$(grep -c '"type":"result"' "$state/runs/$id/log")" = 2 ]; echo $?) \
+	"inject reaches claude's stdin in its container as a user message; it answers both and the job ends"
+
+# ---- the home is kept across segments: a retry resumes the session
+rm -f "$lab/ws/standin-p.txt"
+id=$(job start cc -- fail-once)
+job wait "$id" >/dev/null 2>&1; rc=$?
+show=$(job show --json "$id")
+sess=$(printf '%s' "$show" | jfield session)
+ok $([ "$rc" = 0 ] && [ -n "$sess" ] && [ "$(rep resumed)" = yes ] && [ "$(rep session)" = "$sess" ] &&
+	rep argv | grep -q -- "--resume $sess" &&
+	[ "$(printf '%s' "$show" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["segments"]))')" = 2 ]; echo $?) \
+	"the next segment runs claude --resume <session> and finds the session in the job's home"
+ok $([ "$(grep -c turn "$state/homes/$id/projects/$sess")" = 2 ]; echo $?) \
+	"the home was not seeded again: both segments' turns are in it"
+resumed_id=$id
+
+sanitizer_ok
+echo "1..$n"
+[ "$fails" = 0 ]
