@@ -28,7 +28,7 @@
 #define CONTAINER_LABEL_JOB "dev.cordon.job"
 #define CONTAINER_LABEL_SEGMENT "dev.cordon.segment"
 #define CONTAINER_LABEL_DIGEST "dev.cordon.digest"
-#define CONTAINER_LABEL_ROLE "dev.cordon.role"	/* workload, gateway, attach */
+#define CONTAINER_LABEL_ROLE "dev.cordon.role"	/* workload, gateway, channel, attach */
 
 /* In the run dir: the secrets the runtime reads and removes before
  * anything runs, and the marker it leaves when it gets TERM. */
@@ -43,6 +43,8 @@ struct container_launch {
 	const char *state_dir;		/* canonical */
 	const char *toolbelt_dir;	/* may be NULL */
 	const char *home;		/* the job's own home, or NULL */
+	bool terminal;			/* an attach: made with a terminal, started
+					 * by the operator's client, not the helper */
 };
 
 /* What inspect found. */

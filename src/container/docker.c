@@ -310,6 +310,9 @@ static int docker_plan(const struct grant *g, const struct plan_paths *paths,
 			      paths->record_dir, "uid", (int)getuid(), "gid", (int)getgid());
 	if (c && cl->toolbelt_dir)
 		json_object_set_new(c, "toolbelt_dir", json_string(cl->toolbelt_dir));
+	/* an attach: a terminal (and no toolbelt: the launch names none) */
+	if (c && cl->terminal)
+		json_object_set_new(c, "terminal", json_true());
 	/* the job's home: the command's HOME and claude's config directory */
 	if (c && cl->home)
 		json_object_set_new(c, "home", json_string(cl->home));

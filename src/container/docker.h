@@ -40,6 +40,21 @@ int docker_stop_pinned(const json_t *pin, struct err **e);
 /* Remove what the segment made (the pin names it). */
 int docker_remove_pinned(const json_t *pin, struct err **e);
 
+/* `cordon job attach`: run the pinned attach container (made by the
+ * daemon, not started; a TTY, stdin open once, labelled
+ * dev.cordon.role=attach) on this process's terminal: attached, then
+ * started; fd 0 raw while it runs when it is a terminal (restored on
+ * every way out), the container's terminal sized as this one and again
+ * at each SIGWINCH, stdin in (its end sent as a terminal's ^D: with a
+ * TTY the daemon would cut the output at the end of the input), the
+ * output to fd 1. HUP and TERM kill the container, an INT signal is
+ * passed on to it. Then what the pin names is removed (a failure said
+ * on stderr). The container's status (0-255), or -1 with *e when it is
+ * not known (it never ran, or the daemon could not say). A pinned
+ * container that is not an attach container, or that runs already
+ * (another terminal's), is refused and left alone. */
+int docker_terminal(const json_t *pin, struct err **e);
+
 /* The provider's doctor for a binding's container config (endpoint or
  * context, image), with the state dir (NULL: shared_path fails):
  * {"provider": "docker", "ready", "checks": [{"id", "status": "pass" |
@@ -55,8 +70,10 @@ json_t *docker_doctor(const json_t *config, const char *state_dir, struct err **
 json_t *docker_last_pass(const char *state_dir);
 
 /* Remove everything labelled with this host whose job is not in live
- * (NULL-terminated; may be NULL): *removed counts what went. A listing
- * that fails is an error, and what was not yet looked at stays. */
+ * (NULL-terminated; may be NULL) nor has a running attach container
+ * (dev.cordon.role=attach: an operator's terminal on an ended job, kept
+ * with its companion, network and volume): *removed counts what went. A
+ * listing that fails is an error, and what was not yet looked at stays. */
 int docker_sweep(struct engine *g, const char *host, char *const *live, unsigned int *removed,
 		 struct err **e);
 

@@ -373,7 +373,9 @@ static int make_all(struct engine *g, const struct plan *p, const struct plan_pa
 	}
 	vl = labels(host, paths->execution, seg, NULL, "channel");
 	gl = labels(host, paths->execution, seg, NULL, "gateway");
-	wl = labels(host, paths->execution, seg, p->digest, "workload");
+	/* an attach's container runs on the operator's terminal */
+	bool tty = json_is_true(json_object_get(c, "terminal"));
+	wl = labels(host, paths->execution, seg, p->digest, tty ? "attach" : "workload");
 	if (!vl || !gl || !wl)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "labels");
 	/* 1. the private volume: a small tmpfs of the operator's */
@@ -445,7 +447,7 @@ static int make_all(struct engine *g, const struct plan *p, const struct plan_pa
 			  "Image", str(c, "image"), "Entrypoint", p->argv[0], "Cmd", argv, "Env",
 			  secrets_env_shown, "WorkingDir", str(data, "workspace"), "User", user,
 			  "Labels", wl, "OpenStdin", 1, "StdinOnce", 1, "AttachStdin", 1,
-			  "AttachStdout", 1, "AttachStderr", 1, "Tty", 0, "HostConfig", wh);
+			  "AttachStdout", 1, "AttachStderr", 1, "Tty", tty, "HostConfig", wh);
 	if (!wspec)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "docker create");
 	if (engine_container_create(g, wname, wspec, &m->workload, e) < 0)

@@ -35,6 +35,10 @@ int docker_start(const struct plan *p, const struct plan_paths *paths, const jso
 void docker_drop_secrets(const char *run_dir);
 void docker_discard(const struct plan_paths *paths, const json_t *pin);
 
+/* Open the daemon a pin names (its endpoint) and check it is the pinned
+ * one (its ID, the pin's "daemon"): another daemon is an error. */
+int docker_open_pinned(const json_t *pin, struct engine **g, struct err **e);
+
 /* Remove what a segment made (force): 0, or -1 with *e naming what stayed. */
 int docker_remove_made(struct engine *g, const struct docker_made *m, struct err **e);
 /* Remove every container, network and volume of a job that is not

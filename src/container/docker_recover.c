@@ -22,7 +22,7 @@ static const char *str(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-static int open_pinned(const json_t *pin, struct engine **g, struct err **e)
+int docker_open_pinned(const json_t *pin, struct engine **g, struct err **e)
 {
 	struct engine_info info = { 0 };
 	json_t *ep = json_pack("{s:s?}", "endpoint", str(pin, "endpoint"));
@@ -35,8 +35,7 @@ static int open_pinned(const json_t *pin, struct engine **g, struct err **e)
 	r = engine_info(*g, &info, e);
 	if (r == 0 && (!str(pin, "daemon") || strcmp(info.id, str(pin, "daemon")) != 0))
 		r = err_set(e, ERR_UNAVAILABLE, 0,
-			    "container_stop_unverified: the endpoint answers as another Docker "
-			    "daemon than the pinned one");
+			    "the endpoint answers as another Docker daemon than the pinned one");
 	engine_info_clear(&info);
 	return r;
 }
@@ -56,7 +55,7 @@ int docker_check_pinned(const json_t *pin, const char *digest, const char *job, 
 	char n[16];
 	int r;
 
-	if (open_pinned(pin, &g, e) < 0)
+	if (docker_open_pinned(pin, &g, e) < 0)
 		return -1;
 	r = engine_container_inspect(g, str(pin, "container"), &c, e);
 	if (r < 0)
@@ -86,7 +85,7 @@ int docker_stop_pinned(const json_t *pin, struct err **e)
 	_cleanup_engine_ struct engine *g = NULL;
 	int code = 0;
 
-	if (open_pinned(pin, &g, e) < 0)
+	if (docker_open_pinned(pin, &g, e) < 0)
 		return -1;
 	if (engine_container_kill(g, str(pin, "container"), SIGKILL, e) < 0)
 		return err_wrap(e, "container_stop_unverified");
@@ -105,7 +104,7 @@ int docker_remove_pinned(const json_t *pin, struct err **e)
 	struct docker_made m = { (char *)str(pin, "container"), (char *)str(pin, "gateway"),
 				 (char *)str(pin, "network"), (char *)str(pin, "volume") };
 
-	if (open_pinned(pin, &g, e) < 0)
+	if (docker_open_pinned(pin, &g, e) < 0)
 		return -1;
 	return docker_remove_made(g, &m, e);
 }

@@ -133,6 +133,12 @@ int engine_container_list(struct engine *g, char *const *labels, char ***ids, st
 int engine_container_start(struct engine *g, const char *id, struct err **e);
 /* Send signal sig (1-64): 0 sent, 1 the container is not running, -1. */
 int engine_container_kill(struct engine *g, const char *id, int sig, struct err **e);
+/* Size the terminal of a container made with a TTY: rows x cols (each
+ * at least 1). 0 done, 1 the daemon holds no such container or says it
+ * is not running (a container that has not started yet, or has ended,
+ * has no terminal to size), -1. */
+int engine_container_resize(struct engine *g, const char *id, unsigned short rows,
+			    unsigned short cols, struct err **e);
 /* Remove it and its anonymous volumes (force: a running one too): 0
  * removed, 1 the daemon holds no such container, -1 error. */
 int engine_container_remove(struct engine *g, const char *id, bool force, struct err **e);

@@ -1,7 +1,7 @@
 /* engine_container.c: the Engine calls on containers (see engine.h):
  * create (never started, warnings refused), inspect, list by label,
- * start, kill, remove, wait for an exit, and put a tar into one. Gone is
- * the daemon's own "No such container" only. */
+ * start, kill, size its terminal, remove, wait for an exit, and put a
+ * tar into one. Gone is the daemon's own "No such container" only. */
 #include "container/engine_int.h"
 
 #include "lib/cleanup.h"
@@ -208,6 +208,36 @@ int engine_container_kill(struct engine *g, const char *id, int sig, struct err 
 	/* a conflict is "not running" only when the daemon says so (a paused
 	 * container is a conflict too, and it is running) */
 	return engine_act(g, "kill container", "POST", path, 204, 409, "is not running", e);
+}
+
+int engine_container_resize(struct engine *g, const char *id, unsigned short rows,
+			    unsigned short cols, struct err **e)
+{
+	const char *what = "resize container";
+	_cleanup_free_ char *path = NULL;
+	struct answer a;
+	int r;
+
+	if (!engine_ref_ok(id))
+		return err_set(e, ERR_CONFIG, 0, "docker container ID is not valid");
+	if (rows == 0 || cols == 0)
+		return err_set(e, ERR_CONFIG, 0, "%s: a size is at least 1x1", what);
+	path = engine_api_path(g, "/containers/%s/resize?h=%u&w=%u", id, rows, cols);
+	if (!path)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
+	if (engine_call(g, "POST", path, NULL, &a, e) < 0)
+		return -1;
+	/* a container that is not (or no longer) running has no terminal
+	 * to size: the daemon's conflict says so, as its 404 says gone */
+	if (a.status == 200)
+		r = 0;
+	else if (engine_answer_says(&a, 404, NO_SUCH_CONTAINER) ||
+		 engine_answer_says(&a, 409, "is not running"))
+		r = 1;
+	else
+		r = engine_answer_fail(g, what, &a, true, e);
+	engine_answer_clear(&a);
+	return r;
 }
 
 int engine_container_remove(struct engine *g, const char *id, bool force, struct err **e)

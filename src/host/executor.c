@@ -257,6 +257,27 @@ static int build_claude(const struct host_binding *b, char *const *job_args, con
 	return 0;
 }
 
+int host_exec_attach(const struct host_binding *b, const char *session, const char *home,
+		     struct host_exec *out, struct err **e)
+{
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (b->executor != HOST_EXEC_CLAUDE_CODE || !b->container || !session)
+		return err_set(e, ERR_INTERNAL, 0, "attach: claude-code in a container, a session");
+	if (claude_in_container(home, out, e) < 0)
+		r = -1;
+	for (size_t i = 0; r == 0 && b->extra_args && b->extra_args[i]; i++)
+		if (strv_push(&out->argv, b->extra_args[i]) < 0)
+			r = err_set(e, ERR_INTERNAL, ENOMEM, "argv");
+	if (r == 0 && (strv_push(&out->argv, "--resume") < 0 || strv_push(&out->argv, session) < 0 ||
+		       strv_push(&out->env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1") < 0))
+		r = err_set(e, ERR_INTERNAL, ENOMEM, "argv");
+	if (r < 0)
+		host_exec_clear(out);
+	return r;
+}
+
 int host_exec_build(const struct host_binding *b, char *const *job_args, const char *run_dir,
 		    const char *session, const char *home, const char *toolbelt_cordon,
 		    struct host_exec *out, struct err **e)

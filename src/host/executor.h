@@ -35,6 +35,11 @@ struct host_exec {
 int host_exec_build(const struct host_binding *b, char *const *job_args, const char *run_dir,
 		    const char *session, const char *home, const char *toolbelt_cordon,
 		    struct host_exec *out, struct err **e);
+/* What an attach to a claude-code job that ran in a container runs in
+ * its attach container: claude --resume session, interactive, on the
+ * operator's terminal, with the job's home (as host_exec_build's). */
+int host_exec_attach(const struct host_binding *b, const char *session, const char *home,
+		     struct host_exec *out, struct err **e);
 void host_exec_clear(struct host_exec *x);
 
 /* name on the daemon's PATH, as an absolute path: 0, or -1 when there is

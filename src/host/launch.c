@@ -284,7 +284,8 @@ int host_launch_prepare(const struct host_launch_req *o, struct host_launch *l,
 	l->cl = (struct container_launch){ .config = o->container_config,
 					   .state_dir = l->state_dir,
 					   .toolbelt_dir = o->toolbelt_dir,
-					   .home = o->container_home };
+					   .home = o->container_home,
+					   .terminal = o->container_terminal };
 	r = o->unsandboxed ? plan_unsandboxed(o, l, e)
 			   : plan_sandboxed(o, l, home, config_canon, e);
 	/* where the job's files are (the environment is not hashed) */

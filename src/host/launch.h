@@ -50,6 +50,7 @@ struct host_launch_req {
 	const struct container_provider *container;
 	const json_t *container_config;
 	const char *container_home;
+	bool container_terminal;	/* an attach's container (a terminal) */
 };
 
 struct host_launch {

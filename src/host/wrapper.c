@@ -208,7 +208,7 @@ static int read_request(int ctl, struct request *r, const struct container_provi
 	static const char *const keys[] = { "policy", "workspace", "state_dir", "execution",
 					    "segment", "argv", "provider", "quiet", "job_dirs",
 					    "unsandboxed", "env_names", "needs", "stdin", "toolbelt",
-					    "clone", "container", "home", NULL };
+					    "clone", "container", "home", "attach", NULL };
 	_cleanup_free_ char *buf = malloc(REQUEST_MAX);
 	json_t *argv, *v, *seg;
 	const char *key;
@@ -291,6 +291,13 @@ static int read_request(int ctl, struct request *r, const struct container_provi
 	if (json_object_get(r->root, "home") && (!cont || !home || home[0] != '/'))
 		return err_set(e, ERR_CONFIG, 0,
 			       "wrapper: request: home: an absolute path, with a container");
+	/* an attach: its container made with a terminal for the operator's
+	 * client to start; nothing fed, no toolbelt */
+	bool attach = json_is_true(json_object_get(r->root, "attach"));
+	if (attach && (!cont || tb || r->stdin_text || json_object_get(r->root, "clone")))
+		return err_set(e, ERR_CONFIG, 0,
+			       "wrapper: request: attach: a container only, without a toolbelt, "
+			       "input or clone");
 	seg = json_object_get(r->root, "segment");
 	if (seg && (!json_is_integer(seg) || json_integer_value(seg) < 1 ||
 		    json_integer_value(seg) > 1000000))
@@ -315,6 +322,7 @@ static int read_request(int ctl, struct request *r, const struct container_provi
 		.container = cp,
 		.container_config = cont,
 		.container_home = home,
+		.container_terminal = attach,
 	};
 	return 0;
 }
@@ -441,6 +449,11 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 		err_print(stderr, e);
 		write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
 		host_launch_discard(&l);
+		goto out;
+	}
+	/* an attach's container is the operator's client's to start */
+	if (r.req.container_terminal) {
+		code = 0;
 		goto out;
 	}
 	/* an executor that takes its input as a stream gets it fed */

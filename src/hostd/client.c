@@ -2,6 +2,7 @@
  * the daemon's unix socket, the operator's token read from the state
  * dir). It prints what the daemon answers; it decides nothing. */
 #include "hostd/client.h"
+#include "container/docker.h"
 #include "host/gitws.h"
 #include "hostd/daemon.h"
 
@@ -401,6 +402,19 @@ static int run_attach(json_t *a)
 	const char *key;
 	json_t *v;
 
+	/* a job that ran in a container: its attach container (made by the
+	 * daemon) on this terminal, removed when it closes */
+	if (json_is_object(json_object_get(a, "container"))) {
+		_cleanup_err_ struct err *e = NULL;
+		int code = docker_terminal(json_object_get(a, "container"), &e);
+
+		if (code < 0) {
+			err_print(stderr, e);
+			return 125;
+		}
+		return code;
+	}
+
 	if (!cwd || json_to_strv(json_object_get(a, "argv"), &argv) < 0 || !argv[0] ||
 	    argv[0][0] != '/') {
 		fprintf(stderr, "cordon: sandbox_unavailable: the daemon's attach answer is malformed\n");
@@ -471,8 +485,10 @@ static const char job_usage[] =
 	"segment, and KILL once its binding's grace is over; interrupt sends TERM\n"
 	"only and prints whether the command's handler runs (term) or not (kill);\n"
 	"inject leaves TEXT in the job's inbox ($CORDON_INBOX inside); logs prints\n"
-	"the job's output (-f: until it ends); attach is refused for a workspace a\n"
-	"sandboxed run wrote. fetch brings a clone job's work branch (cordon/ID)\n"
+	"the job's output (-f: until it ends); attach resumes a claude job's\n"
+	"session: on the host, refused for a workspace a sandboxed run wrote; for\n"
+	"a job that ran in a container, in a container of its own on this\n"
+	"terminal, removed when it closes. fetch brings a clone job's work branch (cordon/ID)\n"
 	"into the repository at DIR (default: here), its objects and that one\n"
 	"ref, with git trusting nothing of the job's. ls and show print for\n"
 	"people; --json prints the daemon's answer as it is.\n";

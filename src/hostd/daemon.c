@@ -63,11 +63,14 @@
 
 extern char **environ;
 
-enum watch_kind { W_API, W_SIGNAL, W_CTL, W_PIDFD, W_GRACE, W_RECONCILE, W_TOOLBELT };
+enum watch_kind { W_API, W_SIGNAL, W_CTL, W_PIDFD, W_GRACE, W_RECONCILE, W_TOOLBELT, W_ATTACH };
+
+struct attaching;
 
 struct watch {
 	enum watch_kind kind;
 	struct seg *seg;
+	struct attaching *att;	/* W_ATTACH's */
 };
 
 /* A segment this daemon started and still supervises. */
@@ -98,6 +101,7 @@ struct follower;
 struct hostd {
 	char *state, *config, *self;
 	struct follower *followers;	/* streaming logs */
+	struct attaching *attaches;	/* attach containers being made */
 	struct toolbelt *tb;		/* the jobs' toolbelts */
 	char token[HOSTD_TOKEN_HEX + 1];
 	struct host_db *db;
@@ -552,6 +556,58 @@ static int workspace_shared(struct hostd *d, const char *job, const char *worksp
 	return 0;
 }
 
+/* A wrapper's environment, its secrets' values wiped before it goes. */
+static void env_scrub_free(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		explicit_bzero(env[i], strlen(env[i]));
+	strv_free(env);
+}
+
+/* Start a wrapper (posix_spawn: a vfork, nothing of the daemon's memory
+ * copied). The daemon's blocked and ignored signals are its own: the
+ * wrapper hands an empty mask on to the command. fd 3 is the control
+ * socket; 0 nothing, 1 and 2 the log; every other fd of the daemon is
+ * close-on-exec. 0, or an errno with *pid -1. */
+static int spawn_wrap(struct hostd *d, bool container, char **env, int logfd, int ctl, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, dfl;
+	/* a container's wrapper is cordon-host's, which has the providers */
+	char *const wargv[] = { d->self, "wrap", "--ctl", "3", NULL };
+	char *const cargv[] = { d->self, "docker", "wrap", "--ctl", "3", NULL };
+	int rc;
+
+	*pid = -1;
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	rc = posix_spawn_file_actions_init(&fa);
+	if (rc == 0 && posix_spawnattr_init(&at) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		rc = ENOMEM;
+	}
+	if (rc == 0) {
+		if ((rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) ||
+		    (rc = posix_spawn_file_actions_adddup2(&fa, logfd, 1)) ||
+		    (rc = posix_spawn_file_actions_adddup2(&fa, logfd, 2)) ||
+		    (rc = posix_spawn_file_actions_adddup2(&fa, ctl, 3)) ||
+		    (rc = posix_spawnattr_setsigmask(&at, &none)) ||
+		    (rc = posix_spawnattr_setsigdefault(&at, &dfl)) ||
+		    (rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
+								POSIX_SPAWN_SETSIGDEF)))
+			;
+		else
+			rc = posix_spawn(pid, d->self, &fa, &at, container ? cargv : wargv, env);
+		posix_spawn_file_actions_destroy(&fa);
+		posix_spawnattr_destroy(&at);
+	}
+	if (rc != 0)
+		*pid = -1;
+	return rc;
+}
+
 static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const char *job,
 			 unsigned int attempt, unsigned int n, const char *workspace,
 			 char *const *args, const char *input, const char *session,
@@ -651,51 +707,8 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 		close(logfd);
 		return err_set(e, ERR_UNAVAILABLE, errno, "wrapper");
 	}
-	/* posix_spawn (a vfork: nothing of the daemon's memory copied).
-	 * The daemon's blocked and ignored signals are its own: the wrapper
-	 * hands an empty mask on to the command. fd 3 is the control
-	 * socket; 0 nothing, 1 and 2 the log; every other fd of the daemon
-	 * is close-on-exec. */
-	{
-		posix_spawn_file_actions_t fa;
-		posix_spawnattr_t at;
-		sigset_t none, dfl;
-		/* a container's wrapper is cordon-host's, which has the providers */
-		char *const wargv[] = { d->self, "wrap", "--ctl", "3", NULL };
-		char *const cargv[] = { d->self, "docker", "wrap", "--ctl", "3", NULL };
-		int rc;
-
-		sigemptyset(&none);
-		sigemptyset(&dfl);
-		sigaddset(&dfl, SIGPIPE);
-		rc = posix_spawn_file_actions_init(&fa);
-		if (rc == 0 && posix_spawnattr_init(&at) != 0) {
-			posix_spawn_file_actions_destroy(&fa);
-			rc = ENOMEM;
-		}
-		if (rc == 0) {
-			if ((rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) ||
-			    (rc = posix_spawn_file_actions_adddup2(&fa, logfd, 1)) ||
-			    (rc = posix_spawn_file_actions_adddup2(&fa, logfd, 2)) ||
-			    (rc = posix_spawn_file_actions_adddup2(&fa, sv[1], 3)) ||
-			    (rc = posix_spawnattr_setsigmask(&at, &none)) ||
-			    (rc = posix_spawnattr_setsigdefault(&at, &dfl)) ||
-			    (rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
-									POSIX_SPAWN_SETSIGDEF)))
-				;
-			else
-				rc = posix_spawn(&pid, d->self, &fa, &at, b->container ? cargv : wargv,
-						 env);
-			posix_spawn_file_actions_destroy(&fa);
-			posix_spawnattr_destroy(&at);
-		}
-		if (rc != 0)
-			pid = -1;
-		spawn_errno = rc;
-	}
-	for (size_t i = 0; env[i]; i++)
-		explicit_bzero(env[i], strlen(env[i]));
-	strv_free(env);
+	spawn_errno = spawn_wrap(d, b->container != NULL, env, logfd, sv[1], &pid);
+	env_scrub_free(env);
 	close(logfd);
 	close(sv[1]);
 	if (pid < 0) {
@@ -721,8 +734,8 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	s->container = b->container != NULL;
 	s->log_start = log_start;
 	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	s->wctl = (struct watch){ W_CTL, s };
-	s->wpid = (struct watch){ W_PIDFD, s };
+	s->wctl = (struct watch){ .kind = W_CTL, .seg = s };
+	s->wpid = (struct watch){ .kind = W_PIDFD, .seg = s };
 	s->next = d->segs;
 	d->segs = s;
 	if (s->pidfd < 0 || send(s->ctl, text, strlen(text), MSG_NOSIGNAL) < 0 ||
@@ -739,18 +752,26 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 
 /* The wrapper's answer: the pin goes into the database with the segment,
  * then the word; a refusal ends the job. */
-static void on_answer(struct hostd *d, struct seg *s)
+/* A wrapper's answer on its control socket, no longer watched: NULL when
+ * it ended without one or sent something that is not JSON. */
+static json_t *read_answer(struct hostd *d, int ctl)
 {
 	_cleanup_free_ char *buf = malloc(ANSWER_MAX);
-	_cleanup_json_ json_t *a = NULL;
 	struct err *e = NULL;
-	ssize_t n = buf ? recv(s->ctl, buf, ANSWER_MAX, 0) : -1;
+	ssize_t n = buf ? recv(ctl, buf, ANSWER_MAX, 0) : -1;
+	json_t *a = NULL;
 
-	epoll_ctl(d->epfd, EPOLL_CTL_DEL, s->ctl, NULL);
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, ctl, NULL);
 	if (n > 0)
 		a = json_parse_strict(buf, (size_t)n, &e);
 	err_free(e);
-	e = NULL;
+	return a;
+}
+
+static void on_answer(struct hostd *d, struct seg *s)
+{
+	_cleanup_json_ json_t *a = read_answer(d, s->ctl);
+	struct err *e = NULL;
 	const char *digest = a ? json_string_value(json_object_get(a, "digest")) : NULL;
 	const char *record = a ? json_string_value(json_object_get(a, "record")) : NULL;
 	const char *provider = a ? json_string_value(json_object_get(a, "provider")) : NULL;
@@ -1216,7 +1237,7 @@ static int stop_segment(struct hostd *d, struct seg *s)
 	if (s->grace_ms == 0)
 		it.it_value.tv_nsec = 1000000L;
 	s->grace_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	s->wgrace = (struct watch){ W_GRACE, s };
+	s->wgrace = (struct watch){ .kind = W_GRACE, .seg = s };
 	if (s->grace_fd < 0 || timerfd_settime(s->grace_fd, 0, &it, NULL) < 0 ||
 	    watch_add(d, s->grace_fd, &s->wgrace) < 0) {
 		s->stop_sig = SIGKILL;
@@ -1665,8 +1686,258 @@ static enum MHD_Result log_of(struct hostd *d, struct MHD_Connection *c, const c
 	return ret;
 }
 
+/* Attaches are recorded as the job's segments from this number on: its
+ * own segments never reach it. */
+#define HOSTD_ATTACH_FIRST 900001u
+
+/* An attach container being made (for a job that ran in a container):
+ * the API connection that asked for it waits, suspended, for its
+ * wrapper's answer; the entry goes once answered and reaped. */
+struct attaching {
+	struct attaching *next;
+	struct MHD_Connection *c;	/* NULL once answered */
+	char job[HOST_JOB_ID_MAX];
+	unsigned int n;
+	int ctl;			/* -1 once answered */
+	pid_t pid;			/* 0 once reaped */
+	struct watch w;
+	unsigned int status;		/* 0 until the wrapper answered */
+	json_t *answer;
+	int64_t answered_ms;
+};
+
+/* An answered attach's job counts as live to the sweep this long: its
+ * container waits, made and not started, for the operator's client
+ * (which runs it; the sweep keeps one that runs). */
+#define HOSTD_ATTACH_HOLD_MS 60000
+
+/* The next attach's number: past every record dir of the job's. */
+static unsigned int next_attach(struct hostd *d, const char *job)
+{
+	_cleanup_free_ char *path = NULL;
+	unsigned int n = HOSTD_ATTACH_FIRST;
+	struct dirent *de;
+	DIR *dir;
+
+	if (asprintf(&path, "%s/runs/%s/sandbox", d->state, job) < 0 || !(dir = opendir(path)))
+		return n;
+	while ((de = readdir(dir))) {
+		char *end;
+		unsigned long v = strtoul(de->d_name, &end, 10);
+
+		if (!*end && v >= n && v < 1000000)
+			n = (unsigned int)v + 1;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* Have the attach container made: the binding's current policy, the
+ * job's home and workspace, claude --resume, a terminal, no toolbelt,
+ * by a wrapper of its own (the Engine's calls are never the loop's). */
+static int attach_spawn(struct hostd *d, const struct host_binding *b, const char *job,
+			const char *ws, const char *session, struct attaching **out, struct err **e)
+{
+	_cleanup_free_ char *home = NULL, *text = NULL, *log = NULL;
+	_cleanup_json_ json_t *req = NULL;
+	struct host_exec x = { 0 };
+	struct attaching *a;
+	unsigned int n = next_attach(d, job);
+	char **env;
+	int sv[2], logfd, rc;
+	pid_t pid;
+
+	if (n >= 1000000)
+		return err_set(e, ERR_UNAVAILABLE, 0, "the job has had every attach it can");
+	if (host_job_home(d->state, job, b->home_seed, &home, e) < 0 ||
+	    host_exec_attach(b, session, home, &x, e) < 0)
+		return -1;
+	req = wrap_request(d, b, job, n, ws, &x);
+	if (!req || json_object_set_new(req, "home", json_string(home)) < 0 ||
+	    json_object_set_new(req, "attach", json_true()) < 0 ||
+	    !(text = json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII)) ||
+	    asprintf(&log, "%s/runs/%s/log", d->state, job) < 0) {
+		host_exec_clear(&x);
+		return err_set(e, ERR_INTERNAL, ENOMEM, "attach");
+	}
+	env = wrapper_env(b, &x, e);
+	host_exec_clear(&x);
+	if (!env)
+		return -1;
+	logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (logfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		rc = errno;
+		if (logfd >= 0)
+			close(logfd);
+		env_scrub_free(env);
+		return err_set(e, ERR_UNAVAILABLE, rc, "attach");
+	}
+	rc = spawn_wrap(d, true, env, logfd, sv[1], &pid);
+	env_scrub_free(env);
+	close(logfd);
+	close(sv[1]);
+	if (rc != 0 || !(a = calloc(1, sizeof(*a)))) {
+		if (rc == 0)
+			kill(pid, SIGKILL);
+		close(sv[0]);
+		return err_set(e, ERR_UNAVAILABLE, rc ? rc : ENOMEM, "attach: its wrapper");
+	}
+	snprintf(a->job, sizeof(a->job), "%s", job);
+	a->n = n;
+	a->ctl = sv[0];
+	a->pid = pid;
+	a->w = (struct watch){ .kind = W_ATTACH, .att = a };
+	a->next = d->attaches;
+	d->attaches = a;
+	if (send(a->ctl, text, strlen(text), MSG_NOSIGNAL) < 0 || watch_add(d, a->ctl, &a->w) < 0) {
+		rc = errno;
+		kill(pid, SIGKILL);
+		close(a->ctl);
+		a->ctl = -1;
+		return err_set(e, ERR_UNAVAILABLE, rc, "attach: its wrapper");
+	}
+	*out = a;
+	return 0;
+}
+
+/* The attach's wrapper answered (or ended): the pin of what it made,
+ * kept (its word), or its refusal; the waiting connection resumed. */
+static void on_attach_answer(struct hostd *d, struct attaching *a)
+{
+	_cleanup_json_ json_t *ans = read_answer(d, a->ctl);
+	const char *digest = json_string_value(json_object_get(ans, "digest"));
+	json_t *pin = json_object_get(ans, "container");
+	if (digest && json_is_object(pin) && send(a->ctl, "g", 1, MSG_NOSIGNAL) == 1) {
+		a->status = 200;
+		a->answer = json_pack("{s:O, s:s, s:i}", "container", pin, "digest", digest, "attach",
+				      (int)a->n);
+		fprintf(stderr, "cordon: daemon: attach %u of job %s: container %.12s\n", a->n, a->job,
+			json_string_value(json_object_get(pin, "container")));
+	} else {
+		const char *why = json_string_value(json_object_get(ans, "error"));
+		const char *msg = json_string_value(json_object_get(ans, "message"));
+
+		a->status = why && strcmp(why, "sandbox_unavailable") != 0 ? 409 : 503;
+		a->answer = json_pack("{s:s, s:s}", "error", why ? why : "sandbox_unavailable",
+				      "message", msg ? msg : "attach: its wrapper ended without an answer");
+	}
+	close(a->ctl);
+	a->ctl = -1;
+	a->answered_ms = wall_ms();
+	if (!a->answer)
+		a->status = 500;
+	if (a->c)
+		MHD_resume_connection(a->c);
+}
+
+static void drop_attach_secrets(struct hostd *d, const char *job)
+{
+	_cleanup_free_ char *run = NULL;
+	_cleanup_close_ int dfd = -1;
+
+	if (asprintf(&run, "%s/runs/%s/run", d->state, job) >= 0 &&
+	    (dfd = fs_open_nofollow(AT_FDCWD, run, O_PATH | O_DIRECTORY, 0)) >= 0)
+		(void)unlinkat(dfd, CONTAINER_SECRETS_FILE, 0);
+}
+
+/* Reap the attaches' wrappers; an entry goes once answered, delivered
+ * and reaped. */
+static void attaches_reap(struct hostd *d)
+{
+	for (struct attaching **p = &d->attaches; *p;) {
+		struct attaching *a = *p;
+
+		if (a->pid > 0 && waitpid(a->pid, NULL, WNOHANG) != 0)
+			a->pid = 0;
+		if (a->pid == 0 && a->ctl < 0 && !a->c &&
+		    wall_ms() - a->answered_ms > HOSTD_ATTACH_HOLD_MS) {
+			/* a container the client never started left its secrets
+			 * file (the runtime takes it at its start): it goes */
+			if (!job_live(d, a->job))
+				drop_attach_secrets(d, a->job);
+			*p = a->next;
+			json_decref(a->answer);
+			free(a);
+		} else {
+			p = &a->next;
+		}
+	}
+}
+
+/* A job that ran in a container attaches in one, never on the host. */
+static enum MHD_Result attach_in_container(struct hostd *d, struct MHD_Connection *c,
+					   const char *job, const json_t *j)
+{
+	_cleanup_err_ struct err *e = NULL;
+	const char *ws = json_string_value(json_object_get(j, "workspace"));
+	const char *session = json_string_value(json_object_get(j, "session"));
+	struct host_config *cfg = NULL;
+	const struct host_binding *b;
+	struct attaching *made = NULL;
+	char other[HOST_JOB_ID_MAX];
+	int r;
+
+	/* a connection resumed: its answer */
+	for (struct attaching *a = d->attaches; a; a = a->next)
+		if (a->c == c && strcmp(a->job, job) == 0) {
+			if (!a->status)
+				return MHD_YES;
+			a->c = NULL;
+			return hostd_answer(c, a->status, steal_pointer(&a->answer));
+		}
+	if (host_config_load(d->config, &cfg, &e) < 0)
+		return refuse(c, e);
+	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
+	if (!b || !b->container) {
+		r = 1;
+	} else if (job_live(d, job)) {
+		r = 3;
+	} else if (b->executor != HOST_EXEC_CLAUDE_CODE || !session_ok(session) || !ws) {
+		r = 2;
+	} else if ((r = workspace_shared(d, job, ws, other, &e)) == 0) {
+		r = attach_spawn(d, b, job, ws, session, &made, &e) < 0 ? -1 : 0;
+	} else if (r > 0) {
+		r = 4;
+	}
+	host_config_free(cfg);
+	switch (r) {
+	case 0:
+		break;
+	case 1:
+		return hostd_fail(c, 409, "attach_sandboxed",
+				  "the job ran in a container: it attaches only in one, and its "
+				  "binding declares none now");
+	case 2:
+		return hostd_fail(c, 409, "nothing_to_attach",
+				  "the job has no claude session to resume");
+	case 3:
+		return hostd_fail(c, 409, "job_running", "the job is running: attach once it has ended");
+	case 4:
+		return hostd_fail(c, 409, "sandbox_unavailable",
+				  "another job runs on the job's workspace: attach once it has ended");
+	default:
+		return refuse(c, e);
+	}
+	made->c = c;
+	MHD_suspend_connection(c);
+	return MHD_YES;
+}
+
+/* Did any segment of the job run in a container? */
+static bool ran_in_container(const json_t *j)
+{
+	json_t *seg;
+	size_t i;
+
+	json_array_foreach(json_object_get(j, "segments"), i, seg)
+		if (json_object_get(seg, "container") && !json_is_null(json_object_get(seg, "container")))
+			return true;
+	return false;
+}
+
 /* Attach runs the executor's session on the host as the operator: never
- * for a workspace a sandboxed segment of any job ever wrote. */
+ * for a workspace a sandboxed segment of any job ever wrote, and never
+ * for a job that ran in a container (it attaches in one). */
 static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const char *job)
 {
 	_cleanup_err_ struct err *e = NULL;
@@ -1676,6 +1947,12 @@ static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const c
 
 	if (!j)
 		return hostd_fail(c, 404, "not_found", "no such job");
+	if (ran_in_container(j)) {
+		enum MHD_Result ret = attach_in_container(d, c, job, j);
+
+		json_decref(j);
+		return ret;
+	}
 	ws = json_string_value(json_object_get(j, "workspace"));
 	sandboxed = ws ? host_db_workspace_sandboxed(d->db, ws, &e) : 1;
 	if (sandboxed != 0) {
@@ -1934,7 +2211,7 @@ static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pi
 	t->claude = job_is_claude(d, s->job);
 	t->record = strdup(s->record_dir);
 	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	t->wpid = (struct watch){ W_PIDFD, t };
+	t->wpid = (struct watch){ .kind = W_PIDFD, .seg = t };
 	t->next = d->segs;
 	d->segs = t;
 	if (t->record && t->pidfd >= 0 && watch_add(d, t->pidfd, &t->wpid) == 0) {
@@ -2280,6 +2557,9 @@ static void reconcile(struct hostd *d)
 		if (id)
 			(void)strv_push(&live, id);
 	}
+	attaches_reap(d);
+	for (struct attaching *a = d->attaches; a; a = a->next)
+		(void)strv_push(&live, a->job);
 	if (d->passes++ % HOSTD_SWEEP_EVERY == 0)
 		sweep_containers(d, cfg, live);
 	host_config_free(cfg);
@@ -2372,7 +2652,7 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 	/* the toolbelt first: a segment adopted takes its job's up again */
 	if (toolbelt_new(d.state, tb_call, &d, &d.tb, &e) < 0)
 		goto out;
-	d.wtb = (struct watch){ W_TOOLBELT, NULL };
+	d.wtb = (struct watch){ .kind = W_TOOLBELT, .seg = NULL };
 	if (watch_add(&d, toolbelt_fd(d.tb), &d.wtb) < 0) {
 		err_set(&e, ERR_UNAVAILABLE, errno, "the toolbelt");
 		goto out;
@@ -2399,15 +2679,15 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 		err_set(&e, ERR_UNAVAILABLE, errno, "the management API");
 		goto out;
 	}
-	d.wapi = (struct watch){ W_API, NULL };
-	d.wsig = (struct watch){ W_SIGNAL, NULL };
+	d.wapi = (struct watch){ .kind = W_API, .seg = NULL };
+	d.wsig = (struct watch){ .kind = W_SIGNAL, .seg = NULL };
 	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d.mhd, MHD_DAEMON_INFO_EPOLL_FD);
 	if (!di || watch_add(&d, di->epoll_fd, &d.wapi) < 0 || watch_add(&d, d.sfd, &d.wsig) < 0) {
 		err_set(&e, ERR_UNAVAILABLE, errno, "the event loop");
 		goto out;
 	}
 	d.rfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	d.wrec = (struct watch){ W_RECONCILE, NULL };
+	d.wrec = (struct watch){ .kind = W_RECONCILE, .seg = NULL };
 	if (d.rfd < 0 ||
 	    timerfd_settime(d.rfd, 0,
 			    &(struct itimerspec){ .it_value = { RECONCILE_S, 0 },
@@ -2450,6 +2730,8 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 					stop = true;
 			} else if (w->kind == W_CTL) {
 				on_answer(&d, w->seg);
+			} else if (w->kind == W_ATTACH) {
+				on_attach_answer(&d, w->att);
 			} else if (w->kind == W_GRACE) {
 				on_grace(&d, w->seg);
 			} else if (w->kind == W_TOOLBELT) {
@@ -2477,6 +2759,9 @@ out:
 	if (d.mhd) {
 		/* a suspended connection is resumed before the server stops */
 		follow_resume(&d);
+		for (struct attaching *a = d.attaches; a; a = a->next)
+			if (a->c && !a->status)
+				MHD_resume_connection(a->c);
 		MHD_stop_daemon(d.mhd);
 	}
 	toolbelt_free(d.tb);
@@ -2490,6 +2775,15 @@ out:
 			close(s->pidfd);
 		free(s->record);
 		free(s);
+	}
+	while (d.attaches) {
+		struct attaching *a = d.attaches;
+
+		d.attaches = a->next;
+		if (a->ctl >= 0)
+			close(a->ctl);
+		json_decref(a->answer);
+		free(a);
 	}
 	if (d.lfd >= 0)
 		close(d.lfd);

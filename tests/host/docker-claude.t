@@ -55,7 +55,9 @@ cat > "$lab/config.json" <<JSON
          "secrets": {"CLAUDE_CODE_OAUTH_TOKEN": {"file": "$lab/oauth"}},
          "container": {"provider": "docker", "image": "$image", "endpoint": "unix://$sock",
                        "policy": {"write": ["{workspace}"],
-                                  "network": {"allow": ["api.anthropic.com"]}}}}
+                                  "network": {"allow": ["api.anthropic.com"]}}}},
+  "sh": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
+         "container": {"provider": "docker", "image": "$image", "endpoint": "unix://$sock"}}
 }}
 JSON
 start_daemon || { echo "Bail out! the daemon did not start"; sed 's/^/# /' "$lab/daemon.err"; exit 1; }
@@ -122,6 +124,88 @@ ok $([ "$rc" = 0 ] && [ -n "$sess" ] && [ "$(rep resumed)" = yes ] && [ "$(rep s
 ok $([ "$(grep -c turn "$state/homes/$id/projects/$sess")" = 2 ]; echo $?) \
 	"the home was not seeded again: both segments' turns are in it"
 resumed_id=$id
+
+# ---- attach: in a container of its own, on a terminal
+# (a pseudo-terminal driven here: the session's greeting, a line typed,
+# the container looked at while it waits)
+cat > "$lab/attach-pty.py" <<'PY'
+import json, os, pty, subprocess, sys, time
+cordon, state, job, out = sys.argv[1:5]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(cordon, [cordon, "job", "--state-dir", state, "attach", job])
+seen = b""
+def until(pat, secs):
+    global seen
+    end = time.time() + secs
+    while pat not in seen and time.time() < end:
+        try:
+            b = os.read(fd, 4096)
+        except OSError:
+            break
+        if not b:
+            break
+        seen += b
+    return pat in seen
+greeted = until(b"resumed", 60)
+ids = subprocess.run(["docker", "ps", "-q", "--filter", "label=dev.cordon.job=" + job,
+                      "--filter", "label=dev.cordon.role=attach"], capture_output=True, text=True).stdout.split()
+insp = subprocess.run(["docker", "inspect"] + ids, capture_output=True, text=True).stdout if ids else "[]"
+os.write(fd, b"hello-attach\r")
+until(b"you said hello-attach", 30)
+until(b"\0never", 5)
+_, status = os.waitpid(pid, 0)
+json.dump({"greeted": greeted, "running": len(ids), "inspect": insp, "transcript": seen.decode(errors="replace"),
+           "code": os.waitstatus_to_exitcode(status)}, open(out, "w"))
+PY
+tt() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$lab/tty.json" "$1"; }
+ti() { python3 -c 'import json,sys; d=json.loads(json.load(open(sys.argv[1]))["inspect"])[0]; print('"$1"')' "$lab/tty.json" 2>/dev/null; }
+rm -f "$lab/ws/standin-attach.txt"
+timeout 120 python3 "$lab/attach-pty.py" "$CORDON" "$state" "$resumed_id" "$lab/tty.json"
+ok $([ "$(tt code)" = 0 ] && [ "$(tt greeted)" = True ] && tt transcript | grep -q "resumed $sess (yes)" &&
+	tt transcript | grep -q "you said hello-attach"; echo $?) \
+	"attach: claude --resume <session> on the operator's terminal, finding the session in the job's home"
+ok $([ "$(tt running)" = 1 ] && [ "$(ti 'd["Config"]["Tty"]')" = True ] && [ "$(ti 'd["HostConfig"]["NetworkMode"]')" = none ] &&
+	[ "$(ti 'd["Config"]["Labels"]["dev.cordon.role"]')" = attach ] && [ "$(ti 'd["HostConfig"]["CapDrop"]')" = "['ALL']" ] &&
+	[ "$(ti 'd["Config"]["User"]')" = "$(id -u):$(id -g)" ]; echo $?) \
+	"its container: a terminal, network none, every capability dropped, the operator's uid, labelled attach"
+ok $([ "$(rep tty attach)" = yes ] && [ "$(rep toolbelt attach)" = none ] && [ "$(rep oauth attach)" = "$oauth" ] &&
+	[ "$(rep home attach)" = "$state/homes/$resumed_id" ]; echo $?) \
+	"in it: a terminal, no toolbelt token, the sign-in, the job's home"
+ok $(tt inspect | grep -q -e "$oauth" -e "$gh"; [ $? = 1 ] && [ "$(tt running)" = 1 ]; echo $?) \
+	"the sign-in is not in the attach container's inspect"
+ok $([ "$(labelled "$resumed_id")" = 0 ]; echo $?) \
+	"when the terminal closes the attach container goes, with its companion, network and volume"
+ok $([ -f "$state/runs/$resumed_id/sandbox/900001/plan.json" ]; echo $?) \
+	"the attach's plan is recorded with the job's (as its first attach, 900001)"
+
+# every other attach is refused for such a job
+id=$(job start sh --wait -- true)
+job attach "$id" </dev/null 2>"$lab/attach.err"; rc=$?
+ok $([ "$rc" = 125 ] && grep -q 'nothing_to_attach' "$lab/attach.err" && [ "$(labelled "$id")" = 0 ]; echo $?) \
+	"attach to a shell job that ran in a container: nothing to attach, nothing made"
+id=$(job start cc -- sleep 3)
+for _ in $(seq 300); do [ -n "$(workload_of "$id")" ] && break; sleep 0.1; done
+job attach "$id" </dev/null 2>"$lab/attach.err"; rc=$?
+ok $([ "$rc" = 125 ] && grep -q 'job_running' "$lab/attach.err"; echo $?) \
+	"attach to a container job while it runs: refused (job_running)"
+grep -q job_running "$lab/attach.err" || sed "s/^/# /" "$lab/attach.err"
+job wait "$id" >/dev/null 2>&1
+cp "$lab/config.json" "$lab/config.keep"
+python3 - "$lab/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+b = c["bindings"]["cc"]
+del b["container"]
+b["executor"].pop("home_seed")
+b["sandbox"] = {"provider": "native"}
+b["env"]["CLAUDE_CONFIG_DIR"] = sys.argv[1] + ".cc"
+json.dump(c, open(sys.argv[1], "w"))
+PY
+job attach "$resumed_id" </dev/null 2>"$lab/attach.err"; rc=$?
+ok $([ "$rc" = 125 ] && grep -q 'attach_sandboxed' "$lab/attach.err" && [ "$(labelled "$resumed_id")" = 0 ]; echo $?) \
+	"a job that ran in a container never attaches on the host, even once its binding declares none"
+cp "$lab/config.keep" "$lab/config.json"
 
 sanitizer_ok
 echo "1..$n"
