@@ -129,6 +129,11 @@ echo "proxied=$(get "$HOSTIP:$PORT" | grep -o standin-ok | head -1)"
 echo "denied=$(get "127.0.0.1:$PORT" | head -1 | grep -o ' 403 ' | tr -d ' ')"
 echo "connect=$( (printf 'CONNECT %s:%s HTTP/1.1\r\nHost: %s:%s\r\n\r\n' "$HOSTIP" "$PORT" "$HOSTIP" "$PORT"; sleep 1;
 	printf 'GET / HTTP/1.0\r\nHost: x\r\n\r\n'; sleep 2) | nc -w 5 127.0.0.1 3128 2>&1 | grep -o standin-ok | head -1)"
+tb() { (printf 'CONNECT toolbelt.cordon.internal:80 HTTP/1.1\r\nHost: toolbelt.cordon.internal:80\r\n\r\n'; sleep 1
+	printf 'GET /v1/ops HTTP/1.0\r\nHost: toolbelt.cordon.internal\r\nAuthorization: Bearer %s\r\n\r\n' "$1"; sleep 2) |
+	nc -w 5 127.0.0.1 3128 2>&1; }
+echo "toolbelt=$(tb "$(cat "$CORDON_TOOLBELT")" | grep -o 'job[.]status' | head -1)"
+echo "toolbelt_bad=$(tb not-the-token | grep -c 'job[.]status')"
 echo "secret=$API_TOKEN"
 r secrets_file test -e "$CORDON_RUN/.cordon-secrets"
 echo "proxy=$HTTP_PROXY"
@@ -185,6 +190,8 @@ ok $([ "$(v proxied)" = standin-ok ] && [ "$(v connect)" = standin-ok ]; echo $?
 	"through the gateway: the allowed host ($hostip:$port) is reached, by HTTP and by CONNECT"
 ok $([ "$(v denied)" = 403 ]; echo $?) "through the gateway: a host not allowed gets 403"
 ok $([ "$(v proxy)" = http://127.0.0.1:3128 ]; echo $?) "clients are pointed at the relay on the container's loopback"
+ok $([ "$(v toolbelt)" = job.status ] && [ "$(v toolbelt_bad)" = 0 ]; echo $?) \
+	"the job's toolbelt answers inside the workload, through the relay and the companion (another token: not)"
 ok $([ "$(v secret)" = "$secret" ] && [ "$(v secrets_file)" = no ]; echo $?) \
 	"the secret reaches the command, and its file is gone before the command runs"
 audit=$(cat "$state/runs/$id/container/1-gateway/audit.log" 2>/dev/null)
