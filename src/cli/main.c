@@ -1,5 +1,6 @@
 /* main.c: top-level dispatch, --help and --version. */
 #include "cli.h"
+#include "cli/tb.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ static const struct subcommand subcommands[] = {
 	{ "adopt", cli_adopt, "prove a running process is a recorded sandbox" },
 	{ "daemon", host_part, "run jobs through bindings and serve the management API" },
 	{ "job", host_part, "start, list, show and wait for the daemon's jobs" },
-	{ "tb", host_part, "call the job's toolbelt (from inside a job)" },
+	{ "tb", cli_tb, "call the job's toolbelt (from inside a job)" },
 	{ "docker", host_part, "the Docker provider's own commands (gateway-image, doctor)" },
 	{ "confine", cli_confine, NULL },	/* internal: the srt provider's inner layer */
 	{ "netprobe", cli_netprobe, NULL },	/* internal: the Docker doctor's preflight probe */

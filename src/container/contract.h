@@ -34,6 +34,9 @@
  * anything runs, and the marker it leaves when it gets TERM. */
 #define CONTAINER_SECRETS_FILE ".cordon-secrets"
 #define CONTAINER_TERM_MARKER ".cordon-term"
+/* Inside a container: where its provider puts cordon's own static
+ * binary (the runtime; `cordon tb` is the job's toolbelt client there). */
+#define CONTAINER_RUNTIME_PATH "/.cordon/cordon"
 /* In the execution's dir: the container records, outside every grant. */
 #define CONTAINER_RECORDS_DIR "container"
 

@@ -59,6 +59,61 @@ static json_t *labels(const char *host, const char *job, unsigned int seg, const
 	return l;
 }
 
+/* A workspace as a label: the first 16 hex digits of its path's hash. */
+static int workspace_label(const char *ws, char out[17])
+{
+	char hex[65];
+
+	if (sha256_hex(ws, strlen(ws), hex) < 0)
+		return -1;
+	memcpy(out, hex, 16);
+	out[16] = '\0';
+	return 0;
+}
+
+/* Is an attach of another job running on this workspace? Its container
+ * is the operator's session, but the agent runs in it and writes the
+ * workspace: Docker resolves a new container's mounts by path, after
+ * cordon checked them, so none is made there beside it (as the daemon
+ * refuses a job beside another live one). 0 none, -1 *e. */
+static int attach_on_workspace(struct engine *g, const char *host, const char *job,
+			       const char *ws, struct err **e)
+{
+	_cleanup_free_ char *lh = NULL, *lw = NULL;
+	_cleanup_strv_ char **ids = NULL;
+	char wsl[17];
+
+	if (!ws)
+		return 0;
+	if (workspace_label(ws, wsl) < 0 || asprintf(&lh, "%s=%s", CONTAINER_LABEL_HOST, host) < 0 ||
+	    asprintf(&lw, "%s=%s", DOCKER_LABEL_WORKSPACE, wsl) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "labels");
+	char *const want[] = { lh, lw, NULL };
+	if (engine_container_list(g, want, &ids, e) < 0)
+		return err_wrap(e, "list the attaches on the workspace");
+	for (size_t i = 0; ids[i]; i++) {
+		struct engine_container c = { 0 };
+		int r = engine_container_inspect(g, ids[i], &c, e);
+		const char *other = r == ENGINE_FOUND
+					    ? json_string_value(json_object_get(c.labels,
+										CONTAINER_LABEL_JOB))
+					    : NULL;
+		bool busy = r == ENGINE_FOUND && c.running && (!other || strcmp(other, job) != 0);
+
+		if (busy)
+			err_set(e, ERR_UNAVAILABLE, 0,
+				"the workspace `%s` is in use by an attach of job %s: a container "
+				"is made only on a workspace no other job runs on",
+				ws, other ? other : "(unknown)");
+		engine_container_clear(&c);
+		if (r < 0)
+			return err_wrap(e, "inspect an attach on the workspace");
+		if (busy)
+			return -1;
+	}
+	return 0;
+}
+
 static void made_clear(struct docker_made *m)
 {
 	free(m->workload);
@@ -378,6 +433,13 @@ static int make_all(struct engine *g, const struct plan *p, const struct plan_pa
 	wl = labels(host, paths->execution, seg, p->digest, tty ? "attach" : "workload");
 	if (!vl || !gl || !wl)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "labels");
+	/* an attach names its workspace: no other job's container is made on
+	 * it while the attach runs (see attach_on_workspace) */
+	char wsl[17];
+	if (tty && str(data, "workspace") &&
+	    (workspace_label(str(data, "workspace"), wsl) < 0 ||
+	     json_object_set_new(wl, DOCKER_LABEL_WORKSPACE, json_string(wsl)) < 0))
+		return err_set(e, ERR_INTERNAL, ENOMEM, "labels");
 	/* 1. the private volume: a small tmpfs of the operator's */
 	json_t *vo = json_pack("{s:s, s:s, s:s}", "type", "tmpfs", "device", "tmpfs", "o", opts);
 	int r = vo ? engine_volume_create(g, vol, vl, vo, e) : -1;
@@ -486,7 +548,8 @@ int docker_create(const struct plan *p, const struct plan_paths *paths,
 		err_set(e, ERR_UNAVAILABLE, 0, "the Docker daemon changed since the plan was made");
 		goto out;
 	}
-	if (docker_clear_job(g, host, paths->execution, e) < 0)
+	if (docker_clear_job(g, host, paths->execution, e) < 0 ||
+	    attach_on_workspace(g, host, paths->execution, str(p->data, "workspace"), e) < 0)
 		goto out;
 	if (split_env(p, &shown, &secrets, e) < 0)
 		goto out;

@@ -9,7 +9,9 @@
 /* Inside every container: the private volume, holding the runtime and
  * the gateway's socket. */
 #define DOCKER_VOLUME_PATH "/.cordon"
-#define DOCKER_RUNTIME_PATH "/.cordon/cordon"
+#define DOCKER_RUNTIME_PATH CONTAINER_RUNTIME_PATH
+/* On an attach's container: its workspace (a hash of the path). */
+#define DOCKER_LABEL_WORKSPACE "dev.cordon.workspace"
 #define DOCKER_CHANNEL_SOCK "/.cordon/gw.sock"
 /* The label that names the runtime a gateway image carries. */
 #define DOCKER_LABEL_RUNTIME "dev.cordon.runtime"

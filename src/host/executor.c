@@ -1,6 +1,8 @@
 /* executor.c: what a binding's executor runs and needs (see executor.h). */
 #include "host/executor.h"
 
+#include "container/contract.h"
+
 #include "host/launch.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
@@ -208,9 +210,9 @@ static int build_claude(const struct host_binding *b, char *const *job_args, con
 			       "claude-code: no prompt: give one (the job's args) or set the "
 			       "binding's executor.prompt");
 	if (b->container) {
-		/* (the toolbelt's MCP server is cordon-host's, which a
-		 * container does not have) */
-		tb_cordon = NULL;
+		/* the toolbelt's MCP server is the container's own cordon */
+		if (tb_cordon)
+			tb_cordon = CONTAINER_RUNTIME_PATH;
 		if (claude_in_container(home, x, e) < 0)
 			return -1;
 	} else if (host_claude_path(&claude, e) < 0 ||

@@ -28,8 +28,8 @@ struct host_exec {
  * claude-code in a container, the job's home (its HOME and config
  * directory, which the container mounts; claude is the image's);
  * toolbelt_cordon, when the job has a toolbelt, the cordon whose `tb mcp`
- * claude gets as its MCP server (its config in run_dir/mcp.json; not in a
- * container, which has no cordon-host). A config
+ * claude gets as its MCP server (its config in run_dir/mcp.json; in a
+ * container, the container's own cordon). A config
  * directory that resolves into the operator's ~/.claude is refused as
  * ERR_DENIED; a claude that cannot be found as ERR_UNAVAILABLE. */
 int host_exec_build(const struct host_binding *b, char *const *job_args, const char *run_dir,

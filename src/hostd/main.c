@@ -5,7 +5,6 @@
 #include "container/docker.h"
 #include "hostd/client.h"
 #include "hostd/daemon.h"
-#include "hostd/tb.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -75,8 +74,6 @@ int main(int argc, char **argv)
 		return hostd_job_main(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "docker") == 0)
 		return docker_main(argc - 1, argv + 1);
-	if (argc >= 2 && strcmp(argv[1], "tb") == 0)
-		return hostd_tb_main(argc - 1, argv + 1);
 	fprintf(stderr, "usage: cordon-host daemon|job ... (run through `cordon daemon` and `cordon job`)\n");
 	return 125;
 }

@@ -8,10 +8,10 @@
 # kept across segments (a retry resumes the session it holds). The
 # sign-in and a credential-looking variable reach claude but are not in
 # the container's inspect. The prompt and inject reach its stdin through
-# the start helper. Attach: a job that ran in a container attaches in
+# the start helper; its MCP server is the container's own cordon. Attach: a job that ran in a container attaches in
 # one, on a terminal, with no toolbelt token, and that container goes
-# with its companion when the terminal closes; attach on the host is
-# refused for it.
+# with its companion when the terminal closes; no other job's container
+# is made on its workspace meanwhile; attach on the host is refused for it.
 set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,6 +56,8 @@ cat > "$lab/config.json" <<JSON
          "container": {"provider": "docker", "image": "$image", "endpoint": "unix://$sock",
                        "policy": {"write": ["{workspace}"],
                                   "network": {"allow": ["api.anthropic.com"]}}}},
+  "other": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
+         "container": {"provider": "docker", "image": "$image", "endpoint": "unix://$sock"}},
   "sh": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
          "container": {"provider": "docker", "image": "$image", "endpoint": "unix://$sock"}}
 }}
@@ -97,8 +99,10 @@ ok $([ -n "$insp" ] && ! printf '%s' "$insp" | grep -q "$oauth" && ! printf '%s'
 ok $(grep -rqs -e "$oauth" -e "$gh" "$state/runs/$id/sandbox" "$state/cordon.db"; [ $? = 1 ]; echo $?) \
 	"neither is in the plan's record or the database"
 ok $(rep argv | grep -q -- '^-p --output-format stream-json --input-format stream-json --verbose' &&
-	! rep argv | grep -q -- --mcp-config; echo $?) \
-	"claude from the image's PATH, with -p and stream-json both ways"
+	rep argv | grep -q -- "--mcp-config $state/runs/$id/run/mcp.json"; echo $?) \
+	"claude from the image's PATH, with -p, stream-json both ways and an MCP config"
+ok $(rep mcp | grep -qw job_status && grep -q '"/.cordon/cordon"' "$state/runs/$id/run/mcp.json"; echo $?) \
+	"its MCP server is the container's own cordon (tb mcp), which offers the granted operations ($(rep mcp))"
 ok $([ "$(labelled "$id")" = 0 ]; echo $?) "after the job its container, companion, network and volume are gone"
 
 # ---- inject reaches it through the start helper
@@ -151,11 +155,14 @@ greeted = until(b"resumed", 60)
 ids = subprocess.run(["docker", "ps", "-q", "--filter", "label=dev.cordon.job=" + job,
                       "--filter", "label=dev.cordon.role=attach"], capture_output=True, text=True).stdout.split()
 insp = subprocess.run(["docker", "inspect"] + ids, capture_output=True, text=True).stdout if ids else "[]"
+beside = subprocess.run([cordon, "job", "--state-dir", state, "start", "other", "--wait", "--", "true"],
+                        capture_output=True, text=True)
 os.write(fd, b"hello-attach\r")
 until(b"you said hello-attach", 30)
 until(b"\0never", 5)
 _, status = os.waitpid(pid, 0)
 json.dump({"greeted": greeted, "running": len(ids), "inspect": insp, "transcript": seen.decode(errors="replace"),
+           "beside_code": beside.returncode, "beside_id": beside.stdout,
            "code": os.waitstatus_to_exitcode(status)}, open(out, "w"))
 PY
 tt() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$lab/tty.json" "$1"; }
@@ -176,6 +183,11 @@ ok $(tt inspect | grep -q -e "$oauth" -e "$gh"; [ $? = 1 ] && [ "$(tt running)" 
 	"the sign-in is not in the attach container's inspect"
 ok $([ "$(labelled "$resumed_id")" = 0 ]; echo $?) \
 	"when the terminal closes the attach container goes, with its companion, network and volume"
+bid=$(tt beside_id | sed -n 1p)
+ok $([ "$(tt beside_code)" = 125 ] && grep -q "in use by an attach of job $resumed_id" "$state/runs/$bid/log"; echo $?) \
+	"while the attach runs no other job's container is made on its workspace"
+job start other --wait -- true >/dev/null 2>&1; rc=$?
+ok $([ "$rc" = 0 ]; echo $?) "control: once the attach has ended, it is"
 ok $([ -f "$state/runs/$resumed_id/sandbox/900001/plan.json" ]; echo $?) \
 	"the attach's plan is recorded with the job's (as its first attach, 900001)"
 

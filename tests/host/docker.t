@@ -9,7 +9,7 @@
 # port by any address, while the gateway (the companion) reaches the one
 # allowed host by HTTP and CONNECT and refuses another with 403; no
 # capabilities; the operator's uid; workspace writes owned by the
-# operator. Each with a control outside. A secret reaches the command
+# operator; the job's toolbelt answering through the relay. Each with a control outside. A secret reaches the command
 # but not the container's environment as the API shows it, and its file
 # is gone once read. The containers are made hardened (network none,
 # capabilities dropped, read-only root, no-new-privileges, the labels)

@@ -4,16 +4,15 @@
  * through the sandbox's gateway under its reserved name when a proxy is
  * set, else at the socket beside the token. `cordon tb mcp` serves the
  * operations the binding grants as MCP tools on stdio. */
-#include "hostd/tb.h"
+#include "cli/tb.h"
 
 #include "gateway/gateway.h"
 #include "host/config.h"
-#include "hostd/http.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/httpc.h"
 #include "lib/json.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,6 +22,8 @@
 
 #define TB_ANSWER_MAX ((size_t)1 << 20)
 #define TB_LINE_MAX ((size_t)1 << 20)
+/* the whole of one call, connecting included */
+#define TB_TIMEOUT_MS 60000
 
 static const char tb_usage[] =
 	"usage: cordon tb call OP [JSON]\n"
@@ -39,7 +40,9 @@ static const char tb_usage[] =
 	"has one for it (nothing otherwise); store and erase do nothing.\n"
 	"The token is read from the file $CORDON_TOOLBELT names.\n";
 
-static const char *proxy_env(void)
+/* The proxy the job's command was given (the sandbox's gateway), and
+ * the variable it came from. */
+static const char *proxy_env(const char **name)
 {
 	static const char *const names[] = { "CORDON_TOOLBELT_PROXY", "http_proxy", "HTTP_PROXY",
 					     "all_proxy", "ALL_PROXY", NULL };
@@ -47,8 +50,10 @@ static const char *proxy_env(void)
 	for (size_t i = 0; names[i]; i++) {
 		const char *v = getenv(names[i]);
 
-		if (v && v[0])
+		if (v && v[0]) {
+			*name = names[i];
 			return v;
+		}
 	}
 	return NULL;
 }
@@ -60,21 +65,52 @@ static char *why_of(const char *reason, const char *msg)
 	return asprintf(&out, "%s: %s", reason, msg) < 0 ? NULL : out;
 }
 
+/* A secret's string, wiped before it is freed. */
+static void wipe_freep(char **p)
+{
+	if (*p) {
+		explicit_bzero(*p, strlen(*p));
+		free(*p);
+	}
+}
+#define _cleanup_wipe_ __attribute__((cleanup(wipe_freep)))
+
+/* The token in the file at tokpath (its first line, visible ASCII; what
+ * follows it wiped) in *tok, which the caller wipes; -1 with *why. */
+static int read_token(const char *tokpath, char **tok, char **why)
+{
+	_cleanup_close_ int fd = open(tokpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct err *e = NULL;
+	size_t len = 0, line;
+
+	if (fd < 0 || fs_read_fd(fd, tokpath, 256, tok, &len, &e) < 0) {
+		err_free(e);
+		*why = why_of("sandbox_unavailable", "the toolbelt token cannot be read");
+		return -1;
+	}
+	line = strcspn(*tok, "\n");
+	explicit_bzero(*tok + line, len - line);
+	for (const char *p = *tok; *p; p++) {
+		if (*p <= ' ' || *p == 0x7f) {
+			*why = why_of("sandbox_unavailable", "the toolbelt token cannot be read");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* One request to the toolbelt (a POST of body, or a GET without one):
  * its JSON answer on 200, else NULL with *why ("reason: message"). */
 static json_t *tb_request(const char *path, const char *body, char **why)
 {
-	const char *tokpath = getenv("CORDON_TOOLBELT"), *proxy = proxy_env();
-	_cleanup_free_ char *tok = NULL, *auth = NULL, *sock = NULL, *url = NULL;
-	struct hostd_buf a = { .max = TB_ANSWER_MAX };
-	struct curl_slist *h = NULL;
+	const char *tokpath = getenv("CORDON_TOOLBELT"), *pname = NULL, *proxy = proxy_env(&pname);
+	_cleanup_wipe_ char *tok = NULL, *auth = NULL;
+	_cleanup_free_ char *sock = NULL;
+	struct httpc_answer a = { 0 };
+	struct httpc_proxy px;
 	struct err *e = NULL;
 	json_t *ans;
-	long status = 0;
-	size_t len = 0;
-	CURLcode res;
-	CURL *k;
-	int fd;
+	int rc;
 
 	*why = NULL;
 	if (!tokpath || tokpath[0] != '/') {
@@ -82,26 +118,21 @@ static json_t *tb_request(const char *path, const char *body, char **why)
 						     "the binding grants no operations)");
 		return NULL;
 	}
-	fd = open(tokpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || fs_read_fd(fd, tokpath, 256, &tok, &len, &e) < 0) {
-		*why = why_of("sandbox_unavailable", "the toolbelt token cannot be read");
-		err_free(e);
-		if (fd >= 0)
-			close(fd);
+	if (read_token(tokpath, &tok, why) < 0)
 		return NULL;
-	}
-	close(fd);
-	tok[strcspn(tok, "\n")] = '\0';
-	if (asprintf(&auth, "Authorization: Bearer %s", tok) < 0 ||
-	    asprintf(&url, "http://%s%s", GW_TOOLBELT_NAME, path) < 0) {
-		explicit_bzero(tok, len);
-		return NULL;
-	}
-	explicit_bzero(tok, len);
 	/* on the host, whatever proxy the operator's network needs: the
 	 * socket (a clone the host makes for a job) */
 	if (getenv("CORDON_TOOLBELT_DIRECT"))
 		proxy = NULL;
+	if (proxy && httpc_proxy_parse(proxy, &px) < 0) {
+		_cleanup_free_ char *msg = NULL;
+
+		if (asprintf(&msg, "$%s is not a proxy the toolbelt is reached through "
+				   "(http://HOST:PORT, HOST an address or localhost)", pname) < 0)
+			msg = NULL;
+		*why = msg ? why_of("sandbox_unavailable", msg) : NULL;
+		return NULL;
+	}
 	if (!proxy) {
 		/* on the host (a binding without a sandbox): the socket beside
 		 * the token */
@@ -109,48 +140,34 @@ static json_t *tb_request(const char *path, const char *body, char **why)
 		_cleanup_free_ char *dir = strndup(tokpath, (size_t)(slash - tokpath));
 
 		sock = dir ? fs_path_join(dir, "toolbelt.sock") : NULL;
-		if (!sock || strlen(sock) >= 108) {
-			explicit_bzero(auth, strlen(auth));
+		if (!sock)
 			return NULL;
-		}
 	}
-	k = curl_easy_init();
-	if (!k)
+	if (asprintf(&auth, "Bearer %s", tok) < 0) {
+		auth = NULL;
 		return NULL;
-	h = curl_slist_append(h, auth);
-	h = curl_slist_append(h, "Content-Type: application/json");
-	curl_easy_setopt(k, CURLOPT_URL, url);
-	if (proxy) {
-		/* through the gateway, which answers the reserved name itself */
-		curl_easy_setopt(k, CURLOPT_PROXY, proxy);
-		curl_easy_setopt(k, CURLOPT_HTTPPROXYTUNNEL, 1L);
-	} else {
-		curl_easy_setopt(k, CURLOPT_UNIX_SOCKET_PATH, sock);
-		curl_easy_setopt(k, CURLOPT_PROXY, "");
 	}
-	curl_easy_setopt(k, CURLOPT_NOPROXY, "");
-	curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
-	if (body)
-		curl_easy_setopt(k, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, hostd_buf_take);
-	curl_easy_setopt(k, CURLOPT_WRITEDATA, &a);
-	curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(k, CURLOPT_TIMEOUT, 60L);
-	curl_easy_setopt(k, CURLOPT_PROTOCOLS_STR, "http");
-	res = curl_easy_perform(k);
-	if (res == CURLE_OK)
-		curl_easy_getinfo(k, CURLINFO_RESPONSE_CODE, &status);
-	explicit_bzero(auth, strlen(auth));
-	curl_slist_free_all(h);
-	curl_easy_cleanup(k);
-	if (res != CURLE_OK) {
-		free(a.p);
+	/* through the gateway, which answers the reserved name itself */
+	rc = httpc_exchange(&(struct httpc_request){ .method = body ? "POST" : "GET",
+						     .host = GW_TOOLBELT_NAME,
+						     .port = GW_TOOLBELT_PORT,
+						     .path = path,
+						     .auth = auth,
+						     .body = body,
+						     .proxy = proxy ? &px : NULL,
+						     .socket = sock,
+						     .timeout_ms = TB_TIMEOUT_MS,
+						     .body_max = TB_ANSWER_MAX },
+			    &a, &e);
+	if (rc < 0) {
+		err_free(e);
 		*why = why_of("sandbox_unavailable", "the toolbelt does not answer");
 		return NULL;
 	}
-	ans = a.p ? json_loads(a.p, 0, NULL) : NULL;
-	free(a.p);
-	if (status != 200 || !json_is_object(ans)) {
+	ans = json_loadb(a.body, a.len, 0, NULL);
+	explicit_bzero(a.body, a.len);
+	free(a.body);
+	if (a.status != 200 || !json_is_object(ans)) {
 		const char *r = json_string_value(json_object_get(ans, "error"));
 		const char *m = json_string_value(json_object_get(ans, "message"));
 
@@ -352,9 +369,7 @@ static int git_credential_main(const char *action)
 	}
 	if (!args || !json_object_get(args, "protocol") || !json_object_get(args, "host"))
 		return 0;
-	curl_global_init(CURL_GLOBAL_NOTHING);
 	res = tb_call_op("git.credential", args, &why);
-	curl_global_cleanup();
 	if (!res) {
 		/* none for that host is the answer git expects often; a
 		 * toolbelt that cannot answer is said */
@@ -372,22 +387,17 @@ static int git_credential_main(const char *action)
 	return fflush(stdout) == 0 ? 0 : 125;
 }
 
-int hostd_tb_main(int argc, char **argv)
+int cli_tb(int argc, char **argv)
 {
 	_cleanup_json_ json_t *args = NULL, *res = NULL;
 	_cleanup_free_ char *text = NULL, *why = NULL;
-	int rc;
 
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		fputs(tb_usage, stdout);
 		return 0;
 	}
-	if (argc == 2 && strcmp(argv[1], "mcp") == 0) {
-		curl_global_init(CURL_GLOBAL_NOTHING);
-		rc = mcp_main();
-		curl_global_cleanup();
-		return rc;
-	}
+	if (argc == 2 && strcmp(argv[1], "mcp") == 0)
+		return mcp_main();
 	if (argc == 3 && strcmp(argv[1], "git-credential") == 0)
 		return git_credential_main(argv[2]);
 	if (argc < 3 || argc > 4 || strcmp(argv[1], "call") != 0) {
@@ -401,9 +411,7 @@ int hostd_tb_main(int argc, char **argv)
 			return 125;
 		}
 	}
-	curl_global_init(CURL_GLOBAL_NOTHING);
 	res = tb_call_op(argv[2], args, &why);
-	curl_global_cleanup();
 	if (!res) {
 		fprintf(stderr, "cordon: %s\n", why ? why : "sandbox_unavailable: the call failed");
 		return 125;
