@@ -37,6 +37,12 @@ int docker_check_pinned(const json_t *pin, const char *digest, const char *job, 
 			int *code, struct err **e);
 /* KILL it, and 0 only once the daemon says it is not running. */
 int docker_stop_pinned(const json_t *pin, struct err **e);
+/* A segment whose start helper ended without its exit file: its pinned
+ * container (the record dir's container.json, the digest pinned with the
+ * segment) stopped when it runs, and what it made removed. 0 once the
+ * daemon says it is not running, else -1 (unverified). */
+int docker_settle_record(const char *record_dir, const char *job, unsigned int seg,
+			 struct err **e);
 /* Remove what the segment made (the pin names it). */
 int docker_remove_pinned(const json_t *pin, struct err **e);
 

@@ -8,10 +8,12 @@
 #include "cli/cli.h"
 #include "hostd/daemon.h"
 #include "lib/cleanup.h"
+#include "lib/fs.h"
 #include "lib/json.h"
 #include "lib/strv.h"
 
 #include <curl/curl.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,8 @@ static const char docker_usage[] =
 	"       cordon docker doctor [--endpoint URL | --context NAME] [--state-dir DIR]\n"
 	"                            [--image ID]\n"
 	"       cordon docker sweep --state-dir DIR [--endpoint URL | --context NAME]\n"
-	"                           [--live JOB]...\n\n"
+	"                           [--live JOB]...\n"
+	"       cordon docker settle --record DIR --job ID --segment N\n\n"
 	"gateway-image: make (when missing) the image of cordon's gateway companion\n"
 	"on the Docker daemon, from cordon's static binary alone, and print its ID.\n"
 	"A container binding's segments run their gateway from it.\n"
@@ -30,7 +33,9 @@ static const char docker_usage[] =
 	"are run and removed) and print the report as JSON. Exits 0 when ready,\n"
 	"125 when not.\n"
 	"sweep: remove what the daemon holds of this state dir's jobs (containers,\n"
-	"companions, networks, volumes) but the --live ones'; the daemon runs it.\n\n"
+	"companions, networks, volumes) but the --live ones'; the daemon runs it.\n"
+	"settle: stop (confirmed) and remove the container of a segment whose start\n"
+	"helper ended without its exit file; the daemon runs it.\n\n"
 	"  --endpoint URL  the daemon: unix:///path or tcp://host:port\n"
 	"  --context NAME  a Docker CLI context (default: \"default\")\n"
 	"  --state-dir DIR cordon's state (default: $XDG_STATE_HOME/cordon)\n"
@@ -114,6 +119,43 @@ static int doctor(int argc, char **argv)
 	return json_is_true(json_object_get(report, "ready")) ? 0 : EXIT_CORDON;
 }
 
+/* settle: the daemon's child for a segment whose start helper ended
+ * without its exit file; its verdict in the record dir, settle.json
+ * ({"verified"}), which the daemon reads once this has ended. */
+static int settle(int argc, char **argv)
+{
+	const char *record = NULL, *job = NULL;
+	unsigned long seg = 0;
+	struct err *e = NULL;
+
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--record") == 0)
+			record = argv[i + 1];
+		else if (strcmp(argv[i], "--job") == 0)
+			job = argv[i + 1];
+		else if (strcmp(argv[i], "--segment") == 0)
+			seg = strtoul(argv[i + 1], NULL, 10);
+	}
+	if (!record || !job || seg == 0 || seg > 1000000 || argc % 2 == 0) {
+		fputs(docker_usage, stderr);
+		return EXIT_CORDON;
+	}
+	bool ok = docker_settle_record(record, job, (unsigned int)seg, &e) == 0;
+	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record, O_PATH | O_DIRECTORY, 0);
+	const char *v = ok ? "{\"verified\": true}\n" : "{\"verified\": false}\n";
+
+	if (!ok)
+		err_print(stderr, e);
+	err_free(e);
+	e = NULL;
+	if (dfd < 0 || fs_write_atomic(dfd, "settle.json", v, strlen(v), 0600, true, &e) < 0) {
+		err_print(stderr, e);
+		err_free(e);
+		return EXIT_CORDON;
+	}
+	return ok ? 0 : EXIT_CORDON;
+}
+
 static int sweep(int argc, char **argv)
 {
 	_cleanup_json_ json_t *cfg = json_object();
@@ -166,6 +208,8 @@ int docker_main(int argc, char **argv)
 		return doctor(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "sweep") == 0)
 		return sweep(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "settle") == 0)
+		return settle(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "wrap") == 0)
 		return cli_wrap_with(argc - 1, argv + 1, known);
 	fputs(docker_usage, argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);

@@ -8,9 +8,13 @@
 #include "container/docker_int.h"
 
 #include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/json.h"
 #include "lib/strv.h"
+#include "plan/plan.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,4 +111,39 @@ int docker_remove_pinned(const json_t *pin, struct err **e)
 	if (docker_open_pinned(pin, &g, e) < 0)
 		return -1;
 	return docker_remove_made(g, &m, e);
+}
+
+int docker_settle_record(const char *record_dir, const char *job, unsigned int seg,
+			 struct err **e)
+{
+	_cleanup_free_ char *buf = NULL, *digest = NULL, *exec_dir = NULL;
+	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
+	_cleanup_json_ json_t *pin = NULL;
+	char *slash;
+	int code = 0, st;
+
+	if (dfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "the record `%s`", record_dir);
+	if (fs_read_file(dfd, "container.json", 65536, &buf, NULL, e) < 0)
+		return -1;
+	if (!(pin = json_loads(buf, JSON_REJECT_DUPLICATES, NULL)))
+		return err_set(e, ERR_DENIED, 0, "its container pin cannot be read");
+	/* <exec_dir>/sandbox/<segment> */
+	exec_dir = strdup(record_dir);
+	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
+		*slash = '\0';
+	if (!exec_dir || plan_read_pin(exec_dir, seg, &digest, e) < 0)
+		return *e ? -1 : err_set(e, ERR_INTERNAL, ENOMEM, "settle");
+	st = docker_check_pinned(pin, digest, job, seg, &code, e);
+	if (st == DOCKER_RUNNING && docker_stop_pinned(pin, e) < 0)
+		return -1;
+	if (st < 0)
+		return -1;
+	/* stopped (or never running): what the segment made goes */
+	if (docker_remove_pinned(pin, e) < 0) {
+		err_print(stderr, *e);
+		err_free(*e);
+		*e = NULL;
+	}
+	return 0;
 }

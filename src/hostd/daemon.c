@@ -92,6 +92,8 @@ struct seg {
 	bool claude;		/* the claude-code executor's: its session is kept */
 	bool container;		/* in a container: its wrapper is the start helper */
 	bool quit_sent;		/* a container's: KILL asked of its start helper */
+	bool settling;		/* its helper ended without an exit file: pid and
+				 * pidfd are now the settle child's */
 	off_t log_start;	/* the job's log's size when it was launched */
 	struct watch wctl, wpid, wgrace;
 };
@@ -1014,38 +1016,63 @@ static void remove_own_workspace(struct hostd *d, const char *job)
 		fprintf(stderr, "cordon: daemon: cannot remove workspaces/%s\n", job);
 }
 
-/* A container segment whose helper left no exit file: its pinned
- * container (the record's container.json) checked, stopped when it runs,
- * and removed once confirmed not running. */
-static int container_settle_lost(int dfd, const struct seg *s, struct host_segment *seg,
-				 bool *unverified)
+/* A container segment whose helper left no exit file: `cordon docker
+ * settle` checks its pinned container (the record's container.json),
+ * stops it when it runs, confirms it stopped and removes what the segment
+ * made; the segment's pid and pidfd become the child's, and it ends when
+ * the child does. 0 started, -1 not (the stop is then unverified). */
+static int spawn_settle(struct hostd *d, struct seg *s)
+{
+	char n[16];
+	char *const argv[] = { d->self, "docker", "settle", "--record", s->record, "--job",
+			       s->job, "--segment", n, NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid = -1;
+	int pidfd, rc;
+
+	if (!s->record)
+		return -1;
+	snprintf(n, sizeof(n), "%u", s->n);
+	rc = posix_spawn_file_actions_init(&fa);
+	if (rc == 0) {
+		if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) == 0)
+			rc = posix_spawn(&pid, d->self, &fa, NULL, argv, environ);
+		else
+			rc = -1;
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	if (rc != 0)
+		return -1;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, s->pidfd, NULL);
+	close(s->pidfd);
+	s->pidfd = pidfd;
+	s->pid = pid;
+	s->settling = true;
+	if (watch_add(d, s->pidfd, &s->wpid) < 0) {
+		/* (without its watch, waited for here: it is bounded) */
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return 0;
+}
+
+/* What the settle child found: the record's settle.json. */
+static bool settle_verified(int dfd)
 {
 	_cleanup_free_ char *buf = NULL;
-	_cleanup_json_ json_t *pin = NULL;
+	_cleanup_json_ json_t *v = NULL;
 	struct err *e = NULL;
-	char *digest = NULL;
-	int code = 0, st = -1;
 
-	if (dfd >= 0 && fs_read_file(dfd, "container.json", 65536, &buf, NULL, &e) == 0)
-		pin = json_loads(buf, JSON_REJECT_DUPLICATES, NULL);
-	_cleanup_free_ char *exec_dir = s->record ? strdup(s->record) : NULL;
-	char *slash;
-	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
-		*slash = '\0';
-	if (pin && exec_dir && plan_read_pin(exec_dir, s->n, &digest, &e) == 0)
-		st = docker_check_pinned(pin, digest, s->job, s->n, &code, &e);
-	free(digest);
-	if (st == DOCKER_RUNNING)
-		st = docker_stop_pinned(pin, &e) == 0 ? DOCKER_GONE : -1;
-	if (st < 0) {
-		*unverified = true;
-		seg->reason = "container_stop_unverified: its start helper ended and its container "
-			      "could not be confirmed stopped";
-	} else if (docker_remove_pinned(pin, &e) < 0) {
-		err_print(stderr, e);
-	}
+	if (dfd >= 0 && fs_read_file(dfd, "settle.json", 4096, &buf, NULL, &e) == 0)
+		v = json_loads(buf, JSON_REJECT_DUPLICATES, NULL);
 	err_free(e);
-	return st < 0 ? -1 : 0;
+	return json_is_true(json_object_get(v, "verified"));
 }
 
 static void on_exit_of(struct hostd *d, struct seg *s)
@@ -1149,10 +1176,18 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 	}
 	/* A container whose start helper ended without its exit file may
 	 * still run: stopped and confirmed before anything runs again, and
-	 * what it made removed; unconfirmed, the job is not tried again. */
+	 * what it made removed, by a child (the Engine's calls are never the
+	 * loop's); the segment ends once it has. Unconfirmed, the job is not
+	 * tried again. */
 	bool unverified = false;
-	if (s->container && !x && container_settle_lost(dfd, s, &seg, &unverified) < 0)
-		unverified = true;
+	if (s->container && !x) {
+		if (!s->settling && spawn_settle(d, s) == 0)
+			return;
+		unverified = !s->settling || !settle_verified(dfd);
+		if (unverified)
+			seg.reason = "container_stop_unverified: its start helper ended and its "
+				     "container could not be confirmed stopped";
+	}
 	/* a failed attempt is tried again while the binding allows; a stop
 	 * is the operator's and final */
 	bool failed = seg.result == HOST_REFUSED || seg.result == HOST_LOST ||
@@ -1198,6 +1233,9 @@ static void on_grace(struct hostd *d, struct seg *s)
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, s->grace_fd, NULL);
 	close(s->grace_fd);
 	s->grace_fd = -1;
+	/* (its helper is gone: the settle child does the rest) */
+	if (s->settling)
+		return;
 	/* A container does not die with its start helper: the helper is
 	 * asked (QUIT) to kill it and to return once the daemon says it is
 	 * not running, and has a last grace to do so. */
@@ -1226,8 +1264,8 @@ static int stop_segment(struct hostd *d, struct seg *s)
 	struct itimerspec it = { .it_value = { .tv_sec = s->grace_ms / 1000,
 					       .tv_nsec = (long)(s->grace_ms % 1000) * 1000000L } };
 
-	if (s->stop_sig)
-		return 0; /* stopping already */
+	if (s->stop_sig || s->settling)
+		return 0; /* stopping already, or ended and being settled */
 	s->stop_sig = SIGTERM;
 	if (s->grace_ms == 0 && !s->container) {
 		s->stop_sig = SIGKILL;
@@ -1921,6 +1959,19 @@ static enum MHD_Result attach_in_container(struct hostd *d, struct MHD_Connectio
 	made->c = c;
 	MHD_suspend_connection(c);
 	return MHD_YES;
+}
+
+/* A connection is done: an attach waiting on it no longer answers it
+ * (its entry then goes once reaped). */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct hostd *d = cls;
+
+	for (struct attaching *a = d->attaches; a; a = a->next)
+		if (a->c == c)
+			a->c = NULL;
+	hostd_body_done(cls, c, con_cls, why);
 }
 
 /* Did any segment of the job run in a container? */
@@ -2672,7 +2723,7 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 	d.sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	d.mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, on_request, &d,
 				 MHD_OPTION_LISTEN_SOCKET, d.lfd, MHD_OPTION_NOTIFY_COMPLETED,
-				 hostd_body_done, &d, MHD_OPTION_CONNECTION_LIMIT, 256U,
+				 on_completed, &d, MHD_OPTION_CONNECTION_LIMIT, 256U,
 				 MHD_OPTION_CONNECTION_TIMEOUT, 60U, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 				 (size_t)(128 * 1024), MHD_OPTION_END);
 	if (d.sfd < 0 || !d.mhd) {

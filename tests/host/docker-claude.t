@@ -169,8 +169,9 @@ tt() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[
 ti() { python3 -c 'import json,sys; d=json.loads(json.load(open(sys.argv[1]))["inspect"])[0]; print('"$1"')' "$lab/tty.json" 2>/dev/null; }
 rm -f "$lab/ws/standin-attach.txt"
 timeout 120 python3 "$lab/attach-pty.py" "$CORDON" "$state" "$resumed_id" "$lab/tty.json"
-ok $([ "$(tt code)" = 0 ] && [ "$(tt greeted)" = True ] && tt transcript | grep -q "resumed $sess (yes)" &&
-	tt transcript | grep -q "you said hello-attach"; echo $?) \
+transcript=$(tt transcript)
+ok $([ "$(tt code)" = 0 ] && [ "$(tt greeted)" = True ] && printf '%s' "$transcript" | grep -q "resumed $sess (yes)" &&
+	printf '%s' "$transcript" | grep -q "you said hello-attach"; echo $?) \
 	"attach: claude --resume <session> on the operator's terminal, finding the session in the job's home"
 ok $([ "$(tt running)" = 1 ] && [ "$(ti 'd["Config"]["Tty"]')" = True ] && [ "$(ti 'd["HostConfig"]["NetworkMode"]')" = none ] &&
 	[ "$(ti 'd["Config"]["Labels"]["dev.cordon.role"]')" = attach ] && [ "$(ti 'd["HostConfig"]["CapDrop"]')" = "['ALL']" ] &&
@@ -179,7 +180,8 @@ ok $([ "$(tt running)" = 1 ] && [ "$(ti 'd["Config"]["Tty"]')" = True ] && [ "$(
 ok $([ "$(rep tty attach)" = yes ] && [ "$(rep toolbelt attach)" = none ] && [ "$(rep oauth attach)" = "$oauth" ] &&
 	[ "$(rep home attach)" = "$state/homes/$resumed_id" ]; echo $?) \
 	"in it: a terminal, no toolbelt token, the sign-in, the job's home"
-ok $(tt inspect | grep -q -e "$oauth" -e "$gh"; [ $? = 1 ] && [ "$(tt running)" = 1 ]; echo $?) \
+ainsp=$(tt inspect)
+ok $(printf '%s' "$ainsp" | grep -q -e "$oauth" -e "$gh"; [ $? = 1 ] && [ "$(tt running)" = 1 ]; echo $?) \
 	"the sign-in is not in the attach container's inspect"
 ok $([ "$(labelled "$resumed_id")" = 0 ]; echo $?) \
 	"when the terminal closes the attach container goes, with its companion, network and volume"

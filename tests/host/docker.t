@@ -21,7 +21,9 @@
 # interrupted, a stop confirmed. The recover table after `kill -9` of
 # the daemon: a live helper adopted; a dead helper with its container
 # exited (its status), running (stopped by the host) or gone (confirmed);
-# a daemon that cannot be asked (unverified, nothing run again). Doctor
+# a daemon that cannot be asked (unverified, nothing run again). A start
+# helper killed under a live daemon: its container settled by a child of
+# the daemon (stopped, confirmed, removed). Doctor
 # reports the Docker checks a launch ran; reconcile's sweep removes what
 # an ended job left and keeps a live job's and another host's.
 set -u
@@ -312,6 +314,19 @@ ok $([ "$(printf '%s' "$sE" | jfield segments.0.result)" = lost ] &&
 	printf '%s' "$sE" | jfield segments.0.reason | grep -q container_stop_unverified; echo $?) \
 	"recover: a Docker daemon that cannot be asked: not adopted, the stop unverified"
 dockerd_start || echo "# dockerd did not start again"
+
+# ---- the start helper killed while the daemon runs: its container
+# settled by a child of the daemon (stopped, confirmed, removed)
+idK=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
+wait_for "$state/runs/$idK/run/up"
+wK=$(workload_of "$idK")
+kill -KILL "$(helper_of "$idK")" 2>/dev/null
+job wait "$idK" >/dev/null 2>&1; rc=$?
+sK=$(job show --json "$idK")
+ok $([ -n "$wK" ] && [ "$rc" != 0 ] && [ "$(printf '%s' "$sK" | jfield segments.0.result)" = lost ] &&
+	[ -z "$(docker ps -q --filter "id=$wK")" ] && [ "$(labelled "$idK")" = 0 ] &&
+	grep -q '"verified": true' "$state/runs/$idK/sandbox/1/settle.json"; echo $?) \
+	"a start helper killed under a live daemon: its container stopped (confirmed) and removed by the daemon's settle child, the segment lost"
 
 # ---- doctor and reconcile's sweep
 jd=$(api GET /v1/doctor | cut -d" " -f2-)
