@@ -1902,6 +1902,16 @@ static void attaches_reap(struct hostd *d)
 	}
 }
 
+/* Is an attach of the job being made? A second one then would take
+ * the same number, and its create would remove the first's container. */
+static bool attach_being_made(struct hostd *d, const char *job)
+{
+	for (struct attaching *a = d->attaches; a; a = a->next)
+		if (a->ctl >= 0 && strcmp(a->job, job) == 0)
+			return true;
+	return false;
+}
+
 /* A job that ran in a container attaches in one, never on the host. */
 static enum MHD_Result attach_in_container(struct hostd *d, struct MHD_Connection *c,
 					   const char *job, const json_t *j)
@@ -1928,7 +1938,7 @@ static enum MHD_Result attach_in_container(struct hostd *d, struct MHD_Connectio
 	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
 	if (!b || !b->container) {
 		r = 1;
-	} else if (job_live(d, job)) {
+	} else if (job_live(d, job) || attach_being_made(d, job)) {
 		r = 3;
 	} else if (b->executor != HOST_EXEC_CLAUDE_CODE || !session_ok(session) || !ws) {
 		r = 2;
@@ -1949,7 +1959,9 @@ static enum MHD_Result attach_in_container(struct hostd *d, struct MHD_Connectio
 		return hostd_fail(c, 409, "nothing_to_attach",
 				  "the job has no claude session to resume");
 	case 3:
-		return hostd_fail(c, 409, "job_running", "the job is running: attach once it has ended");
+		return hostd_fail(c, 409, "job_running",
+				  "the job is running, or an attach of it is being made: attach once "
+				  "it has ended");
 	case 4:
 		return hostd_fail(c, 409, "sandbox_unavailable",
 				  "another job runs on the job's workspace: attach once it has ended");
