@@ -88,6 +88,15 @@ $(1)/tests/helpers/engine-probe: $(1)/tests/helpers/engine-probe.o \
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS) $(HOSTD_LIBS)
 
+# the mirror's unit test: src/container/mirror*.c (in cordon-host only)
+# and libarchive, which both it and the test use
+$(1)/tests/unit/mirror.t: $(1)/tests/unit/mirror.o \
+		$(patsubst %.c,$(1)/%.o,$(filter src/container/mirror%,$(SRC_CONTAINER))) \
+		$(1)/tests/lib/tap.o $(1)/libcordon.a
+	@mkdir -p $$(@D)
+	@echo '  LD      $$@'
+	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS) $(HOSTD_LIBS)
+
 -include $(patsubst %.c,$(1)/%.d,$(SRC_ALL) $(TEST_LIB) $(UNIT_SRC) $(HELPER_SRC))
 endef
 

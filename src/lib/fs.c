@@ -68,8 +68,7 @@ static void canon_pop(char *buf, size_t *len)
 
 static int fs_canonical_walk(const char *path, char **out, char ***links, struct err **e);
 
-/* Already in normal form: absolute, no empty, "." or ".." component. */
-static bool lexically_normal(const char *p)
+bool fs_path_normal(const char *p)
 {
 	if (p[0] != '/')
 		return false;
@@ -114,7 +113,7 @@ int fs_canonical(const char *path, char **out, struct err **e)
 
 int fs_canonical_links(const char *path, char **out, char ***links, struct err **e)
 {
-	if (lexically_normal(path) && no_links(path)) {
+	if (fs_path_normal(path) && no_links(path)) {
 		*out = strdup(path);
 		return *out ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "canonical path");
 	}

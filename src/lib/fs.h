@@ -15,6 +15,8 @@
 bool fs_path_within(const char *b, const char *a);
 /* a joined with b ('/' between, no doubled slash). Caller frees. */
 char *fs_path_join(const char *a, const char *b);
+/* Already in normal form: absolute, no empty, "." or ".." component. */
+bool fs_path_normal(const char *p);
 
 /* Resolve symbolic links in the longest existing prefix of an absolute,
  * normalised path (no ".."), the way the kernel would walk it; a dangling
