@@ -88,6 +88,13 @@ $(1)/tests/helpers/engine-probe: $(1)/tests/helpers/engine-probe.o \
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS) $(HOSTD_LIBS)
 
+# the conformance suite's fake providers: `cordon container` over them
+$(1)/tests/helpers/fakectr: $(1)/tests/helpers/fakectr.o $(1)/src/container/lifecycle.o \
+		$(1)/libcordon.a
+	@mkdir -p $$(@D)
+	@echo '  LD      $$@'
+	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
+
 # the mirror's unit test: src/container/mirror*.c (in cordon-host only)
 # and libarchive, which both it and the test use
 $(1)/tests/unit/mirror.t: $(1)/tests/unit/mirror.o \
@@ -142,9 +149,9 @@ check: deps
 	$(MAKE) lint
 
 # The Docker suites run beside the rest: each starts a dockerd of its own
-# on a lab of its own and mostly waits on it; the rest in order. Both
-# logs are printed, and either failing fails the run.
-DOCKER_T := tests/host/engine.t tests/host/docker.t tests/host/docker-doctor.t tests/host/docker-claude.t
+# on a lab of its own and mostly waits on it; the rest in order. Both logs are printed, and either failing fails the run.
+DOCKER_T := tests/host/engine.t tests/host/docker.t tests/host/docker-doctor.t tests/host/docker-claude.t \
+	tests/host/docker-conformance.t
 TEST_ENV := CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san/tests/helpers \
 	CORDON_FUZZ=$(CURDIR)/build/fuzz CORDON_SRC=$(CURDIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
@@ -154,7 +161,8 @@ test: build/san/cordon build/san/cordon-host build/cordon-static $(UNIT_BIN) $(H
 	@{ $(TEST_ENV) prove -e '' $(DOCKER_T) >build/docker-tests.log 2>&1; \
 	   echo $$? >build/docker-tests.rc; } & \
 	$(TEST_ENV) prove -e '' $(UNIT_BIN:%=./%) $(filter-out $(DOCKER_T),$(sort $(wildcard \
-		tests/cli/*.t tests/isolation/*.t tests/gateway/*.t tests/host/*.t tests/fuzz/*.t))); \
+		tests/cli/*.t tests/isolation/*.t tests/gateway/*.t tests/host/*.t tests/container/*.t \
+		tests/fuzz/*.t))); \
 	r=$$?; wait; echo '--- the Docker suites:'; cat build/docker-tests.log; \
 	d=$$(cat build/docker-tests.rc 2>/dev/null || echo 1); [ "$$r" = 0 ] && [ "$$d" = 0 ]
 

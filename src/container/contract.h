@@ -50,17 +50,20 @@ struct container_launch {
 					 * by the operator's client, not the helper */
 };
 
-/* What inspect found. */
-struct container_state {
-	char *daemon;		/* the ID of the daemon that answered */
-	char *id;
-	char *image;
-	char *started_at;	/* RFC 3339 */
-	bool running;
-	bool ever_started;
-	int exit_code;
-	json_t *labels;
+/* What inspect says of a pinned container. */
+enum container_status {
+	CONTAINER_GONE = 0,	/* the pinned place answered: it holds no such container */
+	CONTAINER_CREATED = 1,	/* made, never started */
+	CONTAINER_RUNNING = 2,
+	CONTAINER_EXITED = 3,	/* started and ended: exit_code is its status */
 };
+
+/* What inspect found (filled for CREATED, RUNNING and EXITED). */
+struct container_state {
+	char *started_at;	/* RFC 3339, NULL before a start */
+	int exit_code;
+};
+void container_state_clear(struct container_state *st);
 
 struct container_provider {
 	const char *name;
@@ -88,7 +91,51 @@ struct container_provider {
 	/* A container made and never started (the host's word never came):
 	 * what create made is removed, the secrets file with it. */
 	void (*discard)(const struct plan_paths *paths, const json_t *pin);
+
+	/* The lifecycle the daemon drives (reconcile, recovery, a stop to
+	 * confirm), each on a pin as create made it. */
+	/* What the pinned container is: a CONTAINER_* (st filled, may be
+	 * NULL), or -1 when the place it was made cannot be asked, answers as
+	 * another (daemon, host key), or holds a container of the pinned ID
+	 * that is not the pinned one (the host's, job's, segment's and
+	 * digest's labels; digest NULL: not checked; seg 0: likewise). */
+	int (*inspect)(const json_t *pin, const char *digest, const char *job, unsigned int seg,
+		       struct container_state *st, struct err **e);
+	/* The pins' container IDs of every workload container this host
+	 * (label) holds on the place a binding's config names, of one job
+	 * (NULL: all). Never another host's or job's; a listing that cannot
+	 * be made is -1, never an empty one. */
+	int (*list)(const json_t *config, const char *state_dir, const char *host, const char *job,
+		    char ***ids, struct err **e);
+	/* KILL it (its whole group); 0 only once the place says it is not
+	 * running (a gone one: 0). */
+	int (*stop)(const json_t *pin, struct err **e);
+	/* Remove what create made; a gone one is 0 (removable again). */
+	int (*remove)(const json_t *pin, struct err **e);
+	/* Reconcile on the place a binding's config names: remove what
+	 * carries this host's label for a job not in live (NULL-terminated;
+	 * may be NULL); *removed counts it. A listing that fails removes
+	 * nothing and is -1. */
+	int (*sweep)(const json_t *config, const char *state_dir, const char *host,
+		     char *const *live, unsigned int *removed, struct err **e);
 };
+
+/* A provider's plan part: p->data's "container" (part, taken), the
+ * summary prefixed with where, the signals TERM. */
+int container_plan_part(struct plan *p, json_t *part, const char *where, struct err **e);
+
+/* The provider named (the pin's and config's "provider"), among known. */
+const struct container_provider *container_provider_find(const struct container_provider *const *known,
+							 const char *name);
+
+/* The job's signals record (<exec_dir>/container/signals): sig appended
+ * and synced before the host sends it to the segment's container. */
+int container_record_signal(const struct plan_paths *paths, int sig, struct err **e);
+/* Did the host send this segment a TERM (its signals record says so)? */
+bool container_host_sent_term(const struct plan_paths *paths);
+/* A start helper's TERM, INT, HUP and QUIT, blocked and read from the
+ * signalfd returned (close-on-exec), or -1 with *e. */
+int container_helper_signals(struct err **e);
 
 /* The host label: a hash of the canonical state dir (16 hex digits). */
 int container_host_label(const char *state_dir, char out[17], struct err **e);

@@ -316,18 +316,12 @@ static int docker_plan(const struct grant *g, const struct plan_paths *paths,
 	/* the job's home: the command's HOME and claude's config directory */
 	if (c && cl->home)
 		json_object_set_new(c, "home", json_string(cl->home));
-	if (!c || json_object_set_new(p->data, "container", c) < 0) {
-		err_set(e, ERR_CONFIG, 0, "the container plan cannot be recorded (not UTF-8?)");
-		goto out;
-	}
-	if (asprintf(&summary, "docker %.19s: %s", img.id, p->summary) < 0) {
+	if (asprintf(&summary, "docker %.19s", img.id) < 0) {
+		json_decref(c);
 		err_set(e, ERR_INTERNAL, ENOMEM, "docker plan");
 		goto out;
 	}
-	free(p->summary);
-	p->summary = steal_pointer(&summary);
-	p->signals = PLAN_SIGNALS_TERM;
-	r = 0;
+	r = container_plan_part(p, c, summary, e);
 out:
 	engine_info_clear(&info);
 	engine_image_clear(&img);
@@ -340,4 +334,9 @@ const struct container_provider docker_provider = {
 	.create = docker_create,
 	.start = docker_start,
 	.discard = docker_discard,
+	.inspect = docker_inspect,
+	.list = docker_list,
+	.stop = docker_stop,
+	.remove = docker_remove,
+	.sweep = docker_sweep_config,
 };

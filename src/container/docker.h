@@ -27,24 +27,15 @@ int docker_gateway_image(struct engine *g, bool make, char **id, struct err **e)
  * tcp://), else "context" (a Docker CLI context), else the default. */
 int docker_open(const json_t *config, struct engine **g, char **endpoint, struct err **e);
 
-/* A pinned container after a restart (the pin as the wrapper reported
- * it): DOCKER_RUNNING or DOCKER_EXITED (*code its status) when it is the
- * pinned one on the pinned daemon, DOCKER_GONE when that daemon holds no
- * such container; -1 when the daemon cannot be asked or is another, or
- * the container is not the pinned one. */
-enum { DOCKER_GONE = 0, DOCKER_RUNNING = 1, DOCKER_EXITED = 2 };
-int docker_check_pinned(const json_t *pin, const char *digest, const char *job, unsigned int seg,
-			int *code, struct err **e);
+/* The lifecycle ops (contract.h), for the daemon through the provider. */
+int docker_inspect(const json_t *pin, const char *digest, const char *job, unsigned int seg,
+		   struct container_state *st, struct err **e);
+int docker_list(const json_t *config, const char *state_dir, const char *host, const char *job,
+		char ***ids, struct err **e);
 /* KILL it, and 0 only once the daemon says it is not running. */
-int docker_stop_pinned(const json_t *pin, struct err **e);
-/* A segment whose start helper ended without its exit file: its pinned
- * container (the record dir's container.json, the digest pinned with the
- * segment) stopped when it runs, and what it made removed. 0 once the
- * daemon says it is not running, else -1 (unverified). */
-int docker_settle_record(const char *record_dir, const char *job, unsigned int seg,
-			 struct err **e);
+int docker_stop(const json_t *pin, struct err **e);
 /* Remove what the segment made (the pin names it). */
-int docker_remove_pinned(const json_t *pin, struct err **e);
+int docker_remove(const json_t *pin, struct err **e);
 
 /* `cordon job attach`: run the pinned attach container (made by the
  * daemon, not started; a TTY, stdin open once, labelled
@@ -83,7 +74,11 @@ json_t *docker_last_pass(const char *state_dir);
 int docker_sweep(struct engine *g, const char *host, char *const *live, unsigned int *removed,
 		 struct err **e);
 
-/* `cordon docker ...` (cordon-host): gateway-image, wrap. */
+/* The provider's sweep (contract.h) on the daemon a config names. */
+int docker_sweep_config(const json_t *config, const char *state_dir, const char *host,
+			char *const *live, unsigned int *removed, struct err **e);
+
+/* `cordon docker ...` (cordon-host): gateway-image, doctor, sweep. */
 int docker_main(int argc, char **argv);
 
 #endif

@@ -267,7 +267,7 @@ void docker_discard(const struct plan_paths *paths, const json_t *pin)
 	struct err *e = NULL;
 
 	docker_drop_secrets(paths->run_dir);
-	if (docker_remove_pinned(pin, &e) < 0) {
+	if (docker_remove(pin, &e) < 0) {
 		err_wrap(&e, "remove the segment's containers");
 		err_print(stderr, e);
 	}

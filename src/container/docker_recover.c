@@ -51,8 +51,8 @@ static bool label_is(const json_t *labels, const char *k, const char *v)
 	return have && v && strcmp(have, v) == 0;
 }
 
-int docker_check_pinned(const json_t *pin, const char *digest, const char *job, unsigned int seg,
-			int *code, struct err **e)
+int docker_inspect(const json_t *pin, const char *digest, const char *job, unsigned int seg,
+		   struct container_state *st, struct err **e)
 {
 	_cleanup_engine_ struct engine *g = NULL;
 	struct engine_container c = { 0 };
@@ -65,34 +65,56 @@ int docker_check_pinned(const json_t *pin, const char *digest, const char *job, 
 	if (r < 0)
 		return err_wrap(e, "container_stop_unverified: inspect the pinned container");
 	if (r == ENGINE_GONE)
-		return DOCKER_GONE;
+		return CONTAINER_GONE;
 	snprintf(n, sizeof(n), "%u", seg);
 	if (strcmp(c.id, str(pin, "container")) != 0 ||
 	    !label_is(c.labels, CONTAINER_LABEL_HOST, str(pin, "host")) ||
-	    !label_is(c.labels, CONTAINER_LABEL_JOB, job) ||
-	    !label_is(c.labels, CONTAINER_LABEL_SEGMENT, n) ||
-	    !label_is(c.labels, CONTAINER_LABEL_DIGEST, digest) || !c.image ||
+	    (job && !label_is(c.labels, CONTAINER_LABEL_JOB, job)) ||
+	    (seg && !label_is(c.labels, CONTAINER_LABEL_SEGMENT, n)) ||
+	    (digest && !label_is(c.labels, CONTAINER_LABEL_DIGEST, digest)) || !c.image ||
 	    !str(pin, "image") || strcmp(c.image, str(pin, "image")) != 0) {
 		engine_container_clear(&c);
 		return err_set(e, ERR_DENIED, 0,
 			       "the container of the pinned ID is not the pinned one (its labels "
 			       "or image differ)");
 	}
-	r = c.running ? DOCKER_RUNNING : DOCKER_EXITED;
-	*code = c.exit_code;
+	/* never started: the daemon's status says so, and its start time is
+	 * the zero time */
+	if (c.running)
+		r = CONTAINER_RUNNING;
+	else if (c.status && strcmp(c.status, "created") == 0)
+		r = CONTAINER_CREATED;
+	else
+		r = CONTAINER_EXITED;
+	if (st) {
+		st->exit_code = c.exit_code;
+		st->started_at = r != CONTAINER_CREATED && c.started_at ? strdup(c.started_at) : NULL;
+	}
 	engine_container_clear(&c);
 	return r;
 }
 
-int docker_stop_pinned(const json_t *pin, struct err **e)
+int docker_stop(const json_t *pin, struct err **e)
 {
 	_cleanup_engine_ struct engine *g = NULL;
 	int code = 0;
 
 	if (docker_open_pinned(pin, &g, e) < 0)
 		return -1;
-	if (engine_container_kill(g, str(pin, "container"), SIGKILL, e) < 0)
-		return err_wrap(e, "container_stop_unverified");
+	if (engine_container_kill(g, str(pin, "container"), SIGKILL, e) < 0) {
+		/* a gone one is stopped (contract.h), on the daemon's own word */
+		struct engine_container c = { 0 };
+		struct err *ie = NULL;
+		int r = engine_container_inspect(g, str(pin, "container"), &c, &ie);
+
+		engine_container_clear(&c);
+		err_free(ie);
+		if (r != ENGINE_GONE)
+			return err_wrap(e, "container_stop_unverified");
+		err_free(*e);
+		*e = NULL;
+		return 0;
+	}
 	/* confirmed only when the daemon says it is not running */
 	int r = engine_container_wait(g, str(pin, "container"), "not-running", 30, &code, e);
 	if (r != 0 && r != ENGINE_WAIT_GONE)
@@ -102,7 +124,7 @@ int docker_stop_pinned(const json_t *pin, struct err **e)
 	return 0;
 }
 
-int docker_remove_pinned(const json_t *pin, struct err **e)
+int docker_remove(const json_t *pin, struct err **e)
 {
 	_cleanup_engine_ struct engine *g = NULL;
 	struct docker_made m = { (char *)str(pin, "container"), (char *)str(pin, "gateway"),
@@ -113,37 +135,20 @@ int docker_remove_pinned(const json_t *pin, struct err **e)
 	return docker_remove_made(g, &m, e);
 }
 
-int docker_settle_record(const char *record_dir, const char *job, unsigned int seg,
-			 struct err **e)
+int docker_list(const json_t *config, const char *state_dir, const char *host, const char *job,
+		char ***ids, struct err **e)
 {
-	_cleanup_free_ char *buf = NULL, *digest = NULL, *exec_dir = NULL;
-	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
-	_cleanup_json_ json_t *pin = NULL;
-	char *slash;
-	int code = 0, st;
+	_cleanup_engine_ struct engine *g = NULL;
+	_cleanup_free_ char *lh = NULL, *lj = NULL, *lr = NULL;
 
-	if (dfd < 0)
-		return err_set(e, ERR_UNAVAILABLE, errno, "the record `%s`", record_dir);
-	if (fs_read_file(dfd, "container.json", 65536, &buf, NULL, e) < 0)
+	(void)state_dir;
+	*ids = NULL;
+	if (asprintf(&lh, "%s=%s", CONTAINER_LABEL_HOST, host) < 0 ||
+	    asprintf(&lr, "%s=workload", CONTAINER_LABEL_ROLE) < 0 ||
+	    (job && asprintf(&lj, "%s=%s", CONTAINER_LABEL_JOB, job) < 0))
+		return err_set(e, ERR_INTERNAL, ENOMEM, "labels");
+	char *const want[] = { lh, lr, lj, NULL };
+	if (docker_open(config, &g, NULL, e) < 0)
 		return -1;
-	if (!(pin = json_loads(buf, JSON_REJECT_DUPLICATES, NULL)))
-		return err_set(e, ERR_DENIED, 0, "its container pin cannot be read");
-	/* <exec_dir>/sandbox/<segment> */
-	exec_dir = strdup(record_dir);
-	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
-		*slash = '\0';
-	if (!exec_dir || plan_read_pin(exec_dir, seg, &digest, e) < 0)
-		return *e ? -1 : err_set(e, ERR_INTERNAL, ENOMEM, "settle");
-	st = docker_check_pinned(pin, digest, job, seg, &code, e);
-	if (st == DOCKER_RUNNING && docker_stop_pinned(pin, e) < 0)
-		return -1;
-	if (st < 0)
-		return -1;
-	/* stopped (or never running): what the segment made goes */
-	if (docker_remove_pinned(pin, e) < 0) {
-		err_print(stderr, *e);
-		err_free(*e);
-		*e = NULL;
-	}
-	return 0;
+	return engine_container_list(g, want, ids, e);
 }

@@ -32,45 +32,6 @@ static const char *str(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* Append {"segment", "signal", "time"} to the job's signals record and
- * sync it, before the signal is sent: every signal that reaches the
- * container through the host is there. */
-static int record_signal(const struct plan_paths *paths, int sig, struct err **e)
-{
-	_cleanup_close_ int xfd = fs_open_nofollow(AT_FDCWD, paths->exec_dir, O_PATH | O_DIRECTORY, 0);
-	_cleanup_close_ int dfd = -1, fd = -1;
-	char line[160];
-	struct timespec ts;
-
-	if (xfd < 0 || (dfd = fs_mkdirs_beneath(xfd, CONTAINER_RECORDS_DIR, 0700, e)) < 0)
-		return *e ? -1 : err_set(e, ERR_UNAVAILABLE, errno, "container records");
-	fd = openat(dfd, "signals", O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	int n = snprintf(line, sizeof(line), "{\"segment\":%u,\"signal\":%d,\"time\":%lld}\n",
-			 paths->segment, sig, (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-	if (fd < 0 || fs_write_exact(fd, line, (size_t)n) < 0 || fsync(fd) < 0)
-		return err_set(e, ERR_UNAVAILABLE, errno, "container records: signals");
-	return 0;
-}
-
-/* Did the host send this segment a TERM (its signals record says so)? */
-static bool host_sent_term(const struct plan_paths *paths)
-{
-	_cleanup_free_ char *path = NULL, *buf = NULL;
-	struct err *e = NULL;
-	char want[64];
-	size_t len = 0;
-
-	if (asprintf(&path, "%s/%s/signals", paths->exec_dir, CONTAINER_RECORDS_DIR) < 0)
-		return false;
-	if (fs_read_file(AT_FDCWD, path, (size_t)1 << 20, &buf, &len, &e) < 0) {
-		err_free(e);
-		return false;
-	}
-	snprintf(want, sizeof(want), "{\"segment\":%u,\"signal\":%d,", paths->segment, SIGTERM);
-	return strstr(buf, want) != NULL;
-}
-
 /* The runtime's TERM marker in the run dir, taken away (the next segment
  * starts without one): was it there? */
 static bool take_term_marker(const char *run_dir)
@@ -129,7 +90,7 @@ static int relay(struct engine *g, const char *id, const struct plan_paths *path
 
 				/* recorded first: a signal the host sends is never
 				 * mistaken for one it did not */
-				if (record_signal(paths, sig, &se) < 0 ||
+				if (container_record_signal(paths, sig, &se) < 0 ||
 				    engine_container_kill(g, id, sig, &se) < 0)
 					err_print(stderr, se);
 				err_free(se);
@@ -171,7 +132,6 @@ int docker_start(const struct plan *p, const struct plan_paths *paths, const jso
 	const char *id = str(pin, "container");
 	struct docker_made m = { (char *)id, (char *)str(pin, "gateway"),
 				 (char *)str(pin, "network"), (char *)str(pin, "volume") };
-	sigset_t set;
 	int code = -1;
 
 	(void)p;
@@ -183,16 +143,8 @@ int docker_start(const struct plan *p, const struct plan_paths *paths, const jso
 	json_decref(ep);
 	if (r < 0)
 		return -1;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
-	    (sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0) {
-		err_set(e, ERR_UNAVAILABLE, errno, "start helper: signals");
+	if ((sfd = container_helper_signals(e)) < 0)
 		goto remove;
-	}
 	/* attached first: the output from the very start is kept */
 	if (engine_container_attach(g, id, true, &afd, e) < 0 ||
 	    engine_container_start(g, id, e) < 0)
@@ -205,7 +157,7 @@ int docker_start(const struct plan *p, const struct plan_paths *paths, const jso
 		code = -1;
 		goto remove;
 	}
-	*interrupted = take_term_marker(paths->run_dir) && !host_sent_term(paths);
+	*interrupted = take_term_marker(paths->run_dir) && !container_host_sent_term(paths);
 remove:
 	/* (the runtime removed it as it started; a container that never
 	 * started did not) */

@@ -149,3 +149,15 @@ int docker_sweep(struct engine *g, const char *host, char *const *live, unsigned
 	}
 	return 0;
 }
+
+int docker_sweep_config(const json_t *config, const char *state_dir, const char *host,
+			char *const *live, unsigned int *removed, struct err **e)
+{
+	_cleanup_engine_ struct engine *g = NULL;
+
+	(void)state_dir;
+	*removed = 0;
+	if (docker_open(config, &g, NULL, e) < 0)
+		return -1;
+	return docker_sweep(g, host, live, removed, e);
+}

@@ -316,7 +316,7 @@ remove:
 	if (ours) {
 		struct err *re = NULL;
 
-		if (docker_remove_pinned(pin, &re) < 0) {
+		if (docker_remove(pin, &re) < 0) {
 			err_wrap(&re, "remove the attach container");
 			err_print(stderr, re);
 		}

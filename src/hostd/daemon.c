@@ -7,6 +7,7 @@
  * exit file what came of it. */
 #include "hostd/daemon.h"
 #include "container/docker.h"
+#include "container/lifecycle.h"
 
 #include "host/config.h"
 #include "host/db.h"
@@ -578,7 +579,7 @@ static int spawn_wrap(struct hostd *d, bool container, char **env, int logfd, in
 	sigset_t none, dfl;
 	/* a container's wrapper is cordon-host's, which has the providers */
 	char *const wargv[] = { d->self, "wrap", "--ctl", "3", NULL };
-	char *const cargv[] = { d->self, "docker", "wrap", "--ctl", "3", NULL };
+	char *const cargv[] = { d->self, "container", "wrap", "--ctl", "3", NULL };
 	int rc;
 
 	*pid = -1;
@@ -1024,7 +1025,7 @@ static void remove_own_workspace(struct hostd *d, const char *job)
 static int spawn_settle(struct hostd *d, struct seg *s)
 {
 	char n[16];
-	char *const argv[] = { d->self, "docker", "settle", "--record", s->record, "--job",
+	char *const argv[] = { d->self, "container", "settle", "--record", s->record, "--job",
 			       s->job, "--segment", n, NULL };
 	posix_spawn_file_actions_t fa;
 	pid_t pid = -1;
@@ -2304,7 +2305,7 @@ static int recover_container(const struct host_segment *s, const struct plan *p,
 			     pid_t pid, struct err **e)
 {
 	_cleanup_json_ json_t *pin = json_loads(s->container, JSON_REJECT_DUPLICATES, NULL);
-	int code = 0, st;
+	const struct container_provider *cp;
 
 	if (!pin)
 		return err_set(e, ERR_DENIED, 0, "its container pin cannot be read");
@@ -2312,8 +2313,9 @@ static int recover_container(const struct host_segment *s, const struct plan *p,
 		return err_set(e, ERR_DENIED, 0, "its start helper is gone");
 	if (adopt_check_root(p, s->record_dir, 0, pid, e) != 0)
 		return -1;
-	st = docker_check_pinned(pin, s->digest, s->job, s->n, &code, e);
-	return st < 0 ? -1 : 0;
+	if (!(cp = container_of(container_providers, pin, e)))
+		return -1;
+	return cp->inspect(pin, s->digest, s->job, s->n, NULL, e) < 0 ? -1 : 0;
 }
 
 /* A container segment that was not adopted: settled by what its pinned
@@ -2328,18 +2330,23 @@ static void recover_container_end(struct hostd *d, const struct host_segment *s,
 	_cleanup_json_ json_t *pin = json_loads(s->container, JSON_REJECT_DUPLICATES, NULL);
 	_cleanup_free_ char *reason = NULL;
 	struct err *e = NULL;
-	int code = 125, st = pin ? docker_check_pinned(pin, s->digest, s->job, s->n, &code, &e)
-				 : err_set(&e, ERR_DENIED, 0, "its container pin cannot be read");
+	const struct container_provider *cp = pin ? container_of(container_providers, pin, &e) : NULL;
+	struct container_state cs = { .exit_code = 125 };
+	int st = cp ? cp->inspect(pin, s->digest, s->job, s->n, &cs, &e)
+		    : e ? -1 : err_set(&e, ERR_DENIED, 0, "its container pin cannot be read");
 
-	if (st == DOCKER_RUNNING) {
-		if (docker_stop_pinned(pin, &e) == 0)
-			st = DOCKER_GONE;
+	if (st == CONTAINER_RUNNING && cp) {
+		if (cp->stop(pin, &e) == 0)
+			st = CONTAINER_GONE;
 		else
 			st = -1;
 	}
-	if (st == DOCKER_EXITED) {
-		recover_end(d, s, HOST_EXITED, code, NULL);
-	} else if (st == DOCKER_GONE) {
+	/* made and never started: nothing of it ran */
+	if (st == CONTAINER_CREATED)
+		st = CONTAINER_GONE;
+	if (st == CONTAINER_EXITED) {
+		recover_end(d, s, HOST_EXITED, cs.exit_code, NULL);
+	} else if (st == CONTAINER_GONE) {
 		if (asprintf(&reason, "not adopted after a restart (%s); its container is not "
 				      "running", why && why->msg ? why->msg : "no reason") < 0)
 			reason = NULL;
@@ -2353,9 +2360,10 @@ static void recover_container_end(struct hostd *d, const struct host_segment *s,
 	err_free(e);
 	e = NULL;
 	/* what it made goes once it is confirmed not running */
-	if (pin && st >= 0 && docker_remove_pinned(pin, &e) < 0)
+	if (cp && st >= 0 && cp->remove(pin, &e) < 0)
 		err_print(stderr, e);
 	err_free(e);
+	container_state_clear(&cs);
 }
 
 static int recover_one(void *ctx, const struct host_segment *s)
@@ -2552,7 +2560,7 @@ static void sweep_cwd(char *const *finished, char *const *running)
  * database keeps their history). Segments whose wrapper died are settled
  * by their pidfds, adopted ones too. */
 /* Reconcile's part on the container daemons the bindings use: a child
- * (`cordon docker sweep`) per daemon removes what carries this host's
+ * (`cordon container sweep`) per place removes what carries this host's
  * label for a job that is not live; the loop never waits on a daemon. */
 static void sweep_containers(struct hostd *d, const struct host_config *cfg, char *const *live)
 {
@@ -2567,24 +2575,33 @@ static void sweep_containers(struct hostd *d, const struct host_config *cfg, cha
 			return; /* the last pass's still run */
 	for (size_t i = 0; cfg && i < cfg->n && k < HOSTD_SWEEPS_MAX; i++) {
 		const json_t *c = cfg->bindings[i].container;
-		const char *ep = json_string_value(json_object_get(c, "endpoint"));
-		const char *ctx = json_string_value(json_object_get(c, "context"));
 		_cleanup_strv_ char **argv = NULL;
 		_cleanup_free_ char *where = NULL;
 		pid_t pid;
 
-		if (!c || asprintf(&where, "%s%s", ep ? "e:" : "c:", ep ? ep : ctx ? ctx : "default") < 0)
+		_cleanup_free_ char *key = NULL;
+		const char *ep = json_string_value(json_object_get(c, "endpoint"));
+		const char *ctx = json_string_value(json_object_get(c, "context"));
+		const char *rem = json_string_value(json_object_get(c, "remote"));
+		const char *hk = json_string_value(json_object_get(c, "host_key"));
+
+		/* one pass per place (a daemon; a remote's account as its key
+		 * pins it: another key is another place, and fails alone) */
+		if (!c || !(where = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS)) ||
+		    asprintf(&key, "%s|%s|%s|%s|%s",
+			     json_string_value(json_object_get(c, "provider")), ep ? ep : "",
+			     ctx ? ctx : (ep || rem ? "" : "default"), rem ? rem : "",
+			     hk ? hk : "") < 0)
 			continue;
 		bool dup = false;
 		for (size_t s2 = 0; seen && seen[s2]; s2++)
-			dup = dup || strcmp(seen[s2], where) == 0;
-		if (dup || strv_push(&seen, where) < 0)
+			dup = dup || strcmp(seen[s2], key) == 0;
+		if (dup || strv_push(&seen, key) < 0)
 			continue;
-		if (strv_push(&argv, d->self) < 0 || strv_push(&argv, "docker") < 0 ||
+		if (strv_push(&argv, d->self) < 0 || strv_push(&argv, "container") < 0 ||
 		    strv_push(&argv, "sweep") < 0 || strv_push(&argv, "--state-dir") < 0 ||
-		    strv_push(&argv, d->state) < 0 ||
-		    strv_push(&argv, ep ? "--endpoint" : "--context") < 0 ||
-		    strv_push(&argv, ep ? ep : ctx ? ctx : "default") < 0)
+		    strv_push(&argv, d->state) < 0 || strv_push(&argv, "--config-json") < 0 ||
+		    strv_push(&argv, where) < 0)
 			continue;
 		for (size_t j = 0; live && live[j]; j++)
 			if (strv_push(&argv, "--live") < 0 || strv_push(&argv, live[j]) < 0)

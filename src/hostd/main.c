@@ -3,9 +3,11 @@
  * with libmicrohttpd and libcurl, which `cordon run` has no use for and
  * would otherwise load at every launch). */
 #include "container/docker.h"
+#include "container/lifecycle.h"
 #include "hostd/client.h"
 #include "hostd/daemon.h"
 
+#include <curl/curl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +68,9 @@ static int daemon_cmd(int argc, char **argv)
 	return rc;
 }
 
+/* The container providers this program has. */
+const struct container_provider *const container_providers[] = { &docker_provider, NULL };
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "daemon") == 0)
@@ -74,6 +79,10 @@ int main(int argc, char **argv)
 		return hostd_job_main(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "docker") == 0)
 		return docker_main(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "container") == 0) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		return container_main(argc - 1, argv + 1, container_providers);
+	}
 	fprintf(stderr, "usage: cordon-host daemon|job ... (run through `cordon daemon` and `cordon job`)\n");
 	return 125;
 }

@@ -236,3 +236,34 @@ int container_host_label(const char *state_dir, char out[17], struct err **e)
 	out[16] = '\0';
 	return 0;
 }
+
+void container_state_clear(struct container_state *st)
+{
+	if (!st)
+		return;
+	free(st->started_at);
+	st->started_at = NULL;
+}
+
+const struct container_provider *container_provider_find(const struct container_provider *const *known,
+							 const char *name)
+{
+	for (size_t i = 0; name && known && known[i]; i++)
+		if (strcmp(known[i]->name, name) == 0)
+			return known[i];
+	return NULL;
+}
+
+int container_plan_part(struct plan *p, json_t *part, const char *where, struct err **e)
+{
+	char *summary = NULL;
+
+	if (!part || json_object_set_new(p->data, "container", part) < 0)
+		return err_set(e, ERR_CONFIG, 0, "the container plan cannot be recorded (not UTF-8?)");
+	if (asprintf(&summary, "%s: %s", where, p->summary) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "container plan");
+	free(p->summary);
+	p->summary = summary;
+	p->signals = PLAN_SIGNALS_TERM;
+	return 0;
+}
