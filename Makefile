@@ -148,10 +148,11 @@ check: deps
 	$(MAKE) test
 	$(MAKE) lint
 
-# The Docker suites run beside the rest: each starts a dockerd of its own
-# on a lab of its own and mostly waits on it; the rest in order. Both logs are printed, and either failing fails the run.
+# The Docker and SSH suites run beside the rest: each starts a dockerd or
+# an sshd of its own on a lab of its own and mostly waits on it; the rest
+# in order. Both logs are printed, and either failing fails the run.
 DOCKER_T := tests/host/engine.t tests/host/docker.t tests/host/docker-doctor.t tests/host/docker-claude.t \
-	tests/host/docker-conformance.t
+	tests/host/docker-conformance.t tests/host/ssh-lab.t tests/host/ssh.t tests/host/ssh-conformance.t
 TEST_ENV := CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san/tests/helpers \
 	CORDON_FUZZ=$(CURDIR)/build/fuzz CORDON_SRC=$(CURDIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
@@ -163,7 +164,7 @@ test: build/san/cordon build/san/cordon-host build/cordon-static $(UNIT_BIN) $(H
 	$(TEST_ENV) prove -e '' $(UNIT_BIN:%=./%) $(filter-out $(DOCKER_T),$(sort $(wildcard \
 		tests/cli/*.t tests/isolation/*.t tests/gateway/*.t tests/host/*.t tests/container/*.t \
 		tests/fuzz/*.t))); \
-	r=$$?; wait; echo '--- the Docker suites:'; cat build/docker-tests.log; \
+	r=$$?; wait; echo '--- the Docker and SSH suites:'; cat build/docker-tests.log; \
 	d=$$(cat build/docker-tests.rc 2>/dev/null || echo 1); [ "$$r" = 0 ] && [ "$$d" = 0 ]
 
 fuzz: $(FUZZ_BIN)

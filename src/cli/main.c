@@ -49,6 +49,7 @@ static const struct subcommand subcommands[] = {
 	{ "job", host_part, "start, list, show and wait for the daemon's jobs" },
 	{ "tb", cli_tb, "call the job's toolbelt (from inside a job)" },
 	{ "docker", host_part, "the Docker provider's own commands (gateway-image, doctor)" },
+	{ "ssh", host_part, "the SSH provider's own commands (doctor)" },
 	{ "container", host_part, "a container binding's containers: inspect, list, stop, remove" },
 	{ "confine", cli_confine, NULL },	/* internal: the srt provider's inner layer */
 	{ "netprobe", cli_netprobe, NULL },	/* internal: the Docker doctor's preflight probe */

@@ -2,6 +2,7 @@
  * JSON path of what it refuses; a value is never echoed (an env value or a
  * path may be something the operator would not want in a log). */
 #include "host/config.h"
+#include "host/sshcfg.h"
 #include "host/gitws.h"
 #include "host/launch.h"
 
@@ -250,6 +251,16 @@ static int check_claude_config(const char *path, struct host_binding *out, struc
 				    show(hp))
 			  : oom(e);
 	}
+	if (out->executor == HOST_EXEC_CLAUDE_CODE && out->provider &&
+	    strcmp(out->provider, "ssh") == 0) {
+		_cleanup_free_ char *xp = json_path_key(path, "executor");
+
+		return xp ? err_set(e, ERR_UNAVAILABLE, 0,
+				    "%s: claude-code on an ssh remote is not built (the shell "
+				    "executor is)",
+				    show(xp))
+			  : oom(e);
+	}
 	/* (a container's claude has the job's home as its config directory) */
 	if (out->executor != HOST_EXEC_CLAUDE_CODE || !out->provider || out->container)
 		return 0;
@@ -403,6 +414,90 @@ static int check_git_workspace(const char *path, const struct host_binding *out,
 	return 0;
 }
 
+/* "container": {"provider": "ssh", "remote": "user@host[:port]",
+ * "host_key": "<type> <base64>", "isolation": "native" | "none",
+ * "network": "host", "identity"?, "policy"?}. A run with isolation none
+ * is the remote account's, reaching what the remote's firewall allows:
+ * the config says so ("network": "host"), and takes no limits. */
+static int parse_ssh(json_t *c, const char *cp, struct host_binding *out, struct err **e)
+{
+	static const char *const keys[] = { "provider", "remote", "host_key", "isolation",
+					    "network", "identity", "policy", NULL };
+	static const char *const names[] = { "remote", "host_key", "isolation", "network",
+					     "identity", NULL };
+	_cleanup_free_ char *polp = json_path_key(cp, "policy"), *isop = json_path_key(cp, "isolation"),
+			   *netp = json_path_key(cp, "network"), *idp = json_path_key(cp, "identity");
+	struct ssh_target t = { 0 };
+	const char *iso, *net, *id;
+
+	if (!polp || !isop || !netp || !idp)
+		return oom(e);
+	if (only_keys(c, cp, keys, e) < 0)
+		return -1;
+	for (size_t i = 0; names[i]; i++) {
+		_cleanup_free_ char *kp = json_path_key(cp, names[i]);
+		json_t *v = json_object_get(c, names[i]);
+
+		if (!kp)
+			return oom(e);
+		if (v && !string_at(v, kp, e))
+			return -1;
+	}
+	for (size_t i = 0; i < 2; i++) {
+		_cleanup_free_ char *kp = json_path_key(cp, names[i]);
+		const char *v = json_string_value(json_object_get(c, names[i]));
+
+		if (!kp)
+			return oom(e);
+		if (!v)
+			return err_set(e, ERR_CONFIG, 0, "%s: missing", show(kp));
+		int r = i == 0 ? ssh_target_remote(&t, v, show(kp), e)
+			       : ssh_target_key(&t, v, show(kp), e);
+		ssh_target_clear(&t);
+		if (r < 0)
+			return -1;
+	}
+	iso = json_string_value(json_object_get(c, "isolation"));
+	net = json_string_value(json_object_get(c, "network"));
+	id = json_string_value(json_object_get(c, "identity"));
+	if (!iso || strcmp(iso, "native") == 0)
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "%s: a native sandbox on the remote is not built yet: set "
+			       "\"isolation\": \"none\" (with \"network\": \"host\")",
+			       show(isop));
+	if (strcmp(iso, "none") != 0)
+		return err_set(e, ERR_CONFIG, 0, "%s: must be \"native\" or \"none\"", show(isop));
+	if (!net || strcmp(net, "host") != 0)
+		return err_set(e, ERR_CONFIG, 0,
+			       "%s: must be \"host\" with isolation none: the run reaches whatever "
+			       "the remote's own firewall allows, and nothing there holds "
+			       "network.allow",
+			       show(netp));
+	if (id && id[0] != '/')
+		return err_set(e, ERR_CONFIG, 0, "%s: must be an absolute path", show(idp));
+	for (const char *ch = id; ch && *ch; ch++)
+		if ((unsigned char)*ch <= ' ' || strchr("\"'%\\", *ch) || *ch == 0x7f)
+			return err_set(e, ERR_CONFIG, 0,
+				       "%s: no space, quote, '%%' or backslash (ssh reads it as an "
+				       "option's value)",
+				       show(idp));
+	out->provider = strdup("ssh");
+	out->container = json_deep_copy(c);
+	if (!out->provider || !out->container)
+		return oom(e);
+	json_object_del(out->container, "policy");
+	json_t *pol = json_object_get(c, "policy");
+	if ((pol ? policy_from_value(pol, show(polp), &out->policy, e)
+		 : policy_default(&out->policy, e)) < 0)
+		return -1;
+	const struct policy_limits *l = &out->policy->limits;
+	if (l->pids || l->memory || l->cpu_millis)
+		return err_set(e, ERR_CONFIG, 0,
+			       "%s: limits: nothing on the remote holds them with isolation none",
+			       show(polp));
+	return 0;
+}
+
 /* "container": {"provider": "docker", "image", "context" | "endpoint",
  * "policy"?}: the image pinned by digest or image ID. */
 static int parse_container(json_t *c, const char *cp, struct host_binding *out, struct err **e)
@@ -418,17 +513,16 @@ static int parse_container(json_t *c, const char *cp, struct host_binding *out, 
 		return oom(e);
 	if (!json_is_object(c))
 		return err_set(e, ERR_CONFIG, 0, "%s: must be an object", show(cp));
-	if (only_keys(c, cp, keys, e) < 0)
-		return -1;
 	if (!json_object_get(c, "provider"))
 		return err_set(e, ERR_CONFIG, 0, "%s: missing", show(pp));
 	if (!(prov = string_at(json_object_get(c, "provider"), pp, e)))
 		return -1;
+	if (strcmp(prov, "ssh") == 0)
+		return parse_ssh(c, cp, out, e);
 	if (strcmp(prov, "docker") != 0)
-		return err_set(e, strcmp(prov, "ssh") == 0 ? ERR_UNAVAILABLE : ERR_CONFIG, 0,
-			       strcmp(prov, "ssh") == 0 ? "%s: the ssh provider is not built yet"
-							 : "%s: must be \"docker\"",
-			       show(pp));
+		return err_set(e, ERR_CONFIG, 0, "%s: must be \"docker\" or \"ssh\"", show(pp));
+	if (only_keys(c, cp, keys, e) < 0)
+		return -1;
 	if (!json_object_get(c, "image"))
 		return err_set(e, ERR_CONFIG, 0, "%s: missing", show(ip));
 	if (!(image = string_at(json_object_get(c, "image"), ip, e)))

@@ -4,6 +4,7 @@
  * would otherwise load at every launch). */
 #include "container/docker.h"
 #include "container/lifecycle.h"
+#include "container/ssh.h"
 #include "hostd/client.h"
 #include "hostd/daemon.h"
 
@@ -69,7 +70,8 @@ static int daemon_cmd(int argc, char **argv)
 }
 
 /* The container providers this program has. */
-const struct container_provider *const container_providers[] = { &docker_provider, NULL };
+const struct container_provider *const container_providers[] = { &docker_provider, &ssh_provider,
+								     NULL };
 
 int main(int argc, char **argv)
 {
@@ -79,6 +81,8 @@ int main(int argc, char **argv)
 		return hostd_job_main(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "docker") == 0)
 		return docker_main(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "ssh") == 0)
+		return ssh_main(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "container") == 0) {
 		curl_global_init(CURL_GLOBAL_DEFAULT);
 		return container_main(argc - 1, argv + 1, container_providers);

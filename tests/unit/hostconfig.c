@@ -102,6 +102,82 @@ out:
 	host_config_free(c);
 }
 
+static void ssh_remotes(void)
+{
+#define KEY "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAk9G1kHvHGUPjL+1vqXeL3Bq+oRP2OFgoS1FaN39RGK"
+#define SSH(x) B("{" OKX ", " OKW ", \"container\": {\"provider\": \"ssh\", " x "}}")
+#define SSHOK SSH("\"remote\": \"agent@runner.example:2222\", \"host_key\": \"" KEY "\", " \
+		  "\"isolation\": \"none\", \"network\": \"host\"")
+	refused(SSH("\"remote\": \"runner.example\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"none\", \"network\": \"host\""),
+		    ERR_CONFIG,
+		    "bindings.b.container.remote: must be user@host or user@host:port (a user name of letters, "
+		    "digits, '.', '_' and '-')",
+		    SSHOK);
+	refused(SSH("\"remote\": \"agent@-oProxyCommand=x\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"none\", \"network\": \"host\""),
+		    ERR_CONFIG,
+		    "bindings.b.container.remote: the host must be a name or address (letters, digits, '.' and "
+		    "'-')",
+		    SSHOK);
+	refused(SSH("\"remote\": \"agent@h:0\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"none\", \"network\": \"host\""),
+		    ERR_CONFIG, "bindings.b.container.remote: the port must be 1-65535", SSHOK);
+	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"ssh-dss AAAA\", "
+			"\"isolation\": \"none\", \"network\": \"host\""),
+		    ERR_CONFIG,
+		    "bindings.b.container.host_key: the key type must be ssh-ed25519, "
+		    "ecdsa-sha2-nistp256/384/521 or ssh-rsa",
+		    SSHOK);
+	/* an ed25519 blob named as an RSA key */
+	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"ssh-rsa "
+			"AAAAC3NzaC1lZDI1NTE5AAAAIAk9G1kHvHGUPjL+1vqXeL3Bq+oRP2OFgoS1FaN39RGK\", "
+			"\"isolation\": \"none\", \"network\": \"host\""),
+		    ERR_CONFIG, "bindings.b.container.host_key: the key's blob is not a ssh-rsa key", SSHOK);
+	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"none\""),
+		    ERR_CONFIG,
+		    "bindings.b.container.network: must be \"host\" with isolation none: the run "
+		    "reaches whatever the remote's own firewall allows, and nothing there holds "
+		    "network.allow",
+		    SSHOK);
+	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"network\": \"host\""),
+		    ERR_UNAVAILABLE,
+		    "bindings.b.container.isolation: a native sandbox on the remote is not built "
+		    "yet: set \"isolation\": \"none\" (with \"network\": \"host\")",
+		    SSHOK);
+	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"none\", \"network\": \"host\", \"identity\": \"k\""),
+		    ERR_CONFIG, "bindings.b.container.identity: must be an absolute path",
+		    SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"none\", \"network\": \"host\", \"identity\": \"/k\""));
+	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"none\", \"network\": \"host\", \"identity\": \"/a %d\""),
+		    ERR_CONFIG,
+		    "bindings.b.container.identity: no space, quote, '%' or backslash (ssh reads it "
+		    "as an option's value)",
+		    SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"none\", \"network\": \"host\", \"identity\": \"/k\""));
+	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"none\", \"network\": \"host\", "
+			"\"policy\": {\"limits\": {\"pids\": 10}}"),
+		    ERR_CONFIG,
+		    "bindings.b.container.policy: limits: nothing on the remote holds them with "
+		    "isolation none",
+		    SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"none\", \"network\": \"host\", \"policy\": {}"));
+	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"none\", \"network\": \"host\", \"image\": \"x\""),
+		    ERR_CONFIG, "bindings.b.container.image: unknown key", SSHOK);
+	refused(B("{\"executor\": {\"kind\": \"claude-code\"}, " OKW ", \"container\": {\"provider\": "
+		  "\"ssh\", \"remote\": \"agent@h\", \"host_key\": \"" KEY "\", \"isolation\": "
+		  "\"none\", \"network\": \"host\"}}"),
+		ERR_UNAVAILABLE,
+		"bindings.b.executor: claude-code on an ssh remote is not built (the shell executor is)",
+		SSHOK);
+}
+
 static void refusals(void)
 {
 	refused("[]", ERR_CONFIG, "(root): must be an object", "{\"bindings\": {}}");
@@ -174,10 +250,8 @@ static void refusals(void)
 		"bindings.b.container.image: must be pinned: an image ID (sha256:<64 hex>) or "
 		"name@sha256:<64 hex>",
 		CTOK);
-	refused(CT("\"provider\": \"ssh\", \"image\": \"" IMG "\""), ERR_UNAVAILABLE,
-		"bindings.b.container.provider: the ssh provider is not built yet", CTOK);
 	refused(CT("\"provider\": \"podman\", \"image\": \"" IMG "\""), ERR_CONFIG,
-		"bindings.b.container.provider: must be \"docker\"", CTOK);
+		"bindings.b.container.provider: must be \"docker\" or \"ssh\"", CTOK);
 	refused(CT("\"provider\": \"docker\", \"image\": \"" IMG "\", \"context\": \"a\", "
 		   "\"endpoint\": \"unix:///x\""),
 		ERR_CONFIG, "bindings.b.container: names both a context and an endpoint: one of them",
@@ -439,6 +513,7 @@ static void git_workspaces(void)
 
 int main(void)
 {
+	ssh_remotes();
 	full_binding();
 	refusals();
 	claude_code();

@@ -1,0 +1,382 @@
+/* ssh_conn.c: one connection to a remote, as the SSH provider makes it.
+ * The system ssh client connects; what it is told pins everything that
+ * decides who is on the other end and what crosses:
+ *
+ * - the host key: a known_hosts file of the provider's own, holding only
+ *   the pinned key under its alias (HostKeyAlias), StrictHostKeyChecking
+ *   yes, no global file, no DNS, no KnownHostsCommand, no key updates;
+ * - nothing asked: BatchMode (no password, no prompt), no terminal;
+ * - nothing forwarded but what the provider asks: no agent, no X11, no
+ *   tunnel, no local command, no shared master connection (one made
+ *   elsewhere checked its key elsewhere); the operator's own forwards
+ *   for the host are cleared on every call but the start helper's, which
+ *   asks for its toolbelt's socket, and refused there (the doctor looks);
+ * - the environment: ssh gets HOME, PATH, USER, LOGNAME and the agent's
+ *   socket (for signing in), never the launch's variables, so no SendEnv
+ *   of the operator's config can carry one.
+ * The operator's ~/.ssh/config still applies otherwise (a ProxyJump, a
+ * user's key), as ssh reads it. */
+#include "container/ssh_int.h"
+
+#include "host/launch.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/json.h"
+#include "lib/strv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define ERR_MAX 4096
+
+/* path: <state>/containers/ssh/<name>; the directory is made
+ * owner-only beneath the state dir when missing, no link followed. */
+static int write_known_hosts(struct ssh_conn *c, const char *path, struct err **e)
+{
+	static const char sub[] = "/containers/ssh/";
+	_cleanup_free_ char *state = NULL, *line = NULL;
+	_cleanup_close_ int sfd = -1, dfd = -1;
+	const char *at = strstr(path, sub), *name;
+
+	while (at && strstr(at + 1, sub))
+		at = strstr(at + 1, sub);
+	name = at ? at + sizeof(sub) - 1 : NULL;
+	if (!at || at == path || !*name || strchr(name, '/'))
+		return err_set(e, ERR_INTERNAL, 0, "the known_hosts path `%s`", path);
+	state = strndup(path, (size_t)(at - path));
+	if (!state || asprintf(&line, "%s %s %s\n", c->t.alias, c->t.key_type, c->t.key_b64) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "known_hosts");
+	if ((sfd = fs_open_nofollow(AT_FDCWD, state, O_PATH | O_DIRECTORY, 0)) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "the state dir `%s`", state);
+	if ((dfd = fs_mkdirs_beneath(sfd, "containers/ssh", 0700, e)) < 0)
+		return -1;
+	free(c->known_hosts);
+	c->known_hosts = strdup(path);
+	if (!c->known_hosts)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "known_hosts");
+	return fs_write_atomic(dfd, name, line, strlen(line), 0600, false, e);
+}
+
+/* A path ssh takes in an option: no space (a list there), quote or
+ * '%' (ssh's tokens), no control character. */
+static int option_path(const char *p, const char *what, struct err **e)
+{
+	for (const char *c = p; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == '"' || *c == '\'' || *c == '%' || *c == 0x7f ||
+		    *c == '\\')
+			return err_set(e, ERR_CONFIG, 0,
+				       "%s: a path ssh takes in an option has no space, quote, '%%' "
+				       "or backslash",
+				       what);
+	return 0;
+}
+
+int ssh_conn_from_config(struct ssh_conn *c, const json_t *config, const char *state_dir,
+			 struct err **e)
+{
+	_cleanup_free_ char *kh = NULL;
+	const char *id = json_string_value(json_object_get(config, "identity"));
+
+	if (ssh_target_from(&c->t, config, e) < 0)
+		return -1;
+	if (id && (option_path(id, "container.identity", e) < 0 || !(c->identity = strdup(id))))
+		return *e ? -1 : err_set(e, ERR_INTERNAL, ENOMEM, "identity");
+	if (option_path(state_dir, "the state dir (for an ssh remote's known_hosts)", e) < 0)
+		return -1;
+	if (asprintf(&kh, "%s/containers/ssh/%s.known_hosts", state_dir, c->t.alias) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "known_hosts");
+	return write_known_hosts(c, kh, e);
+}
+
+int ssh_conn_from_pin(struct ssh_conn *c, const json_t *pin, struct err **e)
+{
+	const char *kh = json_string_value(json_object_get(pin, "known_hosts"));
+	const char *id = json_string_value(json_object_get(pin, "identity"));
+
+	if (!kh || kh[0] != '/')
+		return err_set(e, ERR_DENIED, 0, "the pin names no known_hosts file");
+	if (option_path(kh, "the pin's known_hosts", e) < 0 ||
+	    (id && option_path(id, "the pin's identity", e) < 0))
+		return -1;
+	if (ssh_target_from(&c->t, pin, e) < 0)
+		return -1;
+	if (id && !(c->identity = strdup(id)))
+		return err_set(e, ERR_INTERNAL, ENOMEM, "identity");
+	return write_known_hosts(c, kh, e);
+}
+
+void ssh_conn_clear(struct ssh_conn *c)
+{
+	ssh_target_clear(&c->t);
+	free(c->known_hosts);
+	free(c->identity);
+	c->known_hosts = c->identity = NULL;
+}
+
+/* A word for the remote's shell: in single quotes. */
+static int sq(char **out, const char *s)
+{
+	size_t n = 2;
+
+	for (const char *p = s; *p; p++)
+		n += *p == '\'' ? 4 : 1;
+	char *q = malloc(n + 1), *w = q;
+
+	if (!q)
+		return -1;
+	*w++ = '\'';
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'') {
+			memcpy(w, "'\\''", 4);
+			w += 4;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w++ = '\'';
+	*w = '\0';
+	*out = q;
+	return 0;
+}
+
+/* The command line the remote's login shell runs: /bin/sh -c with the
+ * script and its arguments, each quoted. */
+static char *remote_command(const char *script, char *const *args)
+{
+	_cleanup_free_ char *qs = NULL;
+	char *cmd = NULL;
+
+	if (sq(&qs, script) < 0 || asprintf(&cmd, "exec /bin/sh -c %s cordon", qs) < 0)
+		return NULL;
+	for (size_t i = 0; args && args[i]; i++) {
+		_cleanup_free_ char *qa = NULL;
+		char *more = NULL;
+
+		if (sq(&qa, args[i]) < 0 || asprintf(&more, "%s %s", cmd, qa) < 0) {
+			free(cmd);
+			return NULL;
+		}
+		free(cmd);
+		cmd = more;
+	}
+	return cmd;
+}
+
+/* "-o" "<key>=<value>" (key ends in '=', or value is the whole option) */
+static int push_opt(char ***argv, const char *key, const char *v)
+{
+	_cleanup_free_ char *o = NULL;
+
+	if (asprintf(&o, "%s%s", key, v) < 0)
+		return -1;
+	return strv_push(argv, "-o") < 0 || strv_push(argv, o) < 0 ? -1 : 0;
+}
+
+static char **ssh_argv(const struct ssh_conn *c, const char *script, char *const *args,
+		       char *const *forwards)
+{
+	static const char *const fixed[] = {
+		"BatchMode=yes",
+		"StrictHostKeyChecking=yes",
+		"GlobalKnownHostsFile=/dev/null",
+		"CheckHostIP=no",
+		"UpdateHostKeys=no",
+		"VerifyHostKeyDNS=no",
+		"KnownHostsCommand=none",
+		"ForwardAgent=no",
+		"ForwardX11=no",
+		"ForwardX11Trusted=no",
+		"Tunnel=no",
+		"PermitLocalCommand=no",
+		"ControlMaster=no",
+		"ControlPath=none",
+		"RequestTTY=no",
+		"RemoteCommand=none",
+		"ConnectTimeout=15",
+		"ServerAliveInterval=15",
+		"ServerAliveCountMax=4",
+		"ExitOnForwardFailure=yes",
+		"StreamLocalBindMask=0177",
+		"LogLevel=ERROR",
+		NULL,
+	};
+	_cleanup_strv_ char **argv = NULL;
+	_cleanup_free_ char *cmd = remote_command(script, args);
+	char port[8];
+
+	snprintf(port, sizeof(port), "%u", c->t.port);
+	if (!cmd || strv_push(&argv, "ssh") < 0)
+		return NULL;
+	for (size_t i = 0; fixed[i]; i++)
+		if (push_opt(&argv, "", fixed[i]) < 0)
+			return NULL;
+	if (push_opt(&argv, "UserKnownHostsFile=", c->known_hosts) < 0 ||
+	    push_opt(&argv, "HostKeyAlias=", c->t.alias) < 0 ||
+	    push_opt(&argv, "ClearAllForwardings=", forwards && forwards[0] ? "no" : "yes") < 0)
+		return NULL;
+	if (c->identity && (push_opt(&argv, "IdentityFile=", c->identity) < 0 ||
+			    push_opt(&argv, "IdentitiesOnly=", "yes") < 0))
+		return NULL;
+	for (size_t i = 0; forwards && forwards[i]; i++)
+		if (strv_push(&argv, "-R") < 0 || strv_push(&argv, forwards[i]) < 0)
+			return NULL;
+	if (strv_push(&argv, "-p") < 0 || strv_push(&argv, port) < 0 ||
+	    strv_push(&argv, "-l") < 0 || strv_push(&argv, c->t.user) < 0 ||
+	    strv_push(&argv, "--") < 0 || strv_push(&argv, c->t.host) < 0 ||
+	    strv_push(&argv, cmd) < 0)
+		return NULL;
+	return steal_pointer(&argv);
+}
+
+/* ssh's environment: what it needs to find its config and sign in. */
+static char **ssh_env(void)
+{
+	static const char *const keep[] = { "PATH", "HOME", "USER", "LOGNAME", "SSH_AUTH_SOCK",
+					    NULL };
+	_cleanup_strv_ char **env = NULL;
+
+	for (size_t i = 0; keep[i]; i++) {
+		const char *v = getenv(keep[i]);
+		_cleanup_free_ char *kv = NULL;
+
+		if (!v && strcmp(keep[i], "PATH") == 0)
+			v = "/usr/local/bin:/usr/bin:/bin";
+		if (!v)
+			continue;
+		if (asprintf(&kv, "%s=%s", keep[i], v) < 0 || strv_push(&env, kv) < 0)
+			return NULL;
+	}
+	if (strv_push(&env, "LC_ALL=C") < 0)
+		return NULL;
+	return steal_pointer(&env);
+}
+
+int ssh_spawn(const struct ssh_conn *c, const char *script, char *const *args,
+	      char *const *forwards, const struct ssh_io *io, bool own_group, pid_t *pid,
+	      struct err **e)
+{
+	_cleanup_strv_ char **argv = ssh_argv(c, script, args, forwards), **env = ssh_env();
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, dfl;
+	int fds[3] = { io->in, io->out, io->err }, rc;
+
+	if (!argv || !env)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "ssh");
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGHUP);
+	if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
+		return err_set(e, ERR_UNAVAILABLE, rc, "ssh");
+	if ((rc = posix_spawnattr_init(&at)) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return err_set(e, ERR_UNAVAILABLE, rc, "ssh");
+	}
+	for (int i = 0; i < 3 && rc == 0; i++)
+		rc = fds[i] < 0 ? posix_spawn_file_actions_addopen(&fa, i, "/dev/null",
+								    i ? O_WRONLY : O_RDONLY, 0)
+				: posix_spawn_file_actions_adddup2(&fa, fds[i], i);
+	if (rc == 0)
+		rc = posix_spawnattr_setsigmask(&at, &none);
+	if (rc == 0)
+		rc = posix_spawnattr_setsigdefault(&at, &dfl);
+	if (rc == 0 && own_group)
+		rc = posix_spawnattr_setpgroup(&at, 0);
+	if (rc == 0)
+		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+							   (own_group ? POSIX_SPAWN_SETPGROUP : 0));
+	if (rc == 0)
+		rc = posix_spawnp(pid, "ssh", &fa, &at, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (rc != 0)
+		return err_set(e, ERR_UNAVAILABLE, rc, "cannot run ssh (the OpenSSH client)");
+	return 0;
+}
+
+/* The first line of what ssh said, printable only. */
+static void first_line(int fd, char *buf, size_t max)
+{
+	ssize_t n;
+	size_t i = 0;
+
+	buf[0] = '\0';
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return;
+	n = read(fd, buf, max - 1);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (; buf[i] && buf[i] != '\n'; i++)
+		if ((unsigned char)buf[i] < ' ' || buf[i] == 0x7f)
+			buf[i] = '?';
+	buf[i] = '\0';
+}
+
+int ssh_failed(const struct ssh_conn *c, int errfd, struct err **e)
+{
+	char all[ERR_MAX], line[ERR_MAX];
+	ssize_t n = -1;
+
+	first_line(errfd, line, sizeof(line));
+	if (lseek(errfd, 0, SEEK_SET) == 0)
+		n = read(errfd, all, sizeof(all) - 1);
+	all[n > 0 ? n : 0] = '\0';
+	if (strstr(all, "Host key verification failed") || strstr(all, "HOST IDENTIFICATION") ||
+	    strstr(all, "No ED25519 host key is known") || strstr(all, "host key is known for"))
+		return err_set(e, ERR_DENIED, 0,
+			       "the remote `%s@%s:%u` does not present the pinned host key (%s): "
+			       "nothing is run there, adopted or confirmed stopped",
+			       c->t.user, c->t.host, c->t.port, c->t.fingerprint);
+	return err_set(e, ERR_UNAVAILABLE, 0, "cannot reach the remote `%s@%s:%u`%s%s", c->t.user,
+		       c->t.host, c->t.port, line[0] ? ": " : "", line);
+}
+
+static int wait_child(pid_t pid, int *status)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+int ssh_call(const struct ssh_conn *c, const char *script, char *const *args, const void *in,
+	     size_t inlen, char **out, size_t *outlen, size_t max, int *status, struct err **e)
+{
+	_cleanup_close_ int ifd = memfd_create("ssh-in", MFD_CLOEXEC);
+	_cleanup_close_ int ofd = memfd_create("ssh-out", MFD_CLOEXEC);
+	_cleanup_close_ int efd = memfd_create("ssh-err", MFD_CLOEXEC);
+	struct ssh_io io = { ifd, ofd, efd };
+	pid_t pid = -1;
+
+	*out = NULL;
+	if (ifd < 0 || ofd < 0 || efd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "ssh: memfd");
+	if (in && (fs_write_exact(ifd, in, inlen) < 0 || lseek(ifd, 0, SEEK_SET) < 0))
+		return err_set(e, ERR_UNAVAILABLE, errno, "ssh: input");
+	if (ssh_spawn(c, script, args, NULL, &io, false, &pid, e) < 0)
+		return -1;
+	if (wait_child(pid, status) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "ssh: wait");
+	if (*status == SSH_EXIT_CONNECT)
+		return ssh_failed(c, efd, e);
+	if (lseek(ofd, 0, SEEK_SET) < 0 || fs_read_fd(ofd, "the remote's answer", max, out,
+						       outlen, e) < 0)
+		return -1;
+	return 0;
+}

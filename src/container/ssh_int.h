@@ -1,0 +1,100 @@
+/* ssh_int.h: the SSH provider's parts (ssh.h is what others use). A
+ * connection is the system ssh client run with options that pin the one
+ * host key and allow nothing but what the provider asks; every call sends
+ * a POSIX sh script of its own (ssh_scripts.c) with plain words as its
+ * arguments, never a value of the environment or a secret. */
+#ifndef CORDON_CONTAINER_SSH_INT_H
+#define CORDON_CONTAINER_SSH_INT_H
+
+#include "container/contract.h"
+#include "host/sshcfg.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* The remote's records of a run: $HOME/.cordon/runs/<id>. */
+#define SSH_RECORDS ".cordon/runs"
+/* A run's liveness mark in its stub's arguments. */
+#define SSH_NONCE_PREFIX "cordon-remote-"
+/* ssh's own failure (connection, authentication, host key). */
+#define SSH_EXIT_CONNECT 255
+/* How long a doctor pass stands, in seconds. */
+#define SSH_PASS_SECONDS 600
+
+struct ssh_conn {
+	struct ssh_target t;
+	char *known_hosts;	/* the provider's file holding the one key */
+	char *identity;		/* NULL: ssh's own choice */
+};
+
+/* From a config ({"remote", "host_key", "identity"?}) and the state dir,
+ * or from a pin (which names its known_hosts file). The known_hosts file
+ * is (re)written from the key each time: it holds that key only. */
+int ssh_conn_from_config(struct ssh_conn *c, const json_t *config, const char *state_dir,
+			 struct err **e);
+int ssh_conn_from_pin(struct ssh_conn *c, const json_t *pin, struct err **e);
+void ssh_conn_clear(struct ssh_conn *c);
+
+/* The fds of an ssh child: -1 is /dev/null. */
+struct ssh_io {
+	int in, out, err;
+};
+
+/* Start ssh running script (sh -c) with args ($1...) on the remote,
+ * with forwards (each "-R" "remote:local", NULL-terminated; may be NULL)
+ * and in a process group of its own when own_group. */
+int ssh_spawn(const struct ssh_conn *c, const char *script, char *const *args,
+	      char *const *forwards, const struct ssh_io *io, bool own_group, pid_t *pid,
+	      struct err **e);
+
+/* Run script to its end: in (may be NULL) as its stdin, its stdout in
+ * *out (NUL-terminated, at most max bytes: more is an error), its exit
+ * status in *status. ssh's own failure (255) is an error naming why: a
+ * host key other than the pinned one (ERR_DENIED), or no connection
+ * (ERR_UNAVAILABLE). */
+int ssh_call(const struct ssh_conn *c, const char *script, char *const *args, const void *in,
+	     size_t inlen, char **out, size_t *outlen, size_t max, int *status, struct err **e);
+
+/* Why ssh exited 255, from its stderr (read from errfd): *e set. */
+int ssh_failed(const struct ssh_conn *c, int errfd, struct err **e);
+
+/* What the remote says of a run (ssh_status). */
+struct ssh_run_status {
+	int state;		/* CONTAINER_* */
+	int code;		/* its status once exited; 137 when its stub left none */
+	long long started_ms;	/* the host's clock as the helper started it */
+	bool term;		/* the stub got a TERM */
+};
+/* Ask (labels checked against the pin: another run is ERR_DENIED). */
+int ssh_status(const struct ssh_conn *c, const json_t *pin, struct ssh_run_status *st,
+	       struct err **e);
+/* Send sig (a name: TERM, KILL...) to the stub, or its whole group: 0
+ * sent (or it had ended), 1 not started yet, -1 with *e. */
+int ssh_signal_run(const struct ssh_conn *c, const json_t *pin, const char *sig, bool group,
+		   struct err **e);
+/* The remote's probe: its home in *home; the checks in *report (may be
+ * NULL); a pass younger than SSH_PASS_SECONDS is taken when use_pass. */
+int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, char **home,
+	      json_t **report, struct err **e);
+/* Copy the plan's roots to the remote (one tar on ssh's stdin), the
+ * manifest kept in the record dir (ssh-manifest.json). */
+int ssh_upload(const struct ssh_conn *c, const json_t *pc, const json_t *pin,
+	       const struct plan_paths *paths, struct err **e);
+/* The changes of the write grants back (ssh_copy.c): 0, or -1 when they
+ * could not be read or applied; refusals are said on stderr. */
+int ssh_copy_back(const struct ssh_conn *c, const json_t *pc, const json_t *pin,
+		  const struct plan_paths *paths, struct err **e);
+
+/* The scripts (ssh_scripts.c). */
+extern const char ssh_script_probe[];
+extern const char ssh_script_create[];
+extern const char ssh_script_upload[];
+extern const char ssh_script_start[];
+extern const char ssh_script_status[];
+extern const char ssh_script_signal[];
+extern const char ssh_script_list[];
+extern const char ssh_script_remove[];
+extern const char ssh_script_paths[];
+extern const char ssh_script_fetch[];
+
+#endif

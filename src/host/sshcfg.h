@@ -1,0 +1,35 @@
+/* sshcfg.h: what a binding's SSH container config names: the remote
+ * (user@host:port) and the one host key every connection checks. Parsed
+ * where the config is loaded and again where the provider connects, by
+ * the same code. */
+#ifndef CORDON_HOST_SSHCFG_H
+#define CORDON_HOST_SSHCFG_H
+
+#include "lib/err.h"
+
+#include <jansson.h>
+
+struct ssh_target {
+	char *user;
+	char *host;
+	unsigned int port;
+	char *key_type;		/* "ssh-ed25519", ... */
+	char *key_b64;		/* the key blob, base64 as the remote's .pub has it */
+	char alias[24];		/* "cordon-" and 16 hex of the blob's SHA-256: the
+				 * HostKeyAlias the known_hosts file holds it under */
+	char fingerprint[80];	/* "SHA256:<base64>", as ssh prints it */
+};
+
+/* "user@host[:port]": a user and host ssh takes as they are (no option,
+ * no space, no quote), port 1-65535 (22 when absent). where names the
+ * item in messages. */
+int ssh_target_remote(struct ssh_target *t, const char *remote, const char *where,
+		      struct err **e);
+/* "<type> <base64> [comment]": a key type ssh knows, a blob that decodes
+ * and names that type itself. */
+int ssh_target_key(struct ssh_target *t, const char *line, const char *where, struct err **e);
+/* Both, from a config object ({"remote", "host_key"}). */
+int ssh_target_from(struct ssh_target *t, const json_t *config, struct err **e);
+void ssh_target_clear(struct ssh_target *t);
+
+#endif

@@ -1,0 +1,42 @@
+#!/bin/bash
+# The container conformance suite (tests/container/conformance.sh: what
+# the host's lifecycle relies on of any container provider) against the
+# SSH provider, through `cordon-host container ...`, on a real OpenSSH
+# server this test starts (tests/host/ssh-lib.sh: loopback, a host key
+# made for the run, an account and a mount namespace of its own).
+# tests/container/fake.t shows the same suite failing the fake
+# provider's flawed variants.
+set -u
+: "${CORDON:?set CORDON to the cordon binary}"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/ssh-lib.sh"
+. "$here/../container/conformance.sh"
+ssh_skip
+command -v python3 >/dev/null || { echo "1..0 # SKIP python3 not installed (drives the wrapper)"; exit 0; }
+host_lab /var/tmp/cordon-sconf.XXXXXX
+cleanup() {
+	sshd_cleanup
+	host_cleanup
+}
+trap cleanup EXIT
+host_own_cordon
+[ -x "$lab/bin/cordon-host" ] || { echo "Bail out! no cordon-host beside $CORDON"; exit 1; }
+mkdir -p "$lab/home" "$lab/ws"
+export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
+unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+sshd_up
+
+# the runs see copies on the remote: the suite looks there
+remote_exists() { ssh_lab_ssh test -e "$1" 2>/dev/null; }
+remote_touch() { ssh_lab_ssh touch "$1" 2>/dev/null; }
+CONFORMANCE_EXISTS=remote_exists CONFORMANCE_TOUCH=remote_touch \
+CONFORMANCE_PREFIX="ssh: " conformance_run "$lab/bin/cordon-host" \
+	"$(printf '{"provider": "ssh", "remote": "%s", "host_key": "%s", "identity": "%s", "isolation": "none", "network": "host"}' \
+		"$SSH_LAB_REMOTE" "$SSH_LAB_HOSTKEY_PUB" "$SSH_LAB_IDENTITY")" \
+	"$lab/ws" "$lab/state"
+left=$(ssh_lab_ssh 'ls -A "$HOME/.cordon/runs" 2>/dev/null | grep -c .' 2>/dev/null)
+ok $([ "$left" = 0 ]; echo $?) "nothing of the suite's is left on the remote ($left runs)"
+
+echo "1..$n"
+[ $fails = 0 ]

@@ -1,0 +1,231 @@
+#!/bin/bash
+# The SSH provider through the daemon, against a real OpenSSH server this
+# test starts (tests/host/ssh-lib.sh: loopback, a host key made for the
+# run, an account of its own, a mount namespace where /tmp, /var/tmp and
+# /home are the remote's own). Jobs run there end to end on mirrored
+# paths: the workspace is not on the remote until copied (the control:
+# it is on the host), the command's changes come back and its writes
+# outside the write grants do not; a secret reaches the command but not
+# the plan, ssh's command line or the remote's records once read; the
+# toolbelt answers through the forwarded socket (a wrong token does not);
+# a run replacing .git with a link, a set-ID file and a FIFO come back as
+# the rules say. A config whose key is not the remote's is refused with
+# the value to set, and nothing is run there. Process control: the exit
+# status, a stop's TERM reaching the command (the host's), a lost
+# connection stopping the remote run and copying its changes back (125).
+# The recover table after `kill -9` of the daemon: a live run adopted
+# with its helper; without it, a running one stopped (confirmed) and an
+# exited one settled with its status; a remote that presents another key
+# by then: nothing adopted or confirmed stopped (the run still runs).
+# Reconcile's sweep removes what an ended job left on the remote.
+set -u
+: "${CORDON:?set CORDON to the cordon binary}"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/ssh-lib.sh"
+ssh_skip
+host_lab /var/tmp/cordon-ssh.XXXXXX
+cleanup() {
+	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
+	sshd_cleanup
+	host_cleanup
+}
+trap cleanup EXIT
+host_own_cordon
+sshd_up
+mkdir -p "$lab/home" "$lab/ws/.git/hooks" "$lab/ws/.git/info" "$lab/ws/sub"
+echo '[core]' > "$lab/ws/.git/config"
+echo 'ref: refs/heads/main' > "$lab/ws/.git/HEAD"
+echo keep > "$lab/ws/kept.txt"
+echo gone > "$lab/ws/sub/gone.txt"
+export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
+unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+printf '%s\n' "tok-$RANDOM-$RANDOM-secret" > "$lab/secret"
+secret=$(cat "$lab/secret")
+ssh-keygen -q -N '' -t ed25519 -f "$lab/otherkey" || exit 1
+read -r ot ok_ _ < "$lab/otherkey.pub"
+remote() { # KEY POLICY
+	printf '{"provider": "ssh", "remote": "%s", "host_key": "%s", "identity": "%s", "isolation": "none", "network": "host", "policy": %s}' \
+		"$SSH_LAB_REMOTE" "$1" "$SSH_LAB_IDENTITY" "$2"
+}
+pol='{"write": ["{workspace}"]}'
+cat > "$lab/config.json" <<JSON
+{"bindings": {
+  "box": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"}, "grace": 1,
+          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol"), "operations": ["job.status"],
+          "secrets": {"API_TOKEN": {"file": "$lab/secret"}}},
+  "sc": {"executor": {"kind": "shell"}, "workspace": {"scratch": true}, "grace": 1,
+          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol")},
+  "badkey": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
+          "container": $(remote "$ot $ok_" "$pol")}
+}}
+JSON
+start_daemon || { echo "Bail out! the daemon did not start"; sed 's/^/# /' "$lab/daemon.err"; exit 1; }
+rsh() { ssh_lab_ssh "$@" 2>/dev/null; }
+on_remote() { for _ in $(seq 300); do rsh test -e "$1" && return 0; sleep 0.1; done; return 1; }
+runs_left() { rsh 'ls -A "$HOME/.cordon/runs" 2>/dev/null | grep -c .'; }
+
+# ---- mirrored, not mounted: the workspace is not on the remote before
+ok $([ -d "$lab/ws" ] && ! rsh test -e "$lab/ws"; echo $?) \
+	"the remote's filesystem is its own: the workspace is on the host (control) and not on the remote"
+
+# ---- a job end to end
+cat > "$lab/ws/inside.sh" <<'SH'
+echo "user=$(id -un)"
+echo "seen=$(cat kept.txt)"
+echo changed > kept.txt
+echo new > new.txt
+rm sub/gone.txt
+mkdir -p deep/er && echo d > deep/er/f.txt
+echo outside > "$HOME_OUTSIDE/outside.txt" 2>/dev/null
+echo "secret=$API_TOKEN"
+echo "env_file=$(ls "$HOME/.cordon/runs/"*/env 2>/dev/null | grep -c .)"
+# the toolbelt, through the forwarded socket beside the token
+tb() { python3 - "$1" "$(dirname "$CORDON_TOOLBELT")/toolbelt.sock" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect(sys.argv[2])
+s.sendall(("GET /v1/ops HTTP/1.0\r\nHost: toolbelt.cordon.internal\r\nAuthorization: Bearer %s\r\n\r\n" % sys.argv[1]).encode())
+out = b""
+while True:
+    d = s.recv(65536)
+    if not d: break
+    out += d
+print(out.decode(errors="replace"))
+PY
+}
+echo "toolbelt=$(tb "$(cat "$CORDON_TOOLBELT")" | grep -o 'job[.]status' | head -1)"
+echo "toolbelt_bad=$(tb not-the-token | grep -c 'job[.]status')"
+sleep 1
+exit 7
+SH
+id=$(job start box -- sh -c "HOME_OUTSIDE=$lab sh ./inside.sh")
+# while it runs: ssh's command line on the host holds no secret
+seen_cmdline=1
+for _ in $(seq 50); do
+	pids=$(pgrep -x ssh)
+	[ -n "$pids" ] && { seen_cmdline=0; for p in $pids; do tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q "$secret" && seen_cmdline=2; done; break; }
+	sleep 0.1
+done
+job wait "$id" >/dev/null 2>&1; rc=$?
+log=$state/runs/$id/log
+ok $([ "$rc" = 7 ]; echo $?) "the job's status is the remote command's (7)"
+ok $(grep -q "^user=$SSH_LAB_USER\$" "$log" && grep -q '^seen=keep$' "$log"; echo $?) \
+	"it ran on the remote as its account, on the copy of the workspace"
+ok $([ "$(cat "$lab/ws/kept.txt")" = changed ] && [ "$(cat "$lab/ws/new.txt")" = new ] &&
+	[ ! -e "$lab/ws/sub/gone.txt" ] && [ -d "$lab/ws/sub" ] && [ "$(cat "$lab/ws/deep/er/f.txt")" = d ] &&
+	[ "$(stat -c %U "$lab/ws/new.txt")" = root ]; echo $?) \
+	"its changes came back: a change, a new file, a deletion, new directories (owned by the operator)"
+ok $([ ! -e "$lab/outside.txt" ]; echo $?) "a write outside the write grants stays on the remote"
+ok $(grep -q "^secret=$secret\$" "$log" && grep -q '^env_file=0$' "$log"; echo $?) \
+	"the secret reaches the command, and its file on the remote is gone before it runs"
+ok $([ "$seen_cmdline" = 0 ] && ! grep -rqF "$secret" "$state/runs/$id/sandbox" "$state/runs/$id/pins.json"; echo $?) \
+	"the secret is not on ssh's command line nor in the plan and records"
+ok $(grep -q '^toolbelt=job.status$' "$log" && grep -q '^toolbelt_bad=0$' "$log"; echo $?) \
+	"the toolbelt answers through the forwarded socket with the job's token (another token: not)"
+ok $([ "$(runs_left)" = 0 ] && ! rsh test -e "$lab/ws"; echo $?) \
+	"once its status is known, the run's records and copies are gone from the remote"
+
+# ---- the copy back's rules, end to end (each rule's negative control
+# in tests/unit/mirror.c)
+mkfifo "$lab/fifo.made" 2>/dev/null
+id=$(job start box -- sh -c 'rm -rf .git && mkdir -p /var/tmp/evil && echo "[core] hooksPath=/x" > /var/tmp/evil/config &&
+	ln -s /var/tmp/evil .git && echo s > suid && chmod 4755 suid && mkfifo fifo && echo ok > plain')
+job wait "$id" >/dev/null 2>&1
+ok $([ -d "$lab/ws/.git" ] && [ ! -L "$lab/ws/.git" ] && [ "$(cat "$lab/ws/.git/config")" = '[core]' ] &&
+	[ "$(cat "$lab/ws/.git/HEAD")" = 'ref: refs/heads/main' ]; echo $?) \
+	".git replaced by a link on the remote: the host's .git, its config and HEAD as they were"
+ok $([ -f "$lab/ws/suid" ] && [ "$(stat -c %a "$lab/ws/suid")" = 755 ] && [ ! -e "$lab/ws/fifo" ] &&
+	[ "$(cat "$lab/ws/plain")" = ok ]; echo $?) \
+	"a set-ID file comes back without the bit, a FIFO not at all (the control: a plain file comes back)"
+rm -f "$lab/ws/suid" "$lab/ws/plain"
+
+# ---- a key that is not the remote's: refused with the value to set
+id=$(job start badkey -- sh -c 'echo ran > ran.txt')
+job wait "$id" >/dev/null 2>&1; rc=$?
+why=$(job show --json "$id" | jfield reason 2>/dev/null; cat "$state/runs/$id/log" 2>/dev/null)
+ok $([ "$rc" != 0 ] && printf '%s' "$why" | grep -qF "presents another key: \"$SSH_LAB_HOSTKEY_PUB\"" &&
+	[ ! -e "$lab/ws/ran.txt" ] && [ "$(runs_left)" = 0 ]; echo $?) \
+	"a config pinned to another key: refused, naming the remote's key to set; nothing run there"
+
+# ---- process control: a stop's TERM reaches the command's trap
+id=$(job start sc -- sh -c 'trap "echo trapped; exit 5" TERM; touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
+on_remote "$state/runs/$id/run/up"
+job stop "$id" >/dev/null 2>&1
+job wait "$id" >/dev/null 2>&1; rc=$?
+ok $([ "$rc" = 5 ] && grep -q trapped "$state/runs/$id/log"; echo $?) \
+	"a stop's TERM reaches the remote command's trap, and its status is the job's (5)"
+
+# ---- a lost connection: the run stopped (TERM), its changes back, 125
+id=$(job start sc -- sh -c 'echo before > "$CORDON_RUN/part.txt"; trap "echo termed > \"\$CORDON_RUN/term.txt\"; exit 0" TERM;
+	touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
+on_remote "$state/runs/$id/run/up"
+rid=$(job show --json "$id" | jfield segments.0.container.container)
+for p in $(pgrep -x ssh); do
+	# (the start call's: its script, then "cordon 'ID' 'ID' '<ms>'")
+	tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -qE " cordon '$rid' '$rid' '[0-9]+' *\$" &&
+		kill -KILL "$p"
+done
+job wait "$id" >/dev/null 2>&1; rc=$?
+ok $([ "$rc" = 125 ] && [ "$(cat "$state/runs/$id/run/part.txt" 2>/dev/null)" = before ] &&
+	[ "$(cat "$state/runs/$id/run/term.txt" 2>/dev/null)" = termed ] && [ "$(runs_left)" = 0 ]; echo $?) \
+	"a lost connection: the remote run stopped by TERM, its changes copied back, the segment 125"
+
+# ---- the recover table after kill -9 of the daemon
+respawn() { kill -KILL "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; dpid=; }
+helper_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$state/runs/$1/sandbox/1/wrapper.json" 2>/dev/null; }
+idA=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done; exit 4')
+idB=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done; exit 6')
+idC=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
+for i in "$idA" "$idB" "$idC"; do on_remote "$state/runs/$i/run/up"; done
+respawn
+kill -KILL "$(helper_of "$idB")" "$(helper_of "$idC")"
+rsh touch "$state/runs/$idB/run/go"
+rundir_of() { rsh "grep -l 'job=$1' \$HOME/.cordon/runs/*/labels 2>/dev/null | head -n 1 | xargs -r dirname"; }
+rB=$(rundir_of "$idB")
+for _ in $(seq 100); do [ -n "$rB" ] && rsh test -f "$rB/status" && break; sleep 0.1; done
+start_daemon || echo "# the daemon did not start again"
+sA=$(job show --json "$idA"); sB=$(job show --json "$idB"); sC=$(job show --json "$idC")
+ok $(grep -q "adopted segment 1 of $idA" "$lab/daemon.err" && [ "$(printf '%s' "$sA" | jfield segments.0.result)" = running ]; echo $?) \
+	"recover: a live run with its helper: adopted"
+rsh touch "$state/runs/$idA/run/go"
+job wait "$idA" >/dev/null 2>&1
+ok $([ $? = 4 ]; echo $?) "recover: the adopted run goes on and ends with its status (4)"
+ok $([ "$(printf '%s' "$sB" | jfield segments.0.result)" = exited ] && [ "$(printf '%s' "$sB" | jfield segments.0.code)" = 6 ]; echo $?) \
+	"recover: helper dead, run exited: its status (6) is the result"
+ok $([ "$(printf '%s' "$sC" | jfield segments.0.result)" = lost ] &&
+	[ -z "$(rundir_of "$idC")" ]; echo $?) \
+	"recover: helper dead, run running: stopped by the host (confirmed) and removed from the remote"
+
+# a remote that presents another key by the time the daemon is back:
+# nothing adopted or confirmed stopped; the run still runs there
+idE=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done')
+on_remote "$state/runs/$idE/run/up"
+respawn
+kill -KILL "$(helper_of "$idE")"
+cp "$SSH_LAB_DIR/etc/ssh_host_ed25519_key" "$lab/hostkey.orig"
+cp "$SSH_LAB_DIR/etc/ssh_host_ed25519_key.pub" "$lab/hostkey.orig.pub"
+cp "$lab/otherkey" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key"
+cp "$lab/otherkey.pub" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key.pub"
+pkill -HUP -P "$sshd_upid" 2>/dev/null; sleep 1
+start_daemon || echo "# the daemon did not start again"
+sE=$(job show --json "$idE")
+cp "$lab/hostkey.orig" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key"
+cp "$lab/hostkey.orig.pub" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key.pub"
+pkill -HUP -P "$sshd_upid" 2>/dev/null; sleep 1
+ok $([ "$(printf '%s' "$sE" | jfield segments.0.result)" = lost ] &&
+	printf '%s' "$sE" | jfield segments.0.reason | grep -q 'container_stop_unverified.*pinned host key' &&
+	! grep -q "adopted segment 1 of $idE" "$lab/daemon.err" &&
+	[ -n "$(rundir_of "$idE")" ]; echo $?) \
+	"recover: a remote presenting another key: not adopted, the stop unverified, and nothing done there (its run is still there)"
+
+# ---- reconcile's sweep: what the ended job left on the remote goes
+# (a daemon sweeps as it starts, then every minute)
+respawn
+start_daemon || echo "# the daemon did not start again"
+for _ in $(seq 100); do [ -z "$(rundir_of "$idE")" ] && break; sleep 0.2; done
+r=$([ -z "$(rundir_of "$idE")" ]; echo $?)
+ok "$r" "reconcile's sweep removes the run an ended job left on the remote (its group killed)"
+[ "$r" = 0 ] || { job show --json "$idE" | sed 's/^/# /'; tail -25 "$lab/daemon.err" | sed 's/^/# /'; rsh 'ls -la $HOME/.cordon/runs/*; ps -eo pid,pgid,stat,args' | sed 's/^/# /'; }
+sanitizer_ok
+echo "1..$n"
+[ "$fails" = 0 ]

@@ -1,0 +1,77 @@
+/* sshcfg.c (test): an SSH remote's user@host:port and pinned host key,
+ * as a binding names them: what reaches ssh's command line is narrow,
+ * the key's fingerprint is the one ssh-keygen prints for it, and the
+ * alias its known_hosts line goes under is derived from the key alone. */
+#include "host/sshcfg.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAk9G1kHvHGUPjL+1vqXeL3Bq+oRP2OFgoS1FaN39RGK"
+
+static int remote(const char *s, struct ssh_target *t)
+{
+	struct err *e = NULL;
+	int r = ssh_target_remote(t, s, "remote", &e);
+
+	err_free(e);
+	return r;
+}
+
+static int key(const char *s, struct ssh_target *t)
+{
+	struct err *e = NULL;
+	int r = ssh_target_key(t, s, "host_key", &e);
+
+	err_free(e);
+	return r;
+}
+
+int main(void)
+{
+	struct ssh_target t = { 0 };
+
+	ok(remote("agent@runner.example:2222", &t) == 0, "user@host:port");
+	is_str(t.user, "agent", "... the user");
+	is_str(t.host, "runner.example", "... the host");
+	is_int((int)t.port, 2222, "... the port");
+	ok(remote("a.b_c-d@10.0.0.1", &t) == 0 && t.port == 22 && strcmp(t.host, "10.0.0.1") == 0,
+	   "no port: 22");
+	ok(remote("u@[fe80::1]:22", &t) == 0 && strcmp(t.host, "fe80::1") == 0, "an IPv6 address");
+	/* what ssh would take as an option, or a shell as more than a word */
+	static const char *const bad[] = {
+		"runner",	  "@h",		   "u@",	  "u@-oProxyCommand=x", "-u@h",
+		"u@h:0",	  "u@h:65536",	   "u@h:22x",	  "u@h:",		"u@h p",
+		"u@h;id",	  "u'x@h",	   "u@h$(id)",	  "u@[::1",		"u@[::1]x",
+		"u@h:+22",	  "u@h/x",	   "u v@h",	  "u@h\n",		NULL,
+	};
+	for (size_t i = 0; bad[i]; i++)
+		ok(remote(bad[i], &t) < 0, "refused: remote %zu", i);
+
+	ok(key(KEY, &t) == 0, "an ed25519 key");
+	is_str(t.fingerprint, "SHA256:sSq5jBbrbYKvCtiYRr1kMR46m31zkExi0wcUj67TjH4",
+	       "... its fingerprint, as ssh-keygen -l prints it");
+	ok(strncmp(t.alias, "cordon-", 7) == 0 && strlen(t.alias) == 23 &&
+		   strspn(t.alias + 7, "0123456789abcdef") == 16,
+	   "... its alias: cordon- and 16 hex");
+	char alias[24];
+	memcpy(alias, t.alias, sizeof(alias));
+	ok(key(KEY " root@vm", &t) == 0 && strcmp(t.alias, alias) == 0,
+	   "a comment changes nothing");
+	static const char *const badk[] = {
+		"AAAAC3NzaC1lZDI1NTE5AAAAIAk9G1kHvHGUPjL+1vqXeL3Bq+oRP2OFgoS1FaN39RGK",
+		"ssh-dss AAAAB3NzaC1kc3MAAACBAP",
+		"ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIAk9G1kHvHGUPjL+1vqXeL3Bq+oRP2OFgoS1FaN39RGK",
+		"ssh-ed25519 AAAA",
+		"ssh-ed25519 !!!!",
+		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAk9G1kHvHGUPjL+1vqXeL3Bq+oRP2OFgoS1FaN39RG",
+		NULL, /* a comment with a line break: below */
+		NULL,
+	};
+	for (size_t i = 0; badk[i]; i++)
+		ok(key(badk[i], &t) < 0, "refused: key %zu", i);
+	ok(key(KEY " x\ny", &t) < 0, "refused: a comment with a line break");
+	ssh_target_clear(&t);
+	return done_testing();
+}
