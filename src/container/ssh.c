@@ -74,6 +74,10 @@ int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, ch
 	*home = NULL;
 	if (!pp || !checks)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "ssh probe");
+	/* the operator's config adds no forward (checked each time: it is
+	 * the operator's file, read by ssh on every call) */
+	if (ssh_forwards_configured(c, e) < 0)
+		return -1;
 	if (use_pass && fs_read_file(AT_FDCWD, pp, 65536, &buf, NULL, NULL) == 0) {
 		_cleanup_json_ json_t *j = json_loads(buf, 0, NULL);
 		json_int_t t = json_integer_value(json_object_get(j, "time"));
@@ -297,6 +301,8 @@ static int ssh_plan(const struct grant *g, const struct plan_paths *paths,
 	}
 	if (c.identity)
 		json_object_set_new(pc, "identity", json_string(c.identity));
+	if (c.config_file)
+		json_object_set_new(pc, "ssh_config", json_string(c.config_file));
 	if (cl->home)
 		json_object_set_new(pc, "home", json_string(cl->home));
 	if (cl->toolbelt_dir)
@@ -485,10 +491,11 @@ static int one_at_a_time(const struct ssh_conn *c, const json_t *pc, const char 
 		if (strspn(l, "0123456789abcdef") != 32 || l[32] != ' ')
 			continue;
 		l[32] = '\0';
-		_cleanup_json_ json_t *pin = json_pack("{s:s, s:s, s:s, s:s, s:s?}", "container", l,
-						       "remote", str(pc, "remote"), "host_key",
+		_cleanup_json_ json_t *pin = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?}", "container",
+						       l, "remote", str(pc, "remote"), "host_key",
 						       str(pc, "host_key"), "known_hosts",
-						       c->known_hosts, "identity", c->identity);
+						       c->known_hosts, "identity", c->identity,
+						       "ssh_config", c->config_file);
 		if (!pin)
 			return err_set(e, ERR_INTERNAL, ENOMEM, "ssh create");
 		if (run_status(c, pin, false, &st, e) < 0)
@@ -555,6 +562,8 @@ static int ssh_create(const struct plan *p, const struct plan_paths *paths,
 			 json_object_get(pc, "copies"));
 	if (made && c.identity)
 		json_object_set_new(made, "identity", json_string(c.identity));
+	if (made && c.config_file)
+		json_object_set_new(made, "ssh_config", json_string(c.config_file));
 	if (!made) {
 		err_set(e, ERR_INTERNAL, ENOMEM, "ssh create");
 		goto wipe;
@@ -765,11 +774,12 @@ static int ssh_sweep(const json_t *config, const char *state_dir, const char *ho
 			keep = keep || strcmp(live[j], jobs[i]) == 0;
 		if (keep)
 			continue;
-		_cleanup_json_ json_t *pin = json_pack("{s:s, s:s, s:s, s:s, s:s?}", "container",
+		_cleanup_json_ json_t *pin = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?}", "container",
 						       ids[i], "remote", str(config, "remote"),
 						       "host_key", str(config, "host_key"),
 						       "known_hosts", c.known_hosts, "identity",
-						       str(config, "identity"));
+						       str(config, "identity"), "ssh_config",
+						       str(config, "ssh_config"));
 		struct err *re = NULL;
 
 		if (!pin || ssh_remove(pin, &re) < 0) {

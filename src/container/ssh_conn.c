@@ -14,8 +14,8 @@
  * - the environment: ssh gets HOME, PATH, USER, LOGNAME and the agent's
  *   socket (for signing in), never the launch's variables, so no SendEnv
  *   of the operator's config can carry one.
- * The operator's ~/.ssh/config still applies otherwise (a ProxyJump, a
- * user's key), as ssh reads it. */
+ * The operator's ~/.ssh/config (or the config's "ssh_config", -F) still
+ * applies otherwise (a ProxyJump, a user's key), as ssh reads it. */
 #include "container/ssh_int.h"
 
 #include "host/launch.h"
@@ -80,6 +80,21 @@ static int option_path(const char *p, const char *what, struct err **e)
 	return 0;
 }
 
+/* "ssh_config": the ssh configuration file the operator gives cordon's
+ * connections (-F) instead of ~/.ssh/config. */
+static int config_file_of(struct ssh_conn *c, const json_t *o, struct err **e)
+{
+	const char *f = json_string_value(json_object_get(o, "ssh_config"));
+
+	if (!f)
+		return 0;
+	if (f[0] != '/' || option_path(f, "container.ssh_config", e) < 0)
+		return *e ? -1 : err_set(e, ERR_CONFIG, 0, "container.ssh_config: an absolute path");
+	free(c->config_file);
+	c->config_file = strdup(f);
+	return c->config_file ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "ssh_config");
+}
+
 int ssh_conn_from_config(struct ssh_conn *c, const json_t *config, const char *state_dir,
 			 struct err **e)
 {
@@ -90,6 +105,8 @@ int ssh_conn_from_config(struct ssh_conn *c, const json_t *config, const char *s
 		return -1;
 	if (id && (option_path(id, "container.identity", e) < 0 || !(c->identity = strdup(id))))
 		return *e ? -1 : err_set(e, ERR_INTERNAL, ENOMEM, "identity");
+	if (config_file_of(c, config, e) < 0)
+		return -1;
 	if (option_path(state_dir, "the state dir (for an ssh remote's known_hosts)", e) < 0)
 		return -1;
 	if (asprintf(&kh, "%s/containers/ssh/%s.known_hosts", state_dir, c->t.alias) < 0)
@@ -105,7 +122,7 @@ int ssh_conn_from_pin(struct ssh_conn *c, const json_t *pin, struct err **e)
 	if (!kh || kh[0] != '/')
 		return err_set(e, ERR_DENIED, 0, "the pin names no known_hosts file");
 	if (option_path(kh, "the pin's known_hosts", e) < 0 ||
-	    (id && option_path(id, "the pin's identity", e) < 0))
+	    (id && option_path(id, "the pin's identity", e) < 0) || config_file_of(c, pin, e) < 0)
 		return -1;
 	if (ssh_target_from(&c->t, pin, e) < 0)
 		return -1;
@@ -119,7 +136,8 @@ void ssh_conn_clear(struct ssh_conn *c)
 	ssh_target_clear(&c->t);
 	free(c->known_hosts);
 	free(c->identity);
-	c->known_hosts = c->identity = NULL;
+	free(c->config_file);
+	c->known_hosts = c->identity = c->config_file = NULL;
 }
 
 /* A word for the remote's shell: in single quotes. */
@@ -181,8 +199,10 @@ static int push_opt(char ***argv, const char *key, const char *v)
 	return strv_push(argv, "-o") < 0 || strv_push(argv, o) < 0 ? -1 : 0;
 }
 
+/* ssh's argv; with show, `ssh -G` (the configuration it would use,
+ * forwards not cleared: what the operator's config adds is seen). */
 static char **ssh_argv(const struct ssh_conn *c, const char *script, char *const *args,
-		       char *const *forwards)
+		       char *const *forwards, bool show)
 {
 	static const char *const fixed[] = {
 		"BatchMode=yes",
@@ -214,14 +234,16 @@ static char **ssh_argv(const struct ssh_conn *c, const char *script, char *const
 	char port[8];
 
 	snprintf(port, sizeof(port), "%u", c->t.port);
-	if (!cmd || strv_push(&argv, "ssh") < 0)
+	if (!cmd || strv_push(&argv, "ssh") < 0 || (show && strv_push(&argv, "-G") < 0))
+		return NULL;
+	if (c->config_file && (strv_push(&argv, "-F") < 0 || strv_push(&argv, c->config_file) < 0))
 		return NULL;
 	for (size_t i = 0; fixed[i]; i++)
 		if (push_opt(&argv, "", fixed[i]) < 0)
 			return NULL;
 	if (push_opt(&argv, "UserKnownHostsFile=", c->known_hosts) < 0 ||
 	    push_opt(&argv, "HostKeyAlias=", c->t.alias) < 0 ||
-	    push_opt(&argv, "ClearAllForwardings=", forwards && forwards[0] ? "no" : "yes") < 0)
+	    push_opt(&argv, "ClearAllForwardings=", show || (forwards && forwards[0]) ? "no" : "yes") < 0)
 		return NULL;
 	if (c->identity && (push_opt(&argv, "IdentityFile=", c->identity) < 0 ||
 			    push_opt(&argv, "IdentitiesOnly=", "yes") < 0))
@@ -264,7 +286,7 @@ int ssh_spawn(const struct ssh_conn *c, const char *script, char *const *args,
 	      char *const *forwards, const struct ssh_io *io, bool own_group, pid_t *pid,
 	      struct err **e)
 {
-	_cleanup_strv_ char **argv = ssh_argv(c, script, args, forwards), **env = ssh_env();
+	_cleanup_strv_ char **argv = ssh_argv(c, script, args, forwards, false), **env = ssh_env();
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, dfl;
@@ -378,5 +400,44 @@ int ssh_call(const struct ssh_conn *c, const char *script, char *const *args, co
 	if (lseek(ofd, 0, SEEK_SET) < 0 || fs_read_fd(ofd, "the remote's answer", max, out,
 						       outlen, e) < 0)
 		return -1;
+	return 0;
+}
+
+int ssh_forwards_configured(const struct ssh_conn *c, struct err **e)
+{
+	_cleanup_strv_ char **argv = ssh_argv(c, "true", NULL, NULL, true), **env = ssh_env();
+	_cleanup_close_ int ofd = memfd_create("ssh-G", MFD_CLOEXEC);
+	_cleanup_free_ char *out = NULL;
+	struct ssh_io io = { -1, ofd, -1 };
+	pid_t pid = -1;
+	int status = 0, rc;
+
+	if (!argv || !env || ofd < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "ssh -G");
+	posix_spawn_file_actions_t fa;
+	if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
+		return err_set(e, ERR_UNAVAILABLE, rc, "ssh -G");
+	if ((rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) == 0 &&
+	    (rc = posix_spawn_file_actions_adddup2(&fa, io.out, 1)) == 0 &&
+	    (rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)) == 0)
+		rc = posix_spawnp(&pid, "ssh", &fa, NULL, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0)
+		return err_set(e, ERR_UNAVAILABLE, rc, "cannot run ssh (the OpenSSH client)");
+	if (wait_child(pid, &status) < 0 || status != 0)
+		return err_set(e, ERR_UNAVAILABLE, errno,
+			       "ssh -G could not read the configuration for `%s`", c->t.host);
+	if (lseek(ofd, 0, SEEK_SET) < 0 || fs_read_fd(ofd, "ssh -G", 1 << 20, &out, NULL, e) < 0)
+		return -1;
+	static const char *const kinds[] = { "localforward ", "remoteforward ", "dynamicforward ",
+					     NULL };
+	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		for (size_t i = 0; kinds[i]; i++)
+			if (strncmp(l, kinds[i], strlen(kinds[i])) == 0)
+				return err_set(e, ERR_UNAVAILABLE, 0,
+					       "the ssh configuration forwards for `%s` (%.*s): a "
+					       "run there would get what cordon did not grant; "
+					       "remove it for this host",
+					       c->t.host, (int)strlen(kinds[i]) - 1, kinds[i]);
 	return 0;
 }

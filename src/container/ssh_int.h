@@ -25,6 +25,7 @@ struct ssh_conn {
 	struct ssh_target t;
 	char *known_hosts;	/* the provider's file holding the one key */
 	char *identity;		/* NULL: ssh's own choice */
+	char *config_file;	/* ssh -F; NULL: the operator's ~/.ssh/config */
 };
 
 /* From a config ({"remote", "host_key", "identity"?}) and the state dir,
@@ -54,6 +55,11 @@ int ssh_spawn(const struct ssh_conn *c, const char *script, char *const *args,
  * (ERR_UNAVAILABLE). */
 int ssh_call(const struct ssh_conn *c, const char *script, char *const *args, const void *in,
 	     size_t inlen, char **out, size_t *outlen, size_t max, int *status, struct err **e);
+
+/* Does the operator's ssh configuration add a forward for the remote
+ * (`ssh -G`)? The helper's connection (which forwards the toolbelt) would
+ * carry it: -1 with *e when it does, or when it cannot be read. */
+int ssh_forwards_configured(const struct ssh_conn *c, struct err **e);
 
 /* Why ssh exited 255, from its stderr (read from errfd): *e set. */
 int ssh_failed(const struct ssh_conn *c, int errfd, struct err **e);

@@ -416,21 +416,21 @@ static int check_git_workspace(const char *path, const struct host_binding *out,
 
 /* "container": {"provider": "ssh", "remote": "user@host[:port]",
  * "host_key": "<type> <base64>", "isolation": "native" | "none",
- * "network": "host", "identity"?, "policy"?}. A run with isolation none
+ * "network": "host", "identity"?, "ssh_config"?, "policy"?}. A run with isolation none
  * is the remote account's, reaching what the remote's firewall allows:
  * the config says so ("network": "host"), and takes no limits. */
 static int parse_ssh(json_t *c, const char *cp, struct host_binding *out, struct err **e)
 {
 	static const char *const keys[] = { "provider", "remote", "host_key", "isolation",
-					    "network", "identity", "policy", NULL };
+					    "network", "identity", "ssh_config", "policy", NULL };
 	static const char *const names[] = { "remote", "host_key", "isolation", "network",
-					     "identity", NULL };
+					     "identity", "ssh_config", NULL };
 	_cleanup_free_ char *polp = json_path_key(cp, "policy"), *isop = json_path_key(cp, "isolation"),
-			   *netp = json_path_key(cp, "network"), *idp = json_path_key(cp, "identity");
+			   *netp = json_path_key(cp, "network");
 	struct ssh_target t = { 0 };
-	const char *iso, *net, *id;
+	const char *iso, *net;
 
-	if (!polp || !isop || !netp || !idp)
+	if (!polp || !isop || !netp)
 		return oom(e);
 	if (only_keys(c, cp, keys, e) < 0)
 		return -1;
@@ -459,7 +459,6 @@ static int parse_ssh(json_t *c, const char *cp, struct host_binding *out, struct
 	}
 	iso = json_string_value(json_object_get(c, "isolation"));
 	net = json_string_value(json_object_get(c, "network"));
-	id = json_string_value(json_object_get(c, "identity"));
 	if (!iso || strcmp(iso, "native") == 0)
 		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "%s: a native sandbox on the remote is not built yet: set "
@@ -473,14 +472,21 @@ static int parse_ssh(json_t *c, const char *cp, struct host_binding *out, struct
 			       "the remote's own firewall allows, and nothing there holds "
 			       "network.allow",
 			       show(netp));
-	if (id && id[0] != '/')
-		return err_set(e, ERR_CONFIG, 0, "%s: must be an absolute path", show(idp));
-	for (const char *ch = id; ch && *ch; ch++)
-		if ((unsigned char)*ch <= ' ' || strchr("\"'%\\", *ch) || *ch == 0x7f)
-			return err_set(e, ERR_CONFIG, 0,
-				       "%s: no space, quote, '%%' or backslash (ssh reads it as an "
-				       "option's value)",
-				       show(idp));
+	for (size_t k = 0; k < 2; k++) {
+		_cleanup_free_ char *kp = json_path_key(cp, k ? "ssh_config" : "identity");
+		const char *v = json_string_value(json_object_get(c, k ? "ssh_config" : "identity"));
+
+		if (!kp)
+			return oom(e);
+		if (v && v[0] != '/')
+			return err_set(e, ERR_CONFIG, 0, "%s: must be an absolute path", show(kp));
+		for (const char *ch = v; ch && *ch; ch++)
+			if ((unsigned char)*ch <= ' ' || strchr("\"'%\\", *ch) || *ch == 0x7f)
+				return err_set(e, ERR_CONFIG, 0,
+					       "%s: no space, quote, '%%' or backslash (ssh reads it "
+					       "as an option's value)",
+					       show(kp));
+	}
 	out->provider = strdup("ssh");
 	out->container = json_deep_copy(c);
 	if (!out->provider || !out->container)

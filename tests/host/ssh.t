@@ -10,7 +10,8 @@
 # toolbelt answers through the forwarded socket (a wrong token does not);
 # a run replacing .git with a link, a set-ID file and a FIFO come back as
 # the rules say. A config whose key is not the remote's is refused with
-# the value to set, and nothing is run there. Process control: the exit
+# the value to set, and nothing is run there; an ssh configuration that
+# adds a forward is refused. Process control: the exit
 # status, a stop's TERM reaching the command (the host's), a lost
 # connection stopping the remote run and copying its changes back (125).
 # The recover table after `kill -9` of the daemon: a live run adopted
@@ -57,9 +58,15 @@ cat > "$lab/config.json" <<JSON
   "sc": {"executor": {"kind": "shell"}, "workspace": {"scratch": true}, "grace": 1,
           "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol")},
   "badkey": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
-          "container": $(remote "$ot $ok_" "$pol")}
+          "container": $(remote "$ot $ok_" "$pol")},
+  "fwd": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
+          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" | sed "s|^{|{\"ssh_config\": \"$lab/fwd.conf\", |")},
+  "nofwd": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
+          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" | sed "s|^{|{\"ssh_config\": \"$lab/nofwd.conf\", |")}
 }}
 JSON
+printf 'Host *\n  RemoteForward %s/fwd.sock %s/host.sock\n' "$lab" "$lab" > "$lab/fwd.conf"
+printf 'Host *\n  ServerAliveInterval 10\n' > "$lab/nofwd.conf"
 start_daemon || { echo "Bail out! the daemon did not start"; sed 's/^/# /' "$lab/daemon.err"; exit 1; }
 rsh() { ssh_lab_ssh "$@" 2>/dev/null; }
 on_remote() { for _ in $(seq 300); do rsh test -e "$1" && return 0; sleep 0.1; done; return 1; }
@@ -146,6 +153,17 @@ why=$(job show --json "$id" | jfield reason 2>/dev/null; cat "$state/runs/$id/lo
 ok $([ "$rc" != 0 ] && printf '%s' "$why" | grep -qF "presents another key: \"$SSH_LAB_HOSTKEY_PUB\"" &&
 	[ ! -e "$lab/ws/ran.txt" ] && [ "$(runs_left)" = 0 ]; echo $?) \
 	"a config pinned to another key: refused, naming the remote's key to set; nothing run there"
+
+# ---- an ssh configuration that adds a forward: refused (the helper's
+# connection would carry it); the same configuration without: runs
+id=$(job start fwd -- sh -c 'echo ran')
+job wait "$id" >/dev/null 2>&1; rc=$?
+why=$(job show --json "$id" | jfield reason 2>/dev/null; cat "$state/runs/$id/log" 2>/dev/null)
+id2=$(job start nofwd -- sh -c 'echo ran-nofwd')
+job wait "$id2" >/dev/null 2>&1; rc2=$?
+ok $([ "$rc" != 0 ] && printf '%s' "$why" | grep -q 'configuration forwards.*remoteforward' &&
+	[ "$rc2" = 0 ] && grep -q '^ran-nofwd$' "$state/runs/$id2/log"; echo $?) \
+	"ssh_config adding a RemoteForward: refused before anything runs (the control: the config without it runs)"
 
 # ---- process control: a stop's TERM reaches the command's trap
 id=$(job start sc -- sh -c 'trap "echo trapped; exit 5" TERM; touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
