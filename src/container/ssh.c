@@ -547,9 +547,16 @@ static int ssh_create(const struct plan *p, const struct plan_paths *paths,
 	if (tr < 0)
 		goto out;
 	char *const cargs[] = { id, NULL };
-	if (ssh_call(&c, ssh_script_create, cargs, tar, tar_len, &out, NULL, 4096, &status, e) < 0)
+	int cr = ssh_call(&c, ssh_script_create, cargs, tar, tar_len, &out, NULL, 4096, &status, e);
+	/* (the tar holds the environment file: wiped once sent) */
+	explicit_bzero(tar, tar_len);
+	if (cr < 0)
 		goto wipe;
 	if (status != 0) {
+		/* (the remote's words: printable only) */
+		for (char *ch = out; ch && *ch; ch++)
+			if ((unsigned char)*ch < ' ' || *ch == 0x7f)
+				*ch = ' ';
 		err_set(e, ERR_UNAVAILABLE, 0, "the remote refused the run's records (exit %d)%s%.200s",
 			status, out && out[0] ? ": " : "", out ? out : "");
 		goto out;

@@ -93,15 +93,27 @@ int ssh_upload(const struct ssh_conn *c, const json_t *pc, const json_t *pin,
 		*e = NULL;
 		return ssh_failed(c, efd, e);
 	}
-	if (pr < 0)
-		return err_wrap(e, "the copy to the remote");
-	if (lseek(ofd, 0, SEEK_SET) < 0 || fs_read_fd(ofd, "the remote's answer", 4096, &out, NULL,
-						       e) < 0)
-		return -1;
-	if (status != 0)
+	/* the remote's refusal is the reason (the pack then only saw the
+	 * pipe close) */
+	if (status != 0) {
+		struct err *re = NULL;
+
+		if (lseek(ofd, 0, SEEK_SET) < 0 ||
+		    fs_read_fd(ofd, "the remote's answer", 4096, &out, NULL, &re) < 0)
+			out = NULL;
+		err_free(re);
+		err_free(*e);
+		*e = NULL;
+		/* (the remote's words: printable only) */
+		for (char *ch = out; ch && *ch; ch++)
+			if ((unsigned char)*ch < ' ' || *ch == 0x7f)
+				*ch = ' ';
 		return err_set(e, status == 3 ? ERR_DENIED : ERR_UNAVAILABLE, 0,
 			       "the remote did not take the copy (exit %d)%s%.300s", status,
-			       out[0] ? ": " : "", out);
+			       out && out[0] ? ": " : "", out ? out : "");
+	}
+	if (pr < 0)
+		return err_wrap(e, "the copy to the remote");
 	/* the manifest: the copy back applies against it */
 	if (!(text = json_dumps(manifest, JSON_COMPACT)))
 		return err_set(e, ERR_INTERNAL, ENOMEM, "the copy's manifest");
