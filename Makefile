@@ -152,7 +152,8 @@ check: deps
 # an sshd of its own on a lab of its own and mostly waits on it; the rest
 # in order. Both logs are printed, and either failing fails the run.
 DOCKER_T := tests/host/engine.t tests/host/docker.t tests/host/docker-doctor.t tests/host/docker-claude.t \
-	tests/host/docker-conformance.t tests/host/ssh-lab.t tests/host/ssh.t tests/host/ssh-conformance.t
+	tests/host/docker-conformance.t tests/host/ssh-lab.t tests/host/ssh.t tests/host/ssh-native.t \
+	tests/host/ssh-conformance.t
 TEST_ENV := CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san/tests/helpers \
 	CORDON_FUZZ=$(CURDIR)/build/fuzz CORDON_SRC=$(CURDIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \

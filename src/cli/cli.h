@@ -24,5 +24,6 @@ struct container_provider;
  * (cordon-host's docker); cli_wrap has none. */
 int cli_wrap_with(int argc, char **argv, const struct container_provider *const *containers);
 int cli_cinit(int argc, char **argv);
+int cli_remote_run(int argc, char **argv);
 
 #endif

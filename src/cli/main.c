@@ -55,6 +55,7 @@ static const struct subcommand subcommands[] = {
 	{ "netprobe", cli_netprobe, NULL },	/* internal: the Docker doctor's preflight probe */
 	{ "wrap", cli_wrap, NULL },		/* internal: a daemon segment's wrapper */
 	{ "cinit", cli_cinit, NULL },	/* internal: a container's pid 1 */
+	{ "remote-run", cli_remote_run, NULL },	/* internal: an SSH remote's sandbox */
 };
 
 static void usage(FILE *f)

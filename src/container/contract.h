@@ -88,6 +88,15 @@ struct container_provider {
 	 * did not send. What it made is removed once its status is known. */
 	int (*start)(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
 		     bool *interrupted, struct err **e);
+	/* Optional: a container found running after a restart whose start
+	 * helper had died (its pin checked by inspect): taken up in the
+	 * helper's place, as start would have gone on (TERM, INT and HUP
+	 * passed on, each recorded first; its status returned, what it
+	 * made removed once that is known). -1 with *e when it cannot be
+	 * (the host then stops it). NULL: the provider cannot take a run
+	 * up again, and a running one is stopped. */
+	int (*resume)(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
+		      bool *interrupted, struct err **e);
 	/* A container made and never started (the host's word never came):
 	 * what create made is removed, the secrets file with it. */
 	void (*discard)(const struct plan_paths *paths, const json_t *pin);
@@ -136,6 +145,14 @@ bool container_host_sent_term(const struct plan_paths *paths);
 /* A start helper's TERM, INT, HUP and QUIT, blocked and read from the
  * signalfd returned (close-on-exec), or -1 with *e. */
 int container_helper_signals(struct err **e);
+
+/* cordon's static binary (cordon-static beside this program), the
+ * runtime a provider puts where its runs are: its bytes and SHA-256. */
+int container_runtime(char **bytes, size_t *len, char hex[65], struct err **e);
+
+/* The container record beside the plan's: the pin, in the record dir's
+ * container.json (0444), for the lifecycle's settle and resume. */
+int container_write_pin(const struct plan_paths *paths, const json_t *pin, struct err **e);
 
 /* The host label: a hash of the canonical state dir (16 hex digits). */
 int container_host_label(const char *state_dir, char out[17], struct err **e);

@@ -24,24 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int docker_runtime(char **bytes, size_t *len, char hex[65], struct err **e)
-{
-	char self[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 16);
-
-	if (n <= 0 || !(slash = memrchr(self, '/', (size_t)n)))
-		return err_set(e, ERR_UNAVAILABLE, errno, "cannot find this program");
-	snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), "cordon-static");
-	if (fs_read_file(AT_FDCWD, self, (size_t)64 << 20, bytes, len, e) < 0)
-		return err_wrap(e, "cordon's static binary (a container's runtime)");
-	if (sha256_hex(*bytes, *len, hex) < 0) {
-		free(*bytes);
-		*bytes = NULL;
-		return err_set(e, ERR_INTERNAL, 0, "runtime digest");
-	}
-	return 0;
-}
-
 int docker_open(const json_t *config, struct engine **g, char **endpoint, struct err **e)
 {
 	const char *ep = json_string_value(json_object_get(config, "endpoint"));
@@ -72,7 +54,7 @@ int docker_gateway_image(struct engine *g, bool make, char **id, struct err **e)
 	size_t len = 0, tlen = 0;
 	char hex[65];
 
-	if (docker_runtime(&bytes, &len, hex, e) < 0)
+	if (container_runtime(&bytes, &len, hex, e) < 0)
 		return -1;
 	if (asprintf(&label, "%s=%s", DOCKER_LABEL_RUNTIME, hex) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
@@ -275,7 +257,7 @@ static int docker_plan(const struct grant *g, const struct plan_paths *paths,
 	mi.empty_file = efile;
 	if (container_mounts(&mi, &mounts, e) < 0)
 		return -1;
-	if (docker_runtime(&bytes, &len, hex, e) < 0)
+	if (container_runtime(&bytes, &len, hex, e) < 0)
 		return -1;
 	if (docker_open(cl->config, &eng, &endpoint, e) < 0)
 		return -1;

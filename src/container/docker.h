@@ -14,10 +14,6 @@
 
 extern const struct container_provider docker_provider;
 
-/* Where cordon's static binary is: "cordon-static" beside this program.
- * Its bytes and their sha256 (hex). */
-int docker_runtime(char **bytes, size_t *len, char hex[65], struct err **e);
-
 /* The gateway image for this cordon (labelled with its runtime's digest):
  * made from the static binary alone when missing (make) or found. *id
  * is its image ID; ENGINE_GONE when not there and !make. */

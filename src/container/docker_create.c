@@ -409,7 +409,7 @@ static int make_all(struct engine *g, const struct plan *p, const struct plan_pa
 		     (int)json_integer_value(json_object_get(c, "gid"))) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "docker create");
 	/* the runtime the plan names, and no other */
-	if (docker_runtime(&bytes, &len, hex, e) < 0)
+	if (container_runtime(&bytes, &len, hex, e) < 0)
 		return -1;
 	if (strcmp(hex, str(c, "runtime")) != 0)
 		return err_set(e, ERR_UNAVAILABLE, 0,
@@ -580,13 +580,7 @@ int docker_create(const struct plan *p, const struct plan_paths *paths,
 	}
 	/* the container record, beside the plan's */
 	{
-		_cleanup_free_ char *text = json_dumps(*pin, JSON_COMPACT);
-		_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, paths->record_dir,
-							   O_PATH | O_DIRECTORY, 0);
-		if (!text || dfd < 0 ||
-		    fs_write_atomic(dfd, "container.json", text, strlen(text), 0444, true, e) < 0) {
-			if (!*e)
-				err_set(e, ERR_UNAVAILABLE, errno, "container record");
+		if (container_write_pin(paths, *pin, e) < 0) {
 			json_decref(*pin);
 			*pin = NULL;
 			struct err *re = NULL;

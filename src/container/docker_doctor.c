@@ -531,7 +531,7 @@ static int preflight_run(struct engine *g, const char *gw, const char *endpoint,
 			  : err_set(e, ERR_INTERNAL, ENOMEM, "preflight");
 	/* 4. cordon's runtime into the volume, through the companion */
 	struct engine_tar_file tf = { .name = "cordon", .mode = 0555 };
-	if (docker_runtime(&bytes, &len, hex, e) < 0)
+	if (container_runtime(&bytes, &len, hex, e) < 0)
 		return -1;
 	tf.data = bytes;
 	tf.len = len;

@@ -9,9 +9,12 @@
 #include "container/lifecycle.h"
 
 #include "cli/cli.h"
+#include "guard/planted.h"
+#include "host/wrapper.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
+#include "lib/procfs.h"
 #include "lib/strv.h"
 #include "plan/plan.h"
 
@@ -20,10 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
 	"usage: cordon container wrap --ctl FD\n"
 	"       cordon container settle --record DIR --job ID --segment N\n"
+	"       cordon container resume --record DIR --job ID --segment N\n"
 	"       cordon container inspect --pin FILE [--job ID --segment N [--digest HEX]]\n"
 	"       cordon container list --config FILE --state-dir DIR [--job ID]\n"
 	"       cordon container sweep --config-json JSON --state-dir DIR [--live JOB]...\n"
@@ -34,6 +39,8 @@ static const char usage[] =
 	"wrap: the segment wrapper of a container binding; the daemon runs it.\n"
 	"settle: stop (confirmed) and remove the container of a segment whose start\n"
 	"helper ended without its exit file; the daemon runs it.\n"
+	"resume: take up, in its dead start helper's place, a container found running\n"
+	"after a restart, to its end (its status in the exit file); the daemon runs it.\n"
 	"inspect: print what the pinned container is, as JSON: {\"status\": \"created\" |\n"
 	"\"running\" | \"exited\" | \"gone\", \"exit_code\", \"started_at\"}. Exits 125 when\n"
 	"it cannot be asked or is not the pinned one.\n"
@@ -116,6 +123,25 @@ int container_settle_record(const struct container_provider *const *known, const
 	return 0;
 }
 
+/* settle's and resume's --record DIR --job ID --segment N. */
+static int segment_args(int argc, char **argv, const char **record, const char **job,
+			unsigned long *seg)
+{
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--record") == 0)
+			*record = argv[i + 1];
+		else if (strcmp(argv[i], "--job") == 0)
+			*job = argv[i + 1];
+		else if (strcmp(argv[i], "--segment") == 0)
+			*seg = strtoul(argv[i + 1], NULL, 10);
+	}
+	if (!*record || !*job || *seg == 0 || *seg > 1000000 || argc % 2 == 0) {
+		fputs(usage, stderr);
+		return -1;
+	}
+	return 0;
+}
+
 /* settle: the daemon's child for a segment whose start helper ended
  * without its exit file; its verdict in the record dir, settle.json
  * ({"verified"}), which the daemon reads once this has ended. */
@@ -125,18 +151,8 @@ static int settle(const struct container_provider *const *known, int argc, char 
 	unsigned long seg = 0;
 	struct err *e = NULL;
 
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--record") == 0)
-			record = argv[i + 1];
-		else if (strcmp(argv[i], "--job") == 0)
-			job = argv[i + 1];
-		else if (strcmp(argv[i], "--segment") == 0)
-			seg = strtoul(argv[i + 1], NULL, 10);
-	}
-	if (!record || !job || seg == 0 || seg > 1000000 || argc % 2 == 0) {
-		fputs(usage, stderr);
+	if (segment_args(argc, argv, &record, &job, &seg) < 0)
 		return EXIT_CORDON;
-	}
 	bool ok = container_settle_record(known, record, job, (unsigned int)seg, &e) == 0;
 	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record, O_PATH | O_DIRECTORY, 0);
 	const char *v = ok ? "{\"verified\": true}\n" : "{\"verified\": false}\n";
@@ -148,6 +164,105 @@ static int settle(const struct container_provider *const *known, int argc, char 
 	if (dfd < 0 || fs_write_atomic(dfd, "settle.json", v, strlen(v), 0600, true, &e) < 0)
 		return fail(e);
 	return ok ? 0 : EXIT_CORDON;
+}
+
+/* resume: the daemon's child for a segment found running after a
+ * restart whose start helper had died, when its provider can take it up
+ * (an SSH remote's run goes on without its connection): this process
+ * is the segment's from then on, the exit file its own as the helper's
+ * would have been, its output the segment's log. What the run leaves in
+ * the workspace for host tools is looked for as after any launch; the
+ * look before is taken here, which for a provider that copies changes
+ * back at the end (SSH) is the workspace before any of them. */
+static int resume(const struct container_provider *const *known, int argc, char **argv)
+{
+	const char *record = NULL, *job = NULL;
+	unsigned long seg = 0;
+	_cleanup_free_ char *buf = NULL, *digest = NULL, *exec_dir = NULL, *run_dir = NULL,
+			   *log = NULL, *pp = NULL;
+	_cleanup_json_ json_t *pin = NULL, *stamp = NULL;
+	_cleanup_free_ char *stamp_text = NULL;
+	_cleanup_close_ int rdfd = -1;
+	unsigned long long ticks = 0;
+	struct planted_state *planted = NULL;
+	const struct container_provider *cp;
+	struct plan *p = NULL;
+	struct err *e = NULL, *perr = NULL;
+	bool interrupted = false;
+	char *slash;
+	int code = EXIT_CORDON;
+
+	if (segment_args(argc, argv, &record, &job, &seg) < 0)
+		return EXIT_CORDON;
+	/* <exec_dir>/sandbox/<segment>; its log <exec_dir>/log */
+	exec_dir = strdup(record);
+	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
+		*slash = '\0';
+	if (!exec_dir || !(run_dir = fs_path_join(exec_dir, "run")) ||
+	    !(log = fs_path_join(exec_dir, "log"))) {
+		err_set(&e, ERR_INTERNAL, ENOMEM, "resume");
+		return fail(e);
+	}
+	/* a group of its own, as the helper's: a stop's TERM to it reaches it */
+	(void)setsid();
+	int lfd = open(log, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (lfd >= 0) {
+		(void)dup2(lfd, STDOUT_FILENO);
+		(void)dup2(lfd, STDERR_FILENO);
+		close(lfd);
+	}
+	struct plan_paths paths = { .execution = (char *)job, .segment = (unsigned int)seg,
+				    .exec_dir = exec_dir, .run_dir = run_dir,
+				    .record_dir = (char *)record };
+	if (plan_read_pin(exec_dir, (unsigned int)seg, &digest, &e) < 0 ||
+	    plan_read_record(record, digest, &p, &e) < 0)
+		goto out;
+	if (!(pp = fs_path_join(record, "container.json")) ||
+	    fs_read_file(AT_FDCWD, pp, 65536, &buf, NULL, &e) < 0)
+		goto out;
+	if (!(pin = json_loads(buf, JSON_REJECT_DUPLICATES, NULL))) {
+		err_set(&e, ERR_DENIED, 0, "its container pin cannot be read");
+		goto out;
+	}
+	if (!(cp = container_of(known, pin, &e)))
+		goto out;
+	if (!cp->resume) {
+		err_set(&e, ERR_UNAVAILABLE, 0, "the %s provider cannot take a run up again",
+			cp->name);
+		goto out;
+	}
+	/* who took it up, for the next restart to end before another does */
+	rdfd = fs_open_nofollow(AT_FDCWD, record, O_PATH | O_DIRECTORY, 0);
+	if (procfs_start_ticks(0, &ticks, &e) < 0 ||
+	    !(stamp = json_pack("{s:i, s:I}", "pid", (int)getpid(), "start_ticks", (json_int_t)ticks)) ||
+	    !(stamp_text = json_dumps(stamp, JSON_COMPACT)) || rdfd < 0 ||
+	    fs_write_atomic(rdfd, "resume.json", stamp_text, strlen(stamp_text), 0600, true, &e) < 0) {
+		if (!e)
+			err_set(&e, ERR_UNAVAILABLE, errno, "resume: its stamp");
+		goto out;
+	}
+	const char *ws = json_string_value(json_object_get(p->data, "workspace"));
+	if (!ws || planted_before(ws, &planted, &e) < 0)
+		goto out;
+	fprintf(stderr, "cordon: taken up again after a restart (its start helper was gone): "
+			"its output since is not here\n");
+	code = cp->resume(p, &paths, pin, &interrupted, &e);
+	if (planted_after(planted, record, stderr, &perr) < 0)
+		err_print(stderr, perr);
+	err_free(perr);
+	if (code < 0)
+		goto out;
+	/* what the helper would have written */
+	host_wrapper_write_exit(record, code, NULL, interrupted);
+	planted_state_free(planted);
+	plan_free(p);
+	return code;
+out:
+	/* no exit file: the daemon settles the segment (its container
+	 * stopped, confirmed) */
+	planted_state_free(planted);
+	plan_free(p);
+	return fail(e);
 }
 
 /* The options of inspect, list, stop and remove. */
@@ -297,6 +412,8 @@ int container_main(int argc, char **argv, const struct container_provider *const
 		return cli_wrap_with(argc - 1, argv + 1, known);
 	if (strcmp(cmd, "settle") == 0)
 		return settle(known, argc - 1, argv + 1);
+	if (strcmp(cmd, "resume") == 0)
+		return resume(known, argc - 1, argv + 1);
 	if (strcmp(cmd, "sweep") == 0)
 		return sweep(known, argc - 1, argv + 1);
 	if (strcmp(cmd, "--help") == 0)

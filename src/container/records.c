@@ -7,6 +7,9 @@
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/sha256.h"
+
+#include <limits.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,4 +74,33 @@ int container_helper_signals(struct err **e)
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 || (sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "start helper: signals");
 	return sfd;
+}
+
+int container_runtime(char **bytes, size_t *len, char hex[65], struct err **e)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 16);
+
+	if (n <= 0 || !(slash = memrchr(self, '/', (size_t)n)))
+		return err_set(e, ERR_UNAVAILABLE, errno, "cannot find this program");
+	snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), "cordon-static");
+	if (fs_read_file(AT_FDCWD, self, (size_t)64 << 20, bytes, len, e) < 0)
+		return err_wrap(e, "cordon's static binary (a container's runtime)");
+	if (sha256_hex(*bytes, *len, hex) < 0) {
+		free(*bytes);
+		*bytes = NULL;
+		return err_set(e, ERR_INTERNAL, 0, "runtime digest");
+	}
+	return 0;
+}
+
+int container_write_pin(const struct plan_paths *paths, const json_t *pin, struct err **e)
+{
+	_cleanup_free_ char *text = json_dumps(pin, JSON_COMPACT);
+	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, paths->record_dir, O_PATH | O_DIRECTORY, 0);
+
+	if (!text || dfd < 0 ||
+	    fs_write_atomic(dfd, "container.json", text, strlen(text), 0444, true, e) < 0)
+		return *e ? -1 : err_set(e, ERR_UNAVAILABLE, errno, "container record");
+	return 0;
 }

@@ -3,10 +3,12 @@
  * ~/.cordon/runs/<id> and its copies of the host's paths, mirrored at
  * the same paths. Made unstarted (create), started by the helper
  * (ssh_start.c), and inspected, listed, stopped and removed by the host
- * over ssh, each call checking the pinned host key. What runs there runs
- * as the remote's account with isolation "none": the config acknowledges
- * that nothing on the remote holds network.allow or the paths (a native
- * sandbox there is not built yet). */
+ * over ssh, each call checking the pinned host key. With isolation
+ * "native" (the default) the run is cordon's own sandbox there (its static
+ * binary and the recorded plan go with the records; `cordon remote-run`),
+ * its network a gateway in the host's helper (ssh_start.c); with "none"
+ * it is the remote account's, which the config acknowledges: nothing on
+ * the remote then holds network.allow or the paths. */
 #include "container/ssh.h"
 #include "container/ssh_int.h"
 
@@ -25,6 +27,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,7 +66,7 @@ static char *pass_path(const struct ssh_conn *c)
 }
 
 int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, char **home,
-	      json_t **report, struct err **e)
+	      bool *userns, json_t **report, struct err **e)
 {
 	_cleanup_free_ char *out = NULL, *pp = pass_path(c), *buf = NULL, *probe_dir = NULL;
 	_cleanup_json_ json_t *checks = json_array();
@@ -84,6 +87,7 @@ int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, ch
 
 		if (str(j, "home") && t > 0 && time(NULL) - (time_t)t < SSH_PASS_SECONDS &&
 		    time(NULL) >= (time_t)t) {
+			*userns = json_is_true(json_object_get(j, "userns"));
 			*home = strdup(str(j, "home"));
 			return *home ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "ssh probe");
 		}
@@ -122,19 +126,20 @@ int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, ch
 		return err_set(e, ERR_UNAVAILABLE, 0, "the remote's account has no home");
 	if (!(*home = strdup(v)))
 		return err_set(e, ERR_INTERNAL, ENOMEM, "ssh probe");
+	char uns[16];
+	const char *u = line_value(out, "userns", uns, sizeof(uns));
+	*userns = u && strcmp(u, "ok") == 0;
 	if (report) {
 		char sys[256];
 
-		char uns[16];
-		const char *u = line_value(out, "userns", uns, sizeof(uns));
-
-		/* whether cordon's native sandbox could run there (not built
-		 * on a remote yet: said, not required) */
+		/* whether cordon's native sandbox can run there (isolation
+		 * none needs none: a warning, not a failure) */
 		json_array_append_new(checks, json_pack("{s:s, s:s, s:s}", "id", "native_sandbox",
-							"status", u && strcmp(u, "ok") == 0 ? "pass" : "warn",
-							"detail", u && strcmp(u, "ok") == 0
+							"status", *userns ? "pass" : "warn",
+							"detail", *userns
 								? "user namespaces work for the account"
-								: "no user namespaces for the account"));
+								: "no user namespaces for the account: "
+								  "isolation native cannot run there"));
 		*report = json_pack("{s:s, s:b, s:s, s:s, s:s?, s:O}", "provider", "ssh", "ready", ready,
 				    "remote", c->t.host, "fingerprint", c->t.fingerprint, "system",
 				    line_value(out, "system", sys, sizeof(sys)), "checks", checks);
@@ -151,8 +156,8 @@ int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, ch
 			       why ? why : "");
 	}
 	/* the pass stands for a while */
-	_cleanup_json_ json_t *pass = json_pack("{s:I, s:s}", "time", (json_int_t)time(NULL), "home",
-						*home);
+	_cleanup_json_ json_t *pass = json_pack("{s:I, s:s, s:b}", "time", (json_int_t)time(NULL),
+						"home", *home, "userns", *userns);
 	_cleanup_free_ char *text = pass ? json_dumps(pass, JSON_COMPACT) : NULL;
 	struct err *we = NULL;
 	if (text)
@@ -254,20 +259,22 @@ static int ssh_plan(const struct grant *g, const struct plan_paths *paths,
 		    const struct container_launch *cl, struct plan *p, struct err **e)
 {
 	struct ssh_conn c = { 0 };
-	_cleanup_free_ char *home = NULL, *summary = NULL, *line = NULL;
+	_cleanup_free_ char *home = NULL, *summary = NULL, *line = NULL, *rtb = NULL;
 	_cleanup_json_ json_t *pc = NULL;
 	const char *iso = str(cl->config, "isolation");
+	bool userns = false, native = !iso || strcmp(iso, "native") == 0;
+	size_t rt_len = 0;
+	char rt_hex[65];
 	int r = -1;
 
 	(void)paths;
-	if (!iso || strcmp(iso, "none") != 0)
-		return err_set(e, ERR_UNAVAILABLE, 0,
-			       "container.isolation: only \"none\" is built on a remote");
+	if (!native && strcmp(iso, "none") != 0)
+		return err_set(e, ERR_CONFIG, 0, "container.isolation: must be \"native\" or \"none\"");
 	if (cl->terminal)
 		return err_set(e, ERR_UNAVAILABLE, 0, "an attach on an ssh remote is not built");
 	if (ssh_conn_from_config(&c, cl->config, cl->state_dir, e) < 0)
 		goto out;
-	if (ssh_probe(&c, cl->state_dir, true, &home, NULL, e) < 0) {
+	if (ssh_probe(&c, cl->state_dir, true, &home, &userns, NULL, e) < 0) {
 		if (*e && (*e)->reason == ERR_DENIED) {
 			_cleanup_free_ char *k = presented_key(&c);
 
@@ -287,18 +294,43 @@ static int ssh_plan(const struct grant *g, const struct plan_paths *paths,
 		}
 		goto out;
 	}
+	if (native) {
+		/* cordon's sandbox there, or nothing: a run without it is
+		 * the config's to say (isolation none) */
+		if (!userns) {
+			err_set(e, ERR_UNAVAILABLE, 0,
+				"container.isolation: the remote `%s@%s:%u` cannot run cordon's native "
+				"sandbox (no user namespaces for its account); see `cordon ssh doctor`",
+				c.t.user, c.t.host, c.t.port);
+			goto out;
+		}
+		/* the forwarded gateway's socket must fit a socket address */
+		if (strlen(home) + sizeof("/" SSH_RECORDS "/") + 32 + sizeof("/" SSH_CHANNEL) >
+		    sizeof(((struct sockaddr_un *)NULL)->sun_path)) {
+			err_set(e, ERR_UNAVAILABLE, 0,
+				"the remote's home (%s) is too long a path for the run's gateway socket",
+				home);
+			goto out;
+		}
+		if (container_runtime(&rtb, &rt_len, rt_hex, e) < 0)
+			goto out;
+	}
 	if (asprintf(&line, "%s %s", c.t.key_type, c.t.key_b64) < 0) {
 		err_set(e, ERR_INTERNAL, ENOMEM, "ssh plan");
 		goto out;
 	}
 	pc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "provider", "ssh",
 		       "remote", str(cl->config, "remote"), "host_key", line, "fingerprint",
-		       c.t.fingerprint, "known_hosts", c.known_hosts, "isolation", "none",
-		       "network", "host", "remote_home", home, "record_dir", paths->record_dir);
+		       c.t.fingerprint, "known_hosts", c.known_hosts, "isolation",
+		       native ? "native" : "none", "network", native ? "gateway" : "host",
+		       "remote_home", home, "record_dir", paths->record_dir);
 	if (!pc) {
 		err_set(e, ERR_CONFIG, 0, "the remote's plan cannot be recorded (not UTF-8?)");
 		goto out;
 	}
+	/* what runs the sandbox there: cordon's static binary, by digest */
+	if (native)
+		json_object_set_new(pc, "runtime", json_string(rt_hex));
 	if (c.identity)
 		json_object_set_new(pc, "identity", json_string(c.identity));
 	if (c.config_file)
@@ -320,7 +352,8 @@ static int ssh_plan(const struct grant *g, const struct plan_paths *paths,
 			goto out;
 		}
 	}
-	if (asprintf(&summary, "ssh %s@%s:%u", c.t.user, c.t.host, c.t.port) < 0) {
+	if (asprintf(&summary, "ssh %s@%s:%u%s", c.t.user, c.t.host, c.t.port,
+		     native ? " (native sandbox)" : " (isolation none)") < 0) {
 		err_set(e, ERR_INTERNAL, ENOMEM, "ssh plan");
 		goto out;
 	}
@@ -343,9 +376,11 @@ static int put_word(FILE *f, const char *s)
 }
 
 /* The entry stub: reads and removes the environment file, goes to the
- * workspace, runs the command with the connection's stdin, passes TERM
- * (marked first), INT and HUP on, and records the status. */
-static char *make_stub(const char *rec, const char *cwd, char *const *argv, size_t *len)
+ * workspace, runs the command with the connection's stdin (a native run:
+ * cordon's sandbox there, on the plan of digest), passes TERM (marked
+ * first), INT and HUP on, and records the status. */
+static char *make_stub(const char *rec, const char *cwd, char *const *argv, const char *digest,
+		       size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -371,9 +406,16 @@ static char *make_stub(const char *rec, const char *cwd, char *const *argv, size
 	      "trap 'fwd INT' INT\ntrap 'fwd HUP' HUP\n"
 	      "exec 3<&0\n",
 	      f);
-	for (size_t i = 0; argv[i]; i++) {
-		put_word(f, argv[i]);
-		fputc(' ', f);
+	if (digest) {
+		/* (the digest is hex: a plain word) */
+		fprintf(f, "\"$rec/cordon\" remote-run --record \"$rec\" --digest %s --channel "
+			   "\"$rec/" SSH_CHANNEL "\" ",
+			digest);
+	} else {
+		for (size_t i = 0; argv[i]; i++) {
+			put_word(f, argv[i]);
+			fputc(' ', f);
+		}
 	}
 	fputs("<&3 3<&- &\nchild=$!\nexec 3<&-\n"
 	      "while :; do\n"
@@ -517,9 +559,12 @@ static int ssh_create(const struct plan *p, const struct plan_paths *paths,
 	_cleanup_free_ char *stub = NULL, *env = NULL, *labels = NULL, *rec = NULL, *out = NULL,
 			   *copies = lines_of(json_object_get(pc, "copies"));
 	_cleanup_free_ void *tar = NULL;
+	_cleanup_free_ char *rt = NULL, *plan_text = NULL;
 	_cleanup_json_ json_t *made = NULL;
-	size_t stub_len = 0, env_len = 0, tar_len = 0;
-	char id[33], host[17];
+	size_t stub_len = 0, env_len = 0, tar_len = 0, rt_len = 0, plan_len = 0;
+	const char *iso = str(pc, "isolation");
+	bool native = iso && strcmp(iso, "native") == 0;
+	char id[33], host[17], rt_hex[65];
 	int status = 0, r = -1;
 
 	*pin = NULL;
@@ -531,18 +576,36 @@ static int ssh_create(const struct plan *p, const struct plan_paths *paths,
 	if (asprintf(&rec, "%s/" SSH_RECORDS "/%s", str(pc, "remote_home"), id) < 0 ||
 	    asprintf(&labels, "host=%s\njob=%s\nsegment=%u\ndigest=%s\n", host, paths->execution,
 		     paths->segment, p->digest) < 0 ||
-	    !(stub = make_stub(rec, str(p->data, "workspace"), p->argv, &stub_len)) ||
+	    !(stub = make_stub(rec, str(p->data, "workspace"), p->argv, native ? p->digest : NULL,
+			       &stub_len)) ||
 	    !(env = make_env(p, str(pc, "home"), &env_len)) || !copies) {
 		err_set(e, ERR_INTERNAL, ENOMEM, "ssh create");
 		goto out;
+	}
+	/* a native run: cordon's static binary (the one the plan names) and
+	 * the plan as recorded, which it reads back against the digest */
+	if (native) {
+		_cleanup_free_ char *pp = fs_path_join(paths->record_dir, "plan.json");
+
+		if (container_runtime(&rt, &rt_len, rt_hex, e) < 0)
+			goto out;
+		if (!str(pc, "runtime") || strcmp(rt_hex, str(pc, "runtime")) != 0) {
+			err_set(e, ERR_DENIED, 0,
+				"cordon's static binary is not the one the plan names (rebuilt since?)");
+			goto out;
+		}
+		if (!pp || fs_read_file(AT_FDCWD, pp, (size_t)4 << 20, &plan_text, &plan_len, e) < 0)
+			goto out;
 	}
 	struct engine_tar_file files[] = {
 		{ "labels", 0600, 0, 0, labels, strlen(labels) },
 		{ "stub", 0600, 0, 0, stub, stub_len },
 		{ "env", 0600, 0, 0, env, env_len },
 		{ "copies", 0600, 0, 0, copies, strlen(copies) },
+		{ "plan.json", 0400, 0, 0, plan_text, plan_len },
+		{ "cordon", 0500, 0, 0, rt, rt_len },
 	};
-	int tr = engine_tar_build(files, 4, (long long)time(NULL), &tar, &tar_len, e);
+	int tr = engine_tar_build(files, native ? 6 : 4, (long long)time(NULL), &tar, &tar_len, e);
 	explicit_bzero(env, env_len);
 	if (tr < 0)
 		goto out;
@@ -575,7 +638,7 @@ static int ssh_create(const struct plan *p, const struct plan_paths *paths,
 		err_set(e, ERR_INTERNAL, ENOMEM, "ssh create");
 		goto wipe;
 	}
-	if (ssh_upload(&c, pc, made, paths, e) < 0)
+	if (ssh_upload(&c, pc, made, paths, e) < 0 || container_write_pin(paths, made, e) < 0)
 		goto wipe;
 	*pin = steal_pointer(&made);
 	r = 0;
@@ -883,6 +946,7 @@ const struct container_provider ssh_provider = {
 	.plan = ssh_plan,
 	.create = ssh_create,
 	.start = ssh_start,
+	.resume = ssh_resume,
 	.discard = ssh_discard,
 	.inspect = ssh_inspect,
 	.list = ssh_list,
@@ -906,6 +970,7 @@ int ssh_main(int argc, char **argv)
 	_cleanup_free_ char *state = NULL, *home = NULL, *text = NULL;
 	struct ssh_conn c = { 0 };
 	struct err *e = NULL;
+	bool userns = false;
 
 	if (argc < 2 || strcmp(argv[1], "doctor") != 0) {
 		bool help = argc >= 2 && strcmp(argv[1], "--help") == 0;
@@ -925,7 +990,7 @@ int ssh_main(int argc, char **argv)
 	}
 	int r = ssh_conn_from_config(&c, cfg, state, &e);
 	if (r == 0)
-		r = ssh_probe(&c, state, false, &home, &report, &e);
+		r = ssh_probe(&c, state, false, &home, &userns, &report, &e);
 	ssh_conn_clear(&c);
 	if (report && (text = json_dumps(report, JSON_INDENT(2) | JSON_PRESERVE_ORDER)))
 		printf("%s\n", text);

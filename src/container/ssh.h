@@ -13,6 +13,9 @@ extern const struct container_provider ssh_provider;
 /* The helper (contract.h's start) and the removal of a run. */
 int ssh_start(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
 	      bool *interrupted, struct err **e);
+/* The provider's resume: the helper again for a run whose own died. */
+int ssh_resume(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
+	       bool *interrupted, struct err **e);
 int ssh_remove(const json_t *pin, struct err **e);
 
 /* `cordon ssh doctor ...` (cordon-host). */

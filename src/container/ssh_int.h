@@ -78,10 +78,15 @@ int ssh_status(const struct ssh_conn *c, const json_t *pin, struct ssh_run_statu
  * sent (or it had ended), 1 not started yet, -1 with *e. */
 int ssh_signal_run(const struct ssh_conn *c, const json_t *pin, const char *sig, bool group,
 		   struct err **e);
-/* The remote's probe: its home in *home; the checks in *report (may be
- * NULL); a pass younger than SSH_PASS_SECONDS is taken when use_pass. */
+/* The remote's probe: its home in *home, whether user namespaces work
+ * for the account (a native sandbox can run) in *userns; the checks in
+ * *report (may be NULL); a pass younger than SSH_PASS_SECONDS is taken
+ * when use_pass. */
 int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, char **home,
-	      json_t **report, struct err **e);
+	      bool *userns, json_t **report, struct err **e);
+/* The socket on the remote, in a native run's records, where ssh
+ * forwards the host's gateway. */
+#define SSH_CHANNEL "gw.sock"
 /* Copy the plan's roots to the remote (one tar on ssh's stdin), the
  * manifest kept in the record dir (ssh-manifest.json). */
 int ssh_upload(const struct ssh_conn *c, const json_t *pc, const json_t *pin,
@@ -102,5 +107,7 @@ extern const char ssh_script_list[];
 extern const char ssh_script_remove[];
 extern const char ssh_script_paths[];
 extern const char ssh_script_fetch[];
+extern const char ssh_script_unbind[];
+extern const char ssh_script_watch[];
 
 #endif

@@ -45,7 +45,8 @@
 /* $1: a path under the host's state dir the provider must be able to
  * write on the remote (mirrored paths live there). */
 const char ssh_script_probe[] = PRELUDE
-	"printf 'home=%s\\n' \"$HOME\"\n"
+	/* (resolved: a native run denies it by the path the kernel sees) */
+	"printf 'home=%s\\n' \"$(cd \"$HOME\" 2>/dev/null && pwd -P || printf '%s' \"$HOME\")\"\n"
 	"printf 'user=%s\\n' \"$(id -un 2>/dev/null)\"\n"
 	"printf 'system=%s\\n' \"$(uname -srm 2>/dev/null)\"\n"
 	"for t in sh setsid ps tar find env; do\n"
@@ -110,6 +111,20 @@ const char ssh_script_status[] = PRELUDE
 	"[ ! -f \"$rec/status\" ] || read -r code < \"$rec/status\" || code=137\n"
 	"echo \"code=$code\"\n"
 	"echo state=exited\n";
+
+/* $1 id, $2 nonce: a run whose helper died watched in its place (a new
+ * connection, the run's own stdio gone with the old one): the stale
+ * gateway socket of that connection removed first (a call of its own:
+ * ssh binds the forward before the script runs), then, in a second
+ * call, waits while the run is alive. */
+const char ssh_script_unbind[] = PRELUDE
+	"rec=\"$runs/$1\"\n"
+	"[ -f \"$rec/pid\" ] || { echo \"refused: not started\"; exit 3; }\n"
+	"rm -f -- \"$rec/" SSH_CHANNEL "\" && echo ok\n";
+const char ssh_script_watch[] = PRELUDE
+	"[ -f \"$runs/$1/pid\" ] || { echo \"refused: not started\" >&2; exit 3; }\n"
+	"while alive \"$1\" \"$2\"; do sleep 1; done\n"
+	"exit 0\n";
 
 /* $1 id, $2 nonce, $3 signal name, $4 "group" for its whole group:
  * "sent", "created" (not started yet: status 3) or "ended". */

@@ -1,8 +1,10 @@
 /* ssh_start.c: the SSH provider's start helper, on the host's word (in
  * the segment's wrapper, which stays in the executor's group). ssh runs
  * in a process group of its own, on this process's stdin, stdout and
- * stderr, with the toolbelt's socket forwarded to the same path on the
- * remote; the remote starts the stub in a session of its own. TERM, INT
+ * stderr, with one forward: a native run's gateway (served here, the
+ * plan's lists, the audit log the segment's) to the run's records, or
+ * the toolbelt's socket to the same path on the remote (isolation none);
+ * the remote starts the stub in a session of its own. TERM, INT
  * and HUP are recorded as the host's and then sent to the stub over a
  * second connection (retried until the run has started). When ssh ends,
  * the run's status is asked of the remote: a run a lost connection left
@@ -10,22 +12,28 @@
  * its changes are copied back, and the helper fails (125), as it does
  * when the run never started or its status or changes cannot be read: a
  * segment never reports success with its work left on the remote. Then
- * the run's records and copies there are removed. */
+ * the run's records and copies there are removed. The same helper takes
+ * up a run whose own died (resume): a new connection that watches it. */
 #include "container/ssh.h"
 #include "container/ssh_int.h"
 
+#include "gateway/gateway.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,9 +56,15 @@ static void nap_ms(long ms)
 		;
 }
 
+/* What the run gets for a signal to the helper: QUIT is the host's last
+ * word after a stop's grace, a KILL to the run's whole group. */
 static const char *sig_name(int sig)
 {
-	return sig == SIGTERM ? "TERM" : sig == SIGINT ? "INT" : sig == SIGHUP ? "HUP" : NULL;
+	return sig == SIGTERM ? "TERM"
+	       : sig == SIGINT ? "INT"
+	       : sig == SIGHUP ? "HUP"
+	       : sig == SIGQUIT ? "KILL"
+				: NULL;
 }
 
 /* A run a lost connection left running: TERM, then KILL to its group
@@ -82,9 +96,91 @@ static int stop_left_running(const struct ssh_conn *c, const json_t *pin, struct
 		       "container_stop_unverified: the remote run still runs after KILL");
 }
 
-/* Run ssh (the start script) until it ends, passing signals on. */
+/* A native run's gateway: the host's own, in this helper, holding the
+ * plan's lists, its audit log the segment's (the record dir's
+ * network.jsonl, as a native run on the host has it), its socket
+ * forwarded to the run's records on the remote, where the sandbox's
+ * proxies relay to it. */
+struct host_gw {
+	struct grant *g;	/* the lists the gateway points into */
+	struct gateway *gw;
+	char *sock;		/* the host's end */
+	char *tmp;		/* a directory made for it, or NULL */
+};
+
+static void gw_stop(struct host_gw *h)
+{
+	gateway_free(h->gw);
+	grant_free(h->g);
+	if (h->sock)
+		unlink(h->sock);
+	if (h->tmp)
+		rmdir(h->tmp);
+	free(h->sock);
+	free(h->tmp);
+	memset(h, 0, sizeof(*h));
+}
+
+static int gw_start(const struct plan *p, const struct plan_paths *paths, struct host_gw *h,
+		    struct err **e)
+{
+	_cleanup_json_ json_t *data = json_deep_copy(p->data);
+	_cleanup_free_ char *audit_path = fs_path_join(paths->record_dir, "network.jsonl");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int audit = -1, fd = -1;
+
+	if (!data || !audit_path || json_object_del(data, "container") < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "the run's gateway");
+	if (grant_from_json(data, &h->g, e) < 0)
+		return -1;
+	/* the record dir when the path fits a socket address, else a
+	 * directory of this helper's own */
+	if (asprintf(&h->sock, "%s/gateway.sock", paths->record_dir) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "the run's gateway");
+	if (strlen(h->sock) >= sizeof(sa.sun_path)) {
+		free(h->sock);
+		h->sock = NULL;
+		if (!(h->tmp = strdup("/tmp/cordon-gw.XXXXXX")) || !mkdtemp(h->tmp)) {
+			free(h->tmp);
+			h->tmp = NULL;
+			return err_set(e, ERR_UNAVAILABLE, errno, "the run's gateway: a socket dir");
+		}
+		if (asprintf(&h->sock, "%s/gateway.sock", h->tmp) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "the run's gateway");
+	}
+	memcpy(sa.sun_path, h->sock, strlen(h->sock) + 1);
+	audit = open(audit_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (audit < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "the gateway's audit log");
+	struct gw_config cfg = { .allow = h->g->hosts, .n_allow = h->g->n_hosts,
+				 .deny = h->g->deny_hosts, .n_deny = h->g->n_deny_hosts,
+				 .allow_ranges = h->g->allow_ranges,
+				 .n_allow_ranges = h->g->n_allow_ranges,
+				 .dns_servers = getenv("CORDON_GATEWAY_DNS"), .audit_fd = audit,
+				 .toolbelt_socket = h->g->toolbelt };
+	if (gateway_new(&cfg, &h->gw, e) < 0) {
+		close(audit);
+		return -1;
+	}
+	(void)unlink(h->sock);
+	mode_t um = umask(077);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int bound = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 && listen(fd, 128) == 0;
+	int saved = errno;
+	umask(um);
+	if (!bound) {
+		if (fd >= 0)
+			close(fd);
+		return err_set(e, ERR_UNAVAILABLE, saved, "the run's gateway: listen");
+	}
+	return gateway_add_listener(h->gw, fd, GW_PROTO_ANY, e);
+}
+
+/* Run ssh (the start script) until it ends, passing signals on (and
+ * serving the gateway, when the run has one). */
 static int run_attached(const struct ssh_conn *c, const json_t *pin, const struct plan_paths *paths,
-			const char *toolbelt_dir, int sfd, struct err **e)
+			const char *toolbelt_dir, struct host_gw *h, bool resume, int sfd,
+			struct err **e)
 {
 	_cleanup_free_ char *sock = NULL, *fwd = NULL;
 	_cleanup_close_ int pidfd = -1;
@@ -93,7 +189,15 @@ static int run_attached(const struct ssh_conn *c, const json_t *pin, const struc
 	int pending[8], npending = 0, status;
 	pid_t pid = -1;
 
-	if (toolbelt_dir) {
+	if (h->gw) {
+		/* the gateway, to the run's records (a native run reaches the
+		 * toolbelt through it) */
+		if (asprintf(&fwd, "%s/" SSH_RECORDS "/%s/" SSH_CHANNEL ":%s",
+			     json_string_value(json_object_get(pin, "remote_home")),
+			     json_string_value(json_object_get(pin, "container")), h->sock) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "ssh start");
+		fwds[0] = fwd;
+	} else if (toolbelt_dir) {
 		if (asprintf(&sock, "%s/toolbelt.sock", toolbelt_dir) < 0 ||
 		    asprintf(&fwd, "%s:%s", sock, sock) < 0)
 			return err_set(e, ERR_INTERNAL, ENOMEM, "ssh start");
@@ -104,8 +208,22 @@ static int run_attached(const struct ssh_conn *c, const json_t *pin, const struc
 	char *const args[] = { (char *)json_string_value(json_object_get(pin, "container")),
 			       (char *)json_string_value(json_object_get(pin, "container")), started,
 			       NULL };
-	struct ssh_io io = { 0, 1, 2 };
-	if (ssh_spawn(c, ssh_script_start, args, fwds, &io, true, &pid, e) < 0)
+	/* resumed: the run started long ago, its stdin went with the
+	 * connection that started it */
+	struct ssh_io io = { resume ? -1 : 0, 1, 2 };
+	if (resume && h->gw) {
+		_cleanup_free_ char *out = NULL;
+		int ust = 0;
+
+		if (ssh_call(c, ssh_script_unbind, args, NULL, 0, &out, NULL, 4096, &ust, e) < 0)
+			return -1;
+		if (ust != 0)
+			return err_set(e, ERR_UNAVAILABLE, 0,
+				       "the remote run's gateway socket cannot be bound again (exit %d)",
+				       ust);
+	}
+	if (ssh_spawn(c, resume ? ssh_script_watch : ssh_script_start, args, fwds, &io, true, &pid,
+		      e) < 0)
 		return -1;
 	if ((pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
 		kill(pid, SIGKILL);
@@ -113,11 +231,15 @@ static int run_attached(const struct ssh_conn *c, const json_t *pin, const struc
 		return err_set(e, ERR_UNAVAILABLE, errno, "ssh start: pidfd");
 	}
 	for (;;) {
-		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { pidfd, POLLIN, 0 } };
-		int n = poll(p, 2, npending ? 200 : -1);
+		struct pollfd p[3] = { { sfd, POLLIN, 0 }, { pidfd, POLLIN, 0 },
+				       { h->gw ? gateway_fd(h->gw) : -1, POLLIN, 0 } };
+		int gt = h->gw ? gateway_timeout_ms(h->gw) : -1;
+		int n = poll(p, 3, npending && (gt < 0 || gt > 200) ? 200 : gt);
 
 		if (n < 0 && errno != EINTR)
 			break;
+		if (h->gw)
+			gateway_run(h->gw);
 		if (n > 0 && (p[0].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 
@@ -136,7 +258,8 @@ static int run_attached(const struct ssh_conn *c, const json_t *pin, const struc
 		/* send what is pending; not started yet: again later */
 		while (npending > 0) {
 			struct err *se = NULL;
-			int r = ssh_signal_run(c, pin, sig_name(pending[0]), false, &se);
+			int r = ssh_signal_run(c, pin, sig_name(pending[0]), pending[0] == SIGQUIT,
+					       &se);
 
 			if (r < 0)
 				err_print(stderr, se);
@@ -154,12 +277,15 @@ static int run_attached(const struct ssh_conn *c, const json_t *pin, const struc
 	return 0;
 }
 
-int ssh_start(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
-	      bool *interrupted, struct err **e)
+/* The helper, starting the run or (resume) taking up a running one. */
+static int helper(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
+		  bool resume, bool *interrupted, struct err **e)
 {
 	const json_t *pc = json_object_get(p->data, "container");
 	struct ssh_conn c = { 0 };
 	struct ssh_run_status st = { 0 };
+	struct host_gw gw = { 0 };
+	const char *iso = json_string_value(json_object_get(pc, "isolation"));
 	_cleanup_close_ int sfd = -1;
 	int code = -1;
 	bool lost = false;
@@ -169,8 +295,13 @@ int ssh_start(const struct plan *p, const struct plan_paths *paths, const json_t
 		goto out;
 	if ((sfd = container_helper_signals(e)) < 0)
 		goto remove;
-	if (run_attached(&c, pin, paths, json_string_value(json_object_get(pc, "toolbelt_dir")), sfd,
-			 e) < 0)
+	if (iso && strcmp(iso, "native") == 0 && gw_start(p, paths, &gw, e) < 0)
+		goto remove;
+	int ar = run_attached(&c, pin, paths, json_string_value(json_object_get(pc, "toolbelt_dir")),
+			      &gw, resume, sfd, e);
+	/* the run's connection is gone: so is its way out */
+	gw_stop(&gw);
+	if (ar < 0)
 		goto remove;
 	/* ssh ended: how is the run? (the answer may take a moment to be
 	 * there: the connection can end before the stub's status is
@@ -204,6 +335,7 @@ int ssh_start(const struct plan *p, const struct plan_paths *paths, const json_t
 	code = st.code;
 	*interrupted = st.term && !container_host_sent_term(paths);
 remove:
+	gw_stop(&gw);
 	/* its status is known (or never will be): its records and copies go */
 	if (c.known_hosts) {
 		struct err *re = NULL;
@@ -217,4 +349,16 @@ remove:
 out:
 	ssh_conn_clear(&c);
 	return code;
+}
+
+int ssh_start(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
+	      bool *interrupted, struct err **e)
+{
+	return helper(p, paths, pin, false, interrupted, e);
+}
+
+int ssh_resume(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
+	       bool *interrupted, struct err **e)
+{
+	return helper(p, paths, pin, true, interrupted, e);
 }

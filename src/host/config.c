@@ -418,7 +418,9 @@ static int check_git_workspace(const char *path, const struct host_binding *out,
  * "host_key": "<type> <base64>", "isolation": "native" | "none",
  * "network": "host", "identity"?, "ssh_config"?, "policy"?}. A run with isolation none
  * is the remote account's, reaching what the remote's firewall allows:
- * the config says so ("network": "host"), and takes no limits. */
+ * the config says so ("network": "host"), and takes no limits. A native
+ * one (the default) is cordon's sandbox there, its network the host's
+ * gateway; limits there are not built. */
 static int parse_ssh(json_t *c, const char *cp, struct host_binding *out, struct err **e)
 {
 	static const char *const keys[] = { "provider", "remote", "host_key", "isolation",
@@ -459,14 +461,16 @@ static int parse_ssh(json_t *c, const char *cp, struct host_binding *out, struct
 	}
 	iso = json_string_value(json_object_get(c, "isolation"));
 	net = json_string_value(json_object_get(c, "network"));
-	if (!iso || strcmp(iso, "native") == 0)
-		return err_set(e, ERR_UNAVAILABLE, 0,
-			       "%s: a native sandbox on the remote is not built yet: set "
-			       "\"isolation\": \"none\" (with \"network\": \"host\")",
-			       show(isop));
-	if (strcmp(iso, "none") != 0)
+	bool native = !iso || strcmp(iso, "native") == 0;
+	if (!native && strcmp(iso, "none") != 0)
 		return err_set(e, ERR_CONFIG, 0, "%s: must be \"native\" or \"none\"", show(isop));
-	if (!net || strcmp(net, "host") != 0)
+	/* native: the run's network is the host's gateway, nothing to say */
+	if (native && net)
+		return err_set(e, ERR_CONFIG, 0,
+			       "%s: only with isolation none (a native run reaches the network "
+			       "through the host's gateway, under network.allow)",
+			       show(netp));
+	if (!native && (!net || strcmp(net, "host") != 0))
 		return err_set(e, ERR_CONFIG, 0,
 			       "%s: must be \"host\" with isolation none: the run reaches whatever "
 			       "the remote's own firewall allows, and nothing there holds "
@@ -497,9 +501,14 @@ static int parse_ssh(json_t *c, const char *cp, struct host_binding *out, struct
 		 : policy_default(&out->policy, e)) < 0)
 		return -1;
 	const struct policy_limits *l = &out->policy->limits;
-	if (l->pids || l->memory || l->cpu_millis)
+	if ((l->pids || l->memory || l->cpu_millis) && !native)
 		return err_set(e, ERR_CONFIG, 0,
 			       "%s: limits: nothing on the remote holds them with isolation none",
+			       show(polp));
+	if (l->pids || l->memory || l->cpu_millis)
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "%s: limits: a remote's cgroups are not built (the remote's "
+			       "account may not own any)",
 			       show(polp));
 	return 0;
 }

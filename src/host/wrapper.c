@@ -353,8 +353,8 @@ static int record_and_stamp(struct host_launch *l, struct err **e)
 	return write_record_file(l->paths.record_dir, HOST_WRAPPER_STAMP, stamp, e);
 }
 
-static void write_exit(const char *record_dir, int code, const struct err *refusal,
-		       bool interrupted)
+void host_wrapper_write_exit(const char *record_dir, int code, const struct err *refusal,
+			     bool interrupted)
 {
 	_cleanup_json_ json_t *j = json_pack("{s:i}", "code", code);
 	struct err *e = NULL;
@@ -424,7 +424,7 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 	}
 	/* a container is made now, not started: its pin goes with the plan's */
 	if (l.container && host_launch_create(&l, &e) < 0) {
-		write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
+		host_wrapper_write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
 		goto refuse;
 	}
 	/* no provider named: a launch without a sandbox */
@@ -447,7 +447,7 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 	if (n != 1 || go != 'g') {
 		err_set(&e, ERR_UNAVAILABLE, 0, "wrapper: the host did not confirm the launch");
 		err_print(stderr, e);
-		write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
+		host_wrapper_write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
 		host_launch_discard(&l);
 		goto out;
 	}
@@ -465,13 +465,13 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 			if (!e)
 				err_set(&e, ERR_INTERNAL, ENOMEM, "the command's input");
 			err_print(stderr, e);
-			write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
+			host_wrapper_write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
 			host_launch_discard(&l);
 			goto out;
 		}
 	}
 	code = host_launch_run(&l, r.quiet, true, stderr, &e);
-	write_exit(l.paths.record_dir, code, code == HOST_EXIT_CORDON ? e : NULL, l.interrupted);
+	host_wrapper_write_exit(l.paths.record_dir, code, code == HOST_EXIT_CORDON ? e : NULL, l.interrupted);
 	goto out;
 refuse:
 	send_refusal(ctl, e);

@@ -2318,6 +2318,83 @@ static int recover_container(const struct host_segment *s, const struct plan *p,
 	return cp->inspect(pin, s->digest, s->job, s->n, NULL, e) < 0 ? -1 : 0;
 }
 
+/* In the record dir: {"pid", "start_ticks"} of a resume child (which
+ * writes it), for the next restart to end it before another takes its
+ * place. */
+#define RESUME_STAMP "resume.json"
+
+/* A resume child a restart left (the stamp's, by pid and start time),
+ * killed with its group: the segment is taken up again by a new one.
+ * (Its run goes on: only the watch ends.) */
+static void end_old_resume(const struct host_segment *s)
+{
+	_cleanup_free_ char *buf = NULL, *path = s->record_dir ? fs_path_join(s->record_dir, RESUME_STAMP) : NULL;
+	_cleanup_json_ json_t *j = NULL;
+	unsigned long long ticks = 0;
+	struct err *e = NULL;
+
+	if (!path || fs_read_file(AT_FDCWD, path, 4096, &buf, NULL, &e) < 0 ||
+	    !(j = json_loads(buf, JSON_REJECT_DUPLICATES, NULL))) {
+		err_free(e);
+		return;
+	}
+	pid_t pid = (pid_t)json_integer_value(json_object_get(j, "pid"));
+	if (pid > 1 && procfs_start_ticks(pid, &ticks, NULL) == 0 &&
+	    ticks == (unsigned long long)json_integer_value(json_object_get(j, "start_ticks"))) {
+		if (getsid(pid) == pid)
+			kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		for (int i = 0; i < 200 && kill(pid, 0) == 0; i++)
+			usleep(10000);
+	}
+}
+
+/* A container segment whose start helper is gone, its run still there
+ * (running, or ended with its changes not yet taken): taken up by a
+ * child in the helper's place (`cordon container resume`) when its
+ * provider can (an SSH remote's run goes on without its connection), and
+ * adopted as that child. -1 when it cannot: the recover table then
+ * settles it. */
+static int resume_container(struct hostd *d, const struct host_segment *s, struct err **e)
+{
+	_cleanup_json_ json_t *pin = json_loads(s->container, JSON_REJECT_DUPLICATES, NULL);
+	const struct container_provider *cp = pin ? container_of(container_providers, pin, NULL) : NULL;
+	struct err *ie = NULL;
+	char n[16];
+	pid_t pid = -1;
+
+	if (!cp || !cp->resume || !s->record_dir)
+		return -1;
+	end_old_resume(s);
+	int st = cp->inspect(pin, s->digest, s->job, s->n, NULL, &ie);
+	err_free(ie);
+	if (st != CONTAINER_RUNNING && st != CONTAINER_EXITED)
+		return -1;
+	snprintf(n, sizeof(n), "%u", s->n);
+	char *const argv[] = { d->self, "container", "resume", "--record", s->record_dir, "--job",
+			       (char *)s->job, "--segment", n, NULL };
+	posix_spawn_file_actions_t fa;
+	int rc = posix_spawn_file_actions_init(&fa);
+
+	if (rc == 0) {
+		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+		if (rc == 0)
+			rc = posix_spawn(&pid, d->self, &fa, NULL, argv, environ);
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	if (rc != 0)
+		return -1;
+	if (adopt_segment(d, s, pid, e) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	fprintf(stderr, "cordon: daemon: segment %u of %s taken up again without its start helper "
+			"(pid %d)\n",
+		s->n, s->job, (int)pid);
+	return 0;
+}
+
 /* A container segment that was not adopted: settled by what its pinned
  * container says (the recover table). Exited: its status, and what it
  * made removed. Running without its helper: stopped, confirmed only once
@@ -2410,6 +2487,11 @@ static int recover_one(void *ctx, const struct host_segment *s)
 		plan_free(p);
 		if (cr == 0 && adopt_segment(d, s, pid, &e) == 0)
 			return 0;
+		/* without its helper: taken up again where the provider can */
+		if (!live && resume_container(d, s, &e) == 0) {
+			err_free(e);
+			return 0;
+		}
 		/* not adopted: its helper (the pinned root, by pid and start
 		 * time) goes, and the container is settled on its own */
 		if (live) {

@@ -15,8 +15,9 @@
 # status, a stop's TERM reaching the command (the host's), a lost
 # connection stopping the remote run and copying its changes back (125).
 # The recover table after `kill -9` of the daemon: a live run adopted
-# with its helper; without it, a running one stopped (confirmed) and an
-# exited one settled with its status; a remote that presents another key
+# with its helper; without it, a running one taken up again (a stop then
+# reaches it) and an exited one taken up for its status; a remote that
+# presents another key
 # by then: nothing adopted or confirmed stopped (the run still runs).
 # Reconcile's sweep removes what an ended job left on the remote.
 set -u
@@ -202,17 +203,22 @@ rundir_of() { rsh "grep -l 'job=$1' \$HOME/.cordon/runs/*/labels 2>/dev/null | h
 rB=$(rundir_of "$idB")
 for _ in $(seq 100); do [ -n "$rB" ] && rsh test -f "$rB/status" && break; sleep 0.1; done
 start_daemon || echo "# the daemon did not start again"
-sA=$(job show --json "$idA"); sB=$(job show --json "$idB"); sC=$(job show --json "$idC")
+sA=$(job show --json "$idA"); sC=$(job show --json "$idC")
 ok $(grep -q "adopted segment 1 of $idA" "$lab/daemon.err" && [ "$(printf '%s' "$sA" | jfield segments.0.result)" = running ]; echo $?) \
 	"recover: a live run with its helper: adopted"
 rsh touch "$state/runs/$idA/run/go"
 job wait "$idA" >/dev/null 2>&1
 ok $([ $? = 4 ]; echo $?) "recover: the adopted run goes on and ends with its status (4)"
-ok $([ "$(printf '%s' "$sB" | jfield segments.0.result)" = exited ] && [ "$(printf '%s' "$sB" | jfield segments.0.code)" = 6 ]; echo $?) \
-	"recover: helper dead, run exited: its status (6) is the result"
-ok $([ "$(printf '%s' "$sC" | jfield segments.0.result)" = lost ] &&
-	[ -z "$(rundir_of "$idC")" ]; echo $?) \
-	"recover: helper dead, run running: stopped by the host (confirmed) and removed from the remote"
+job wait "$idB" >/dev/null 2>&1; rc=$?
+ok $([ "$rc" = 6 ] && [ "$(job show --json "$idB" | jfield segments.0.result)" = exited ] &&
+	grep -q "taken up again without its start helper" "$lab/daemon.err"; echo $?) \
+	"recover: helper dead, run exited: taken up, its status (6) the result"
+ok $([ "$(printf '%s' "$sC" | jfield segments.0.result)" = running ] && [ -n "$(rundir_of "$idC")" ]; echo $?) \
+	"recover: helper dead, run running: taken up again without its helper (still running)"
+job stop "$idC" >/dev/null 2>&1
+job wait "$idC" >/dev/null 2>&1
+ok $([ "$(job show --json "$idC" | jfield segments.0.result)" = stopped ] && [ -z "$(rundir_of "$idC")" ]; echo $?) \
+	"recover: a stop of the run taken up reaches it, and nothing of it is left on the remote"
 
 # a remote that presents another key by the time the daemon is back:
 # nothing adopted or confirmed stopped; the run still runs there
@@ -224,17 +230,20 @@ cp "$SSH_LAB_DIR/etc/ssh_host_ed25519_key" "$lab/hostkey.orig"
 cp "$SSH_LAB_DIR/etc/ssh_host_ed25519_key.pub" "$lab/hostkey.orig.pub"
 cp "$lab/otherkey" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key"
 cp "$lab/otherkey.pub" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key.pub"
-pkill -HUP -P "$sshd_upid" 2>/dev/null; sleep 1
+# (until the remote presents it: sshd re-reads its keys on HUP)
+presents() { for _ in $(seq 100); do ssh-keyscan -t ed25519 -p "$SSH_LAB_PORT" 127.0.0.1 2>/dev/null | grep -qF "$1" && return 0; sleep 0.1; done; return 1; }
+pkill -HUP -P "$sshd_upid" 2>/dev/null; presents "$ok_" || echo "# the lab's sshd did not take the other key"
 start_daemon || echo "# the daemon did not start again"
 sE=$(job show --json "$idE")
 cp "$lab/hostkey.orig" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key"
 cp "$lab/hostkey.orig.pub" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key.pub"
-pkill -HUP -P "$sshd_upid" 2>/dev/null; sleep 1
+pkill -HUP -P "$sshd_upid" 2>/dev/null; presents "$(cut -d' ' -f2 "$lab/hostkey.orig.pub")" || echo "# the lab's sshd did not take its key back"
 ok $([ "$(printf '%s' "$sE" | jfield segments.0.result)" = lost ] &&
 	printf '%s' "$sE" | jfield segments.0.reason | grep -q 'container_stop_unverified.*pinned host key' &&
 	! grep -q "adopted segment 1 of $idE" "$lab/daemon.err" &&
 	[ -n "$(rundir_of "$idE")" ]; echo $?) \
 	"recover: a remote presenting another key: not adopted, the stop unverified, and nothing done there (its run is still there)"
+[ "$(printf '%s' "$sE" | jfield segments.0.result)" = lost ] || { printf '%s\n' "$sE" | sed 's/^/# /'; tail -n 8 "$lab/daemon.err" | sed 's/^/# /'; }
 
 # ---- reconcile's sweep: what the ended job left on the remote goes
 # (a daemon sweeps as it starts, then every minute)

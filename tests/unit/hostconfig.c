@@ -141,12 +141,32 @@ static void ssh_remotes(void)
 		    "reaches whatever the remote's own firewall allows, and nothing there holds "
 		    "network.allow",
 		    SSHOK);
+	/* native (the default): the network is the host's gateway's, and
+	 * the remote's cgroups are not built */
 	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
 			"\"network\": \"host\""),
+		    ERR_CONFIG,
+		    "bindings.b.container.network: only with isolation none (a native run reaches "
+		    "the network through the host's gateway, under network.allow)",
+		    SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\""));
+	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"native\", \"network\": \"host\""),
+		    ERR_CONFIG,
+		    "bindings.b.container.network: only with isolation none (a native run reaches "
+		    "the network through the host's gateway, under network.allow)",
+		    SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"native\""));
+	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"sandboxed\""),
+		    ERR_CONFIG, "bindings.b.container.isolation: must be \"native\" or \"none\"",
+		    SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"isolation\": \"native\""));
+	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
+			"\"policy\": {\"limits\": {\"memory\": \"1g\"}}"),
 		    ERR_UNAVAILABLE,
-		    "bindings.b.container.isolation: a native sandbox on the remote is not built "
-		    "yet: set \"isolation\": \"none\" (with \"network\": \"host\")",
-		    SSHOK);
+		    "bindings.b.container.policy: limits: a remote's cgroups are not built (the "
+		    "remote's account may not own any)",
+		    SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", \"policy\": {}"));
 	refused(SSH("\"remote\": \"agent@h\", \"host_key\": \"" KEY "\", "
 			"\"isolation\": \"none\", \"network\": \"host\", \"identity\": \"k\""),
 		    ERR_CONFIG, "bindings.b.container.identity: must be an absolute path",

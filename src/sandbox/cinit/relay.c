@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -72,13 +73,37 @@ static unsigned int conns_cap(void)
 int relay_new(int ep, const char *channel, struct relay **out, struct err **e)
 {
 	static const uint16_t ports[2] = { RELAY_HTTP_PORT, RELAY_SOCKS_PORT };
-	struct relay *r;
-	size_t len = strlen(channel);
+	int fds[2] = { -1, -1 };
 
-	if (len == 0 || len >= sizeof(r->channel.sun_path))
+	for (int i = 0; i < 2; i++) {
+		if ((fds[i] = listen_on(ports[i])) < 0) {
+			int saved = errno;
+
+			if (i == 1)
+				close(fds[0]);
+			return err_set(e, ERR_UNAVAILABLE, saved, "listen on 127.0.0.1:%u",
+				       (unsigned)ports[i]);
+		}
+	}
+	return relay_new_on(ep, channel, fds, out, e);
+}
+
+int relay_new_on(int ep, const char *channel, int fds[2], struct relay **out, struct err **e)
+{
+	struct relay *r = NULL;
+	size_t len = strlen(channel);
+	int err = 0;
+
+	if (len == 0 || len >= sizeof(r->channel.sun_path)) {
+		close(fds[0]);
+		close(fds[1]);
 		return err_set(e, ERR_CONFIG, 0, "--channel `%s`: not a unix socket path", channel);
-	if (!(r = calloc(1, sizeof(*r))))
+	}
+	if (!(r = calloc(1, sizeof(*r)))) {
+		close(fds[0]);
+		close(fds[1]);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "relay");
+	}
 	r->channel.sun_family = AF_UNIX;
 	memcpy(r->channel.sun_path, channel, len + 1);
 	r->gw.ep = ep;
@@ -87,22 +112,20 @@ int relay_new(int ep, const char *channel, struct relay **out, struct err **e)
 	r->max_conns = conns_cap();
 	r->last_sweep_ms = gw_now_ms();
 	for (int i = 0; i < 2; i++)
-		r->listeners[i] = (struct endpoint){ .kind = EP_LISTENER, .fd = -1 };
-	for (int i = 0; i < 2; i++) {
+		r->listeners[i] = (struct endpoint){ .kind = EP_LISTENER, .fd = fds[i] };
+	for (int i = 0; i < 2 && !err; i++) {
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.ptr = &r->listeners[i] };
-		int fd = listen_on(ports[i]);
+		int fl = fcntl(fds[i], F_GETFL);
 
-		if (fd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
-			int saved = errno;
-			if (fd >= 0)
-				close(fd);
-			for (int j = 0; j < i; j++)
-				close(r->listeners[j].fd);
-			free(r);
-			return err_set(e, ERR_UNAVAILABLE, saved, "listen on 127.0.0.1:%u",
-				       (unsigned)ports[i]);
-		}
-		r->listeners[i].fd = fd;
+		if (fl < 0 || fcntl(fds[i], F_SETFL, fl | O_NONBLOCK) < 0 ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev) < 0)
+			err = errno;
+	}
+	if (err) {
+		close(fds[0]);
+		close(fds[1]);
+		free(r);
+		return err_set(e, ERR_UNAVAILABLE, err, "relay: watch the listeners");
 	}
 	*out = r;
 	return 0;

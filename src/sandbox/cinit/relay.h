@@ -25,6 +25,10 @@ struct relay;
  * (it must fit a unix socket address) but connected only per client.
  * -1 with *e when a listener cannot be made. */
 int relay_new(int ep, const char *channel, struct relay **out, struct err **e);
+/* The same on two listeners the caller made (HTTP, SOCKS5: native's, in
+ * its sandbox's network namespace), which the relay takes (closed on
+ * failure too). */
+int relay_new_on(int ep, const char *channel, int fds[2], struct relay **out, struct err **e);
 /* Close every connection and listener (NULL: nothing). */
 void relay_free(struct relay *r);
 

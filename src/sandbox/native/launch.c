@@ -5,6 +5,7 @@
  * and the status pipe that carries any failure before exec. */
 #include "sandbox/native/native.h"
 #include "sandbox/adopt.h"
+#include "sandbox/cinit/relay.h"
 #include "gateway/gateway.h"
 #include "sandbox/limits.h"
 #include "sandbox/native/child.h"
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -193,6 +195,8 @@ static int mover_finish(struct mover *m, int r, struct err **e)
 struct loop {
 	int pidfd, sfd, status_fd;
 	struct gateway *gw;		/* NULL without hosts */
+	struct relay *relay;		/* instead, a relay to a gateway elsewhere */
+	int relay_ep;
 	struct syncer *syncer;
 	struct mover *leaver;		/* pid 1 out of the sandbox's cgroups */
 	bool leave_v2;			/* the root moves it out of a v2 one */
@@ -201,6 +205,26 @@ struct loop {
 	int code;
 };
 
+/* What the relay's epoll set holds now, without blocking. */
+static void run_relay(struct loop *l)
+{
+	struct epoll_event evs[64];
+	int n = epoll_wait(l->relay_ep, evs, 64, 0);
+
+	for (int i = 0; i < n; i++)
+		relay_event(l->relay, evs[i].data.ptr, evs[i].events);
+	relay_after(l->relay);
+}
+
+static void stop_relay(struct loop *l)
+{
+	relay_free(l->relay);
+	l->relay = NULL;
+	if (l->relay_ep >= 0)
+		close(l->relay_ep);
+	l->relay_ep = -1;
+}
+
 static int wait_child(struct loop *l)
 {
 	/* One loop: the child's exit, signals to forward, the status pipe,
@@ -208,7 +232,7 @@ static int wait_child(struct loop *l)
 	struct pollfd p[5] = {
 		{ .fd = l->pidfd, .events = POLLIN },
 		{ .fd = l->sfd, .events = POLLIN },
-		{ .fd = l->gw ? gateway_fd(l->gw) : -1, .events = POLLIN },
+		{ .fd = l->gw ? gateway_fd(l->gw) : l->relay ? l->relay_ep : -1, .events = POLLIN },
 		{ .fd = l->status_fd, .events = POLLIN },
 		{ .fd = l->syncer->done_fd, .events = POLLIN },
 	};
@@ -216,13 +240,16 @@ static int wait_child(struct loop *l)
 	for (;;) {
 		p[3].fd = l->status_fd;
 		p[4].fd = l->syncer->joined ? -1 : l->syncer->done_fd;
-		if (poll(p, 5, l->gw ? gateway_timeout_ms(l->gw) : -1) < 0) {
+		if (poll(p, 5, l->gw ? gateway_timeout_ms(l->gw)
+				   : l->relay ? relay_timeout_ms(l->relay) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;
 		}
 		if (l->gw)
 			gateway_run(l->gw);
+		if (l->relay)
+			run_relay(l);
 		if (p[3].revents && l->status_fd >= 0) {
 			ssize_t n = read(l->status_fd, &l->st, sizeof(l->st));
 			/* the command started, in the sandbox's cgroups: pid 1
@@ -467,6 +494,23 @@ static int start_gateway(const struct grant *g, int sock, const char *record_dir
 	return r;
 }
 
+/* A relay instead (native_run_relayed): the listeners' connections go,
+ * byte for byte, to the gateway's unix socket at channel, which decides
+ * everything; nothing is decided or audited here. */
+static int start_relay(int sock, const char *channel, struct loop *l, struct err **e)
+{
+	int fds[2] = { -1, -1 };
+
+	if (take_listeners(sock, fds, e) < 0)
+		return -1;
+	if ((l->relay_ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return err_set(e, ERR_UNAVAILABLE, errno, "the relay's epoll set");
+	}
+	return relay_new_on(l->relay_ep, channel, fds, &l->relay, e);
+}
+
 /* One line per refused host unless -q: what was asked, and the entry
  * that would allow it. */
 static void note_refused(const struct gateway *gw)
@@ -480,12 +524,13 @@ static void note_refused(const struct gateway *gw)
 
 static int launch(struct child_args *a, const struct grant *g,
 		  const struct provider_record *rec, const char *record_dir,
-		  const char *execution, struct limits_plan *lp, struct err **e)
+		  const char *execution, const char *channel, struct limits_plan *lp,
+		  struct err **e)
 {
 	bool unix_all = g->unix_sockets_all;
 	struct syncer syncer = { .done_fd = -1 };
 	struct mover leaver = { .lp = lp, .tell_fd = -1, .leave = true };
-	struct loop l = { .code = 125, .syncer = &syncer, .leaver = &leaver };
+	struct loop l = { .code = 125, .syncer = &syncer, .leaver = &leaver, .relay_ep = -1 };
 	struct terminal term;
 
 	for (size_t i = 0; i < lp->n; i++)
@@ -518,7 +563,8 @@ static int launch(struct child_args *a, const struct grant *g,
 	 * command: it waits for the filter, and a closed pipe ends it. */
 	if (alongside(a->sync_fd, unix_all, a, rec, record_dir, &syncer, g, execution, lp, pid,
 		      e) < 0 ||
-	    (a->gw_fd >= 0 && start_gateway(g, a->gw_fd, record_dir, &l.gw, e) < 0)) {
+	    (a->gw_fd >= 0 && (channel ? start_relay(a->gw_fd, channel, &l, e)
+				       : start_gateway(g, a->gw_fd, record_dir, &l.gw, e)) < 0)) {
 		struct child_status st;
 		int saved = errno;
 		struct err *ignored = NULL;
@@ -528,6 +574,7 @@ static int launch(struct child_args *a, const struct grant *g,
 		waitpid(pid, NULL, 0);
 		limits_remove(lp);
 		gateway_free(l.gw);
+		stop_relay(&l);
 		sync_finish(&syncer, &ignored); /* the first failure is the cause */
 		err_free(ignored);
 		/* A step the child failed first is the cause: name it. */
@@ -551,6 +598,7 @@ static int launch(struct child_args *a, const struct grant *g,
 		struct err *ignored = NULL;
 
 		gateway_free(l.gw);
+		stop_relay(&l);
 		sync_finish(&syncer, &ignored);
 		err_free(ignored);
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
@@ -569,6 +617,7 @@ static int launch(struct child_args *a, const struct grant *g,
 	mover_finish(&leaver, 0, &ignored);
 	err_free(ignored);
 	limits_remove(lp);
+	stop_relay(&l);
 	if (synced < 0) {
 		gateway_free(l.gw);
 		return -1;
@@ -593,6 +642,13 @@ int native_run(const struct grant *g, const struct plan *p,
 	       const struct plan_paths *paths, const struct provider_record *rec,
 	       struct err **e)
 {
+	return native_run_relayed(g, p, paths, rec, NULL, e);
+}
+
+int native_run_relayed(const struct grant *g, const struct plan *p,
+		       const struct plan_paths *paths, const struct provider_record *rec,
+		       const char *channel, struct err **e)
+{
 	struct mount_plan mp = { 0 };
 	struct child_args a = { 0 };
 	_cleanup_strv_ char **env = NULL;
@@ -614,7 +670,7 @@ int native_run(const struct grant *g, const struct plan *p,
 	if (mounts_plan(g, &mp, e) == 0) {
 		a = (struct child_args){ .mp = &mp, .landlock_abi = abi, .argv = p->argv,
 					 .env = env, .gw_fd = -1 };
-		rc = launch(&a, g, rec, paths->record_dir, paths->execution, &lp, e);
+		rc = launch(&a, g, rec, paths->record_dir, paths->execution, channel, &lp, e);
 	}
 	mounts_plan_clear(&mp);
 	limits_clear(&lp);

@@ -16,6 +16,14 @@ int native_run(const struct grant *g, const struct plan *p,
 	       const struct plan_paths *paths, const struct provider_record *rec,
 	       struct err **e);
 
+/* The same with the sandbox's listeners relayed to the unix socket
+ * channel, where a gateway of the host's serves them (an SSH remote's
+ * run: the socket is forwarded back to the host), instead of a gateway
+ * of its own; channel NULL: native_run. */
+int native_run_relayed(const struct grant *g, const struct plan *p,
+		       const struct plan_paths *paths, const struct provider_record *rec,
+		       const char *channel, struct err **e);
+
 /* The provider's adopt (see provider.h). */
 int native_adopt(const struct plan *p, const char *record_dir, pid_t parent,
 		 pid_t root, struct err **e);
