@@ -73,7 +73,12 @@ tcp_port=$(cat "$lab/tcp.port")
 rsh 'setsid python3 -c "import socket,os
 s=socket.socket(socket.AF_UNIX); s.bind(\"/var/tmp/remote.sock\"); s.listen(16)
 while True: c,_=s.accept(); c.close()" </dev/null >/dev/null 2>&1 &'
+rsh 'setsid python3 -c "import socket,os
+s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(\"/var/tmp/remote.dgram\")
+a=socket.socket(socket.AF_UNIX); a.bind(\"\\0cordon-sshn-'$$'\"); a.listen(16)
+while True: c,_=a.accept(); c.close()" </dev/null >/dev/null 2>&1 &'
 on_remote /var/tmp/remote.sock
+on_remote /var/tmp/remote.dgram
 rsh 'cat > "$HOME/probe" && chmod 755 "$HOME/probe"' < "$CORDON_HELPERS/probe"
 P=(env ASAN_OPTIONS=detect_leaks=0:abort_on_error=0)
 ctl() { rsh "${P[*]} \$HOME/probe $*" | head -n 1; }
@@ -84,6 +89,9 @@ pr() { ${P[*]} ./bin/probe "\$@" 2>/dev/null | head -n 1; }
 echo "user=\$(id -un)"
 echo "tcp=\$(pr connect-tcp 127.0.0.1 $tcp_port)"
 echo "unix=\$(pr connect-unix /var/tmp/remote.sock)"
+echo "abstract=\$(pr connect-unix @cordon-sshn-$$)"
+echo "rawpair=\$(pr raw-socketpair-send /var/tmp/remote.dgram)"
+echo "dns=\$(getent hosts registry.npmjs.org >/dev/null 2>&1 && echo ok || echo fail)"
 echo "keys=\$(pr read $rhome/.ssh/authorized_keys)"
 echo "records=\$(pr list $rhome/.cordon/runs)"
 echo "plant=\$(pr write $rhome/.profile)"
@@ -120,6 +128,15 @@ ok $([ "$c" = ok ] && [ -n "$(v tcp)" ] && [ "$(v tcp)" != ok ]; echo $?) \
 c=$(ctl connect-unix /var/tmp/remote.sock)
 ok $([ "$c" = ok ] && [ -n "$(v unix)" ] && [ "$(v unix)" != ok ]; echo $?) \
 	"network: a unix socket of the remote (control: $c) is refused inside ($(v unix))"
+c=$(ctl connect-unix "@cordon-sshn-$$")
+ok $([ "$c" = ok ] && [ -n "$(v abstract)" ] && [ "$(v abstract)" != ok ]; echo $?) \
+	"network: an abstract unix socket of the remote (control: $c) is not reached inside ($(v abstract))"
+c=$(ctl raw-socketpair-send /var/tmp/remote.dgram)
+ok $([ "$c" = ok ] && [ -n "$(v rawpair)" ] && [ "$(v rawpair)" != ok ]; echo $?) \
+	"network: a SOCK_RAW unix socketpair's sendto a remote socket (control: $c) is refused inside ($(v rawpair))"
+c=$(rsh 'getent hosts registry.npmjs.org >/dev/null 2>&1 && echo ok || echo fail')
+ok $([ "$c" = ok ] && [ "$(v dns)" = fail ]; echo $?) \
+	"network: a name the remote resolves (control: $c) does not resolve inside ($(v dns))"
 c=$(rsh "curl -s --noproxy '*' -m 10 -o /dev/null -w '%{http_code}' https://registry.npmjs.org/")
 ok $([ "$c" = 200 ] && [ "$(v direct)" = 000 ]; echo $?) \
 	"network: the registry reached directly from the remote (control: $c) is not reached directly inside ($(v direct))"
