@@ -199,10 +199,29 @@ static int push_opt(char ***argv, const char *key, const char *v)
 	return strv_push(argv, "-o") < 0 || strv_push(argv, o) < 0 ? -1 : 0;
 }
 
+/* The provider's own master connection to a remote, shared by its short
+ * calls (never the helper's, whose connection is the run's): beside the
+ * known_hosts file, in the state dir's owner-only containers/ssh, made by
+ * the first call with these same options (the pinned key checked then)
+ * and kept a minute after the last. NULL when the path would not fit a
+ * socket address (each call then connects on its own). */
+static char *mux_path(const struct ssh_conn *c)
+{
+	static const char suffix[] = ".known_hosts";
+	size_t n = strlen(c->known_hosts), sl = sizeof(suffix) - 1;
+	char *p = NULL;
+
+	/* (ssh binds a temporary name of about 20 more bytes first) */
+	if (n < sl || strcmp(c->known_hosts + n - sl, suffix) != 0 || n - sl + 4 + 24 >= 108)
+		return NULL;
+	return asprintf(&p, "%.*s.mux", (int)(n - sl), c->known_hosts) < 0 ? NULL : p;
+}
+
 /* ssh's argv; with show, `ssh -G` (the configuration it would use,
- * forwards not cleared: what the operator's config adds is seen). */
+ * forwards not cleared: what the operator's config adds is seen); with
+ * mux, through the provider's master connection (mux_path). */
 static char **ssh_argv(const struct ssh_conn *c, const char *script, char *const *args,
-		       char *const *forwards, bool show)
+		       char *const *forwards, bool show, bool mux)
 {
 	static const char *const fixed[] = {
 		"BatchMode=yes",
@@ -217,8 +236,6 @@ static char **ssh_argv(const struct ssh_conn *c, const char *script, char *const
 		"ForwardX11Trusted=no",
 		"Tunnel=no",
 		"PermitLocalCommand=no",
-		"ControlMaster=no",
-		"ControlPath=none",
 		"RequestTTY=no",
 		"RemoteCommand=none",
 		"ConnectTimeout=15",
@@ -241,6 +258,13 @@ static char **ssh_argv(const struct ssh_conn *c, const char *script, char *const
 	for (size_t i = 0; fixed[i]; i++)
 		if (push_opt(&argv, "", fixed[i]) < 0)
 			return NULL;
+	_cleanup_free_ char *mp = mux && !show ? mux_path(c) : NULL;
+	if (mp ? push_opt(&argv, "ControlMaster=", "auto") < 0 ||
+			 push_opt(&argv, "ControlPath=", mp) < 0 ||
+			 push_opt(&argv, "ControlPersist=", "60") < 0
+	       : push_opt(&argv, "ControlMaster=", "no") < 0 ||
+			 push_opt(&argv, "ControlPath=", "none") < 0)
+		return NULL;
 	if (push_opt(&argv, "UserKnownHostsFile=", c->known_hosts) < 0 ||
 	    push_opt(&argv, "HostKeyAlias=", c->t.alias) < 0 ||
 	    push_opt(&argv, "ClearAllForwardings=", show || (forwards && forwards[0]) ? "no" : "yes") < 0)
@@ -286,7 +310,11 @@ int ssh_spawn(const struct ssh_conn *c, const char *script, char *const *args,
 	      char *const *forwards, const struct ssh_io *io, bool own_group, pid_t *pid,
 	      struct err **e)
 {
-	_cleanup_strv_ char **argv = ssh_argv(c, script, args, forwards, false), **env = ssh_env();
+	/* the helper's connection is the run's own; short calls share the
+	 * provider's master */
+	_cleanup_strv_ char **argv = ssh_argv(c, script, args, forwards, false,
+					      !own_group && !(forwards && forwards[0])),
+			    **env = ssh_env();
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, dfl;
@@ -405,7 +433,7 @@ int ssh_call(const struct ssh_conn *c, const char *script, char *const *args, co
 
 int ssh_forwards_configured(const struct ssh_conn *c, struct err **e)
 {
-	_cleanup_strv_ char **argv = ssh_argv(c, "true", NULL, NULL, true), **env = ssh_env();
+	_cleanup_strv_ char **argv = ssh_argv(c, "true", NULL, NULL, true, false), **env = ssh_env();
 	_cleanup_close_ int ofd = memfd_create("ssh-G", MFD_CLOEXEC);
 	_cleanup_free_ char *out = NULL;
 	struct ssh_io io = { -1, ofd, -1 };

@@ -164,12 +164,12 @@ ok $([ "$(runs_left)" = 0 ]; echo $?) "once its status is known, nothing of the 
 # host's gateway, and what it wrote comes back
 rm -rf "$lab/ws/node_modules"
 # (the cache in the run dir: a shell job's HOME is not its to write)
-id=$(job start nat -- sh -c 'npm_config_cache="$CORDON_RUN/npm" npm install --no-audit --no-fund --no-package-lock --no-save --loglevel=error is-number@7.0.0')
+id=$(job start nat -- sh -c 'npm_config_cache="$CORDON_RUN/npm" npm_config_update_notifier=false npm install --no-audit --no-fund --no-package-lock --no-save --loglevel=error is-number@7.0.0')
 job wait "$id" >/dev/null 2>&1; rc=$?
 ok $([ "$rc" = 0 ] && grep -q '"version": *"7.0.0"' "$lab/ws/node_modules/is-number/package.json" 2>/dev/null &&
 	grep -q '"host":"registry.npmjs.org".*"verdict":"allow"' "$state/runs/$id/sandbox/1/network.jsonl"; echo $?) \
 	"npm install on the remote through the host's gateway: the package comes back, the registry in the host's audit log"
-[ -f "$lab/ws/node_modules/is-number/package.json" ] || { echo "# rc=$rc"; sed 's/^/# /' "$state/runs/$id/log" | tail -n 20; }
+[ -f "$lab/ws/node_modules/is-number/package.json" ] || { echo "# rc=$rc"; sed 's/^/# /' "$state/runs/$id/log" | tail -n 20; job show --json "$id" | grep -i 'reason\|result' | sed 's/^/# /'; }
 rm -rf "$lab/ws/node_modules"
 
 # ---- the recover table after kill -9 of the daemon
