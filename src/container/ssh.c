@@ -57,12 +57,11 @@ static const char *line_value(const char *text, const char *key, char *buf, size
 	return NULL;
 }
 
-/* The last pass of the probe, <known_hosts>.pass: {"time", "home"}. */
+/* The last pass of the probe, {"time", "home", "userns"}, one per remote
+ * and key. */
 static char *pass_path(const struct ssh_conn *c)
 {
-	char *p = NULL;
-
-	return asprintf(&p, "%s.pass", c->known_hosts) < 0 ? NULL : p;
+	return ssh_conn_file(c, ".pass");
 }
 
 int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, char **home,
@@ -160,8 +159,15 @@ int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, ch
 						"home", *home, "userns", *userns);
 	_cleanup_free_ char *text = pass ? json_dumps(pass, JSON_COMPACT) : NULL;
 	struct err *we = NULL;
-	if (text)
-		(void)fs_write_atomic(AT_FDCWD, pp, text, strlen(text), 0600, false, &we);
+	char *slash = strrchr(pp, '/');
+	if (text && slash) {
+		*slash = '\0';
+		_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, pp, O_PATH | O_DIRECTORY, 0);
+		*slash = '/';
+		if (dfd < 0 || fs_write_atomic(dfd, slash + 1, text, strlen(text), 0600, false, &we) < 0)
+			fprintf(stderr, "cordon: ssh: the probe's pass is not kept (%s)\n",
+				we && we->msg ? we->msg : strerror(errno));
+	}
 	err_free(we);
 	return 0;
 }
@@ -954,6 +960,46 @@ const struct container_provider ssh_provider = {
 	.remove = ssh_remove,
 	.sweep = ssh_sweep,
 };
+
+json_t *ssh_last_pass(const json_t *config, const char *state_dir)
+{
+	struct ssh_conn c = { 0 };
+	struct err *e = NULL;
+	_cleanup_free_ char *pp = NULL, *buf = NULL;
+	_cleanup_json_ json_t *j = NULL;
+	const char *iso = str(config, "isolation");
+	bool native = !iso || strcmp(iso, "native") == 0;
+	const char *detail = NULL;
+	json_int_t t = 0;
+	bool ready = false;
+
+	if (ssh_conn_from_config(&c, config, state_dir, &e) < 0) {
+		json_t *r = json_pack("{s:s, s:s?, s:b, s:s}", "provider", "ssh", "remote",
+				      str(config, "remote"), "ready", false, "detail",
+				      e && e->msg ? e->msg : "the config cannot be read");
+		err_free(e);
+		return r;
+	}
+	if ((pp = pass_path(&c)) && fs_read_file(AT_FDCWD, pp, 65536, &buf, NULL, &e) == 0)
+		j = json_loads(buf, 0, NULL);
+	err_free(e);
+	t = json_integer_value(json_object_get(j, "time"));
+	if (!j || t <= 0 || time(NULL) < (time_t)t || time(NULL) - (time_t)t >= SSH_PASS_SECONDS)
+		detail = "no pass of its checks within ten minutes: a launch runs them (or `cordon "
+			 "ssh doctor`)";
+	else if (native && !json_is_true(json_object_get(j, "userns")))
+		detail = "user namespaces do not work for its account: isolation native cannot run "
+			 "there";
+	else
+		ready = true;
+	json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s?}", "provider", "ssh", "remote",
+			      str(config, "remote"), "fingerprint", c.t.fingerprint, "isolation",
+			      native ? "native" : "none", "ready", ready, "detail", detail);
+	if (r && t > 0)
+		json_object_set_new(r, "checked", json_integer(t));
+	ssh_conn_clear(&c);
+	return r;
+}
 
 static const char ssh_usage[] =
 	"usage: cordon ssh doctor --config-json JSON --state-dir DIR\n\n"

@@ -18,6 +18,13 @@ int ssh_resume(const struct plan *p, const struct plan_paths *paths, const json_
 	       bool *interrupted, struct err **e);
 int ssh_remove(const json_t *pin, struct err **e);
 
+/* For the daemon's doctor, which never waits on a remote: the last pass
+ * of a remote's checks (a binding's container config), as {"provider":
+ * "ssh", "remote", "ready", "checked", "detail"}; ready only while a pass
+ * stands (ten minutes) and, for a native run, said that user namespaces
+ * work there. NULL when out of memory. */
+json_t *ssh_last_pass(const json_t *config, const char *state_dir);
+
 /* `cordon ssh doctor ...` (cordon-host). */
 int ssh_main(int argc, char **argv);
 

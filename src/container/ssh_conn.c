@@ -20,6 +20,7 @@
 
 #include "host/launch.h"
 #include "lib/cleanup.h"
+#include "lib/sha256.h"
 #include "lib/fs.h"
 #include "lib/json.h"
 #include "lib/strv.h"
@@ -199,22 +200,41 @@ static int push_opt(char ***argv, const char *key, const char *v)
 	return strv_push(argv, "-o") < 0 || strv_push(argv, o) < 0 ? -1 : 0;
 }
 
-/* The provider's own master connection to a remote, shared by its short
- * calls (never the helper's, whose connection is the run's): beside the
- * known_hosts file, in the state dir's owner-only containers/ssh, made by
- * the first call with these same options (the pinned key checked then)
- * and kept a minute after the last. NULL when the path would not fit a
- * socket address (each call then connects on its own). */
-static char *mux_path(const struct ssh_conn *c)
+char *ssh_conn_file(const struct ssh_conn *c, const char *suffix)
 {
-	static const char suffix[] = ".known_hosts";
-	size_t n = strlen(c->known_hosts), sl = sizeof(suffix) - 1;
+	_cleanup_free_ char *where = NULL;
+	const char *slash = c->known_hosts ? strrchr(c->known_hosts, '/') : NULL;
+	char hex[SHA256_HEX_LEN + 1];
 	char *p = NULL;
 
-	/* (ssh binds a temporary name of about 20 more bytes first) */
-	if (n < sl || strcmp(c->known_hosts + n - sl, suffix) != 0 || n - sl + 4 + 24 >= 108)
+	/* (short: a socket's path must fit 108 bytes with ssh's temporary
+	 * suffix) */
+	if (!slash || asprintf(&where, "%s %s@%s:%u", c->t.alias, c->t.user, c->t.host, c->t.port) < 0 ||
+	    sha256_hex(where, strlen(where), hex) < 0)
 		return NULL;
-	return asprintf(&p, "%.*s.mux", (int)(n - sl), c->known_hosts) < 0 ? NULL : p;
+	return asprintf(&p, "%.*s/r-%.16s%s", (int)(slash - c->known_hosts), c->known_hosts, hex,
+			suffix) < 0
+		       ? NULL
+		       : p;
+}
+
+/* The provider's own master connection to a remote, shared by its short
+ * calls (never the helper's, whose connection is the run's): in the state
+ * dir's owner-only containers/ssh, one per remote and key
+ * (ssh_conn_file), made by the first call with these same options (the
+ * pinned key checked then) and kept a minute after the last. NULL when
+ * the path would not fit a socket address (each call then connects on
+ * its own). */
+static char *mux_path(const struct ssh_conn *c)
+{
+	char *p = ssh_conn_file(c, ".mux");
+
+	/* (ssh binds a temporary name of about 20 more bytes first) */
+	if (p && strlen(p) + 24 >= 108) {
+		free(p);
+		p = NULL;
+	}
+	return p;
 }
 
 /* ssh's argv; with show, `ssh -G` (the configuration it would use,

@@ -36,6 +36,12 @@ int ssh_conn_from_config(struct ssh_conn *c, const json_t *config, const char *s
 int ssh_conn_from_pin(struct ssh_conn *c, const json_t *pin, struct err **e);
 void ssh_conn_clear(struct ssh_conn *c);
 
+/* A file of the provider's for this remote and key, beside the
+ * known_hosts file: r-<16 hex of the key's alias and user@host:port>
+ * <suffix> (the master connection's socket, the probe's last pass).
+ * NULL: no memory. */
+char *ssh_conn_file(const struct ssh_conn *c, const char *suffix);
+
 /* The fds of an ssh child: -1 is /dev/null. */
 struct ssh_io {
 	int in, out, err;

@@ -7,6 +7,7 @@
  * exit file what came of it. */
 #include "hostd/daemon.h"
 #include "container/docker.h"
+#include "container/ssh.h"
 #include "container/lifecycle.h"
 
 #include "host/config.h"
@@ -1951,6 +1952,8 @@ static enum MHD_Result attach_in_container(struct hostd *d, struct MHD_Connectio
 	host_config_free(cfg);
 	switch (r) {
 	case 0:
+		if (!made) /* (attach_spawn makes it when it succeeds) */
+			return hostd_fail(c, 500, "sandbox_unavailable", "the attach was not made");
 		break;
 	case 1:
 		return hostd_fail(c, 409, "attach_sandboxed",
@@ -2146,13 +2149,23 @@ static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const ch
 
 			if (p && !r && p->doctor && (r = p->doctor()))
 				json_object_set_new(provs, p->name, r);
-			/* a container's: the last pass of the Docker checks (the
-			 * loop never waits on a Docker daemon; a launch runs them) */
-			if (hb->container && !json_object_get(provs, "docker") &&
-			    (r = docker_last_pass(d->state)))
-				json_object_set_new(provs, "docker", r);
+			/* a container's: the last pass of its provider's checks
+			 * (the loop never waits on a Docker daemon or a remote; a
+			 * launch runs them): Docker's once, each remote's by its
+			 * remote and key */
+			bool ssh = hb->container && hb->provider && strcmp(hb->provider, "ssh") == 0;
+			_cleanup_free_ char *key = NULL;
+			if (ssh && asprintf(&key, "ssh %s %s",
+					    json_string_value(json_object_get(hb->container, "remote")),
+					    json_string_value(json_object_get(hb->container, "host_key"))) < 0)
+				key = NULL;
+			else if (hb->container && !ssh)
+				key = strdup("docker");
+			if (key && !json_object_get(provs, key) &&
+			    (r = ssh ? ssh_last_pass(hb->container, d->state) : docker_last_pass(d->state)))
+				json_object_set_new(provs, key, r);
 			if (hb->container)
-				r = json_object_get(provs, "docker");
+				r = key ? json_object_get(provs, key) : NULL;
 			/* without a sandbox there is nothing to be ready: it runs
 			 * as the operator, which doctor says */
 			ready = !hb->provider || (r && json_is_true(json_object_get(r, "ready")));

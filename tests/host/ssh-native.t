@@ -11,7 +11,8 @@
 # same account, outside the sandbox, succeeds. An allowed host is reached
 # (npm install of a real package from the registry) and a denied one gets
 # 403, both in the host's audit log; a direct connection goes nowhere;
-# the toolbelt answers through the gateway. After `kill -9` of the
+# the toolbelt answers through the gateway; the daemon's doctor reports
+# each remote's last pass. After `kill -9` of the
 # daemon, a live native run is adopted with its helper and its network
 # still works; one whose helper is gone is adopted without it: watched
 # to its end, its changes and status taken.
@@ -56,7 +57,9 @@ cat > "$lab/config.json" <<JSON
   "nat": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"}, "grace": 1,
           "container": $(remote ''), "operations": ["job.status"]},
   "sc": {"executor": {"kind": "shell"}, "workspace": {"scratch": true}, "grace": 1,
-          "container": $(remote ', "isolation": "native"')}
+          "container": $(remote ', "isolation": "native"')},
+  "far": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
+          "container": $(remote '' | sed "s|@127.0.0.1:$SSH_LAB_PORT|@127.0.0.1:1|")}
 }}
 JSON
 start_daemon || { echo "Bail out! the daemon did not start"; sed 's/^/# /' "$lab/daemon.err"; exit 1; }
@@ -159,6 +162,21 @@ ok $([ "$c" = ok ] && [ -n "$(v plant)" ] && [ "$(v plant)" != ok ] && ! rsh tes
 ok $([ "$(v toolbelt)" = job.status ] && [ "$(v toolbelt_bad)" = 0 ]; echo $?) \
 	"the toolbelt answers through the host's gateway with the job's token (another token: not)"
 ok $([ "$(runs_left)" = 0 ]; echo $?) "once its status is known, nothing of the run is left on the remote"
+
+# ---- the daemon's doctor: the last pass of each remote's checks (never
+# a call from the loop): the lab's stands after a launch; a remote never
+# checked is not ready
+api GET /v1/doctor | cut -d' ' -f2- > "$lab/doctor.json"
+ok $(python3 - "$lab/doctor.json" "$SSH_LAB_REMOTE" "$SSH_LAB_HOSTKEY_PUB" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = {x["binding"]: x for x in d["bindings"]}
+lab = d["providers"]["ssh %s %s" % (sys.argv[2], sys.argv[3])]
+far = [v for k, v in d["providers"].items() if k.startswith("ssh ") and ":1 " in k]
+sys.exit(0 if lab["ready"] and lab["isolation"] == "native" and b["nat"]["ready"] and far and
+         not far[0]["ready"] and not b["far"]["ready"] and "ten minutes" in far[0]["detail"] else 1)
+PY
+echo $?) "the daemon's doctor: the lab's pass stands after a launch (ready); a remote never checked is not ready"
 
 # ---- npm, the real client: an install from the registry through the
 # host's gateway, and what it wrote comes back
