@@ -426,6 +426,14 @@ static enum mirror_step apply_entry(struct mirror_state *ap, struct archive *a,
 	if (pfd < 0)
 		return why ? mirror_refuse(ap, path, why, e)
 			   : mirror_host_error(ap, path, errno, "open", e);
+	/* what the pack skipped on the host (a fifo, a socket, a device)
+	 * stays: the remote never had it, so nothing there replaces it */
+	struct stat hst;
+	if (fstatat(pfd, last, &hst, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(hst.st_mode) &&
+	    !S_ISREG(hst.st_mode) && !S_ISLNK(hst.st_mode))
+		return mirror_refuse(ap, path,
+				     "a fifo, socket or device on the host, which is never replaced",
+				     e);
 	if (type == AE_IFDIR)
 		return put_dir(ap, en, pfd, last, path, e);
 	if (type == AE_IFLNK)

@@ -181,7 +181,11 @@ static char *presented_key(const struct ssh_conn *c)
 	char *found = NULL;
 	FILE *f;
 
-	if (asprintf(&cmd, "ssh-keyscan -T 5 -t %s -p %u -- %s 2>/dev/null", c->t.key_type,
+	/* (an environment of its own: none of the launch's) */
+	if (asprintf(&cmd,
+		     "env -i PATH=/usr/local/bin:/usr/bin:/bin ssh-keyscan -T 5 -t %s -p %u -- %s "
+		     "2>/dev/null",
+		     c->t.key_type,
 		     c->t.port, c->t.host) < 0)
 		return NULL;
 	/* (the host and type are narrow words: sshcfg.c lets nothing else by) */

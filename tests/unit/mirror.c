@@ -714,6 +714,30 @@ static void test_types(void)
 	is_str(content("w/plain"), "control", "... control: a regular file entry lands");
 }
 
+/* A fifo on the host (which the pack skips) is never replaced by what
+ * the run put at its path, file or directory. */
+static void test_host_special(void)
+{
+	_cleanup_json_ json_t *rep = NULL;
+	struct tb t;
+
+	fresh("hostspecial");
+	mkd("w");
+	must(mkfifo(P("w/pipe"), 0600), "mkfifo");
+	must(mkfifo(P("w/pipe2"), 0600), "mkfifo");
+	mkf("w/was", "host", 0644);
+	tb_open(&t);
+	tb_file(&t, N("w/pipe"), "from the run", 0644);
+	tb_add(&t, N("w/pipe2"), AE_IFDIR, 0755, NULL, NULL, false);
+	tb_file(&t, N("w/was"), "from the run", 0644);
+	ok(apply_w(NULL, NULL, NULL, tb_done(&t), &rep) == 0, "host fifo: the stream applies");
+	ok(type_of("w/pipe") == 'p' && listed(rep, "refused", P("w/pipe"), "fifo, socket or device"),
+	   "host fifo: a file at its path is refused, the fifo stays");
+	ok(type_of("w/pipe2") == 'p' && listed(rep, "refused", P("w/pipe2"), "fifo, socket or device"),
+	   "host fifo: a directory at its path is refused, the fifo stays");
+	is_str(content("w/was"), "from the run", "... control: a host file at its path is replaced");
+}
+
 static void test_setid(void)
 {
 	_cleanup_json_ json_t *rep = NULL;
@@ -1133,6 +1157,7 @@ int main(void)
 	test_names();
 	test_kept();
 	test_types();
+	test_host_special();
 	test_setid();
 	test_git_replaced();
 	test_removals();
