@@ -78,8 +78,9 @@ struct mirror_rules {
 	 * root is never replaced, removed or changed) */
 	char *const *grants;
 	/* never written or removed, nor anything beneath them: the
-	 * read-only needs (.git/config, .git/hooks, .git/info), the denied
-	 * paths and every path the pack skipped beneath a grant. Absolute
+	 * read-only needs (.git/config, .git/hooks, .git/info) and the
+	 * denied paths (a fifo, socket or device the pack skipped stays by
+	 * its type: an apply never replaces one on the host). Absolute
 	 * and canonical (their canonical forms on the host, where a link
 	 * leads elsewhere, are kept as well). */
 	char *const *kept;
