@@ -142,7 +142,8 @@ static int doctor_passed(const json_t *config, const char *state, const char *en
 	dfd = fs_open_nofollow(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0);
 	if (dfd < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "`%s`", dir);
-	if (fs_read_file(dfd, "doctor-pass.json", 4096, &buf, NULL, NULL) == 0 &&
+	if (endpoint && daemon && runtime &&
+	    fs_read_file(dfd, "doctor-pass.json", 4096, &buf, NULL, NULL) == 0 &&
 	    (pass = json_loads(buf, JSON_REJECT_DUPLICATES, NULL))) {
 		json_int_t at = json_integer_value(json_object_get(pass, "time"));
 		const char *pe = json_string_value(json_object_get(pass, "endpoint"));
