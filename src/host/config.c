@@ -32,25 +32,6 @@ static int oom(struct err **e)
 	return err_set(e, ERR_INTERNAL, ENOMEM, "config");
 }
 
-/* Every key of obj is one of keys. */
-static int only_keys(json_t *obj, const char *path, const char *const *keys, struct err **e)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach(obj, key, v) {
-		size_t i = 0;
-
-		while (keys[i] && strcmp(keys[i], key) != 0)
-			i++;
-		if (!keys[i]) {
-			_cleanup_free_ char *kp = json_path_key(path, key);
-			return kp ? err_set(e, ERR_CONFIG, 0, "%s: unknown key", show(kp)) : oom(e);
-		}
-	}
-	return 0;
-}
-
 /* A string without an embedded NUL, or NULL with *e set. */
 static const char *string_at(json_t *v, const char *path, struct err **e)
 {
@@ -182,7 +163,7 @@ static int parse_executor(json_t *b, const char *path, struct host_binding *out,
 		return -1;
 	if (strcmp(kind, "shell") == 0) {
 		out->executor = HOST_EXEC_SHELL;
-		if (only_keys(x, xp, shell_keys, e) < 0)
+		if (json_check_keys(x, xp, shell_keys, e) < 0)
 			return -1;
 		return strings_at(x, xp, "args", false, &out->args, e);
 	}
@@ -190,7 +171,7 @@ static int parse_executor(json_t *b, const char *path, struct host_binding *out,
 		return err_set(e, ERR_CONFIG, 0, "%s: must be \"shell\" or \"claude-code\"",
 			       show(kp));
 	out->executor = HOST_EXEC_CLAUDE_CODE;
-	if (only_keys(x, xp, claude_keys, e) < 0 ||
+	if (json_check_keys(x, xp, claude_keys, e) < 0 ||
 	    strings_at(x, xp, "extra_args", true, &out->extra_args, e) < 0)
 		return -1;
 	if (json_object_get(x, "home_seed")) {
@@ -304,7 +285,7 @@ static int parse_git_workspace(json_t *g, const char *gp, struct host_binding *o
 		return oom(e);
 	if (!json_is_object(g))
 		return err_set(e, ERR_CONFIG, 0, "%s: must be an object", show(gp));
-	if (only_keys(g, gp, keys, e) < 0)
+	if (json_check_keys(g, gp, keys, e) < 0)
 		return -1;
 	if (!json_object_get(g, "url"))
 		return err_set(e, ERR_CONFIG, 0, "%s: missing", show(up));
@@ -355,7 +336,7 @@ static int parse_workspace(json_t *b, const char *path, struct host_binding *out
 	json_t *w = object_at(b, path, "workspace", true, &wp, e);
 	json_t *dir, *scratch, *git;
 
-	if (!w || only_keys(w, wp, keys, e) < 0)
+	if (!w || json_check_keys(w, wp, keys, e) < 0)
 		return -1;
 	dir = json_object_get(w, "dir");
 	scratch = json_object_get(w, "scratch");
@@ -434,7 +415,7 @@ static int parse_ssh(json_t *c, const char *cp, struct host_binding *out, struct
 
 	if (!polp || !isop || !netp)
 		return oom(e);
-	if (only_keys(c, cp, keys, e) < 0)
+	if (json_check_keys(c, cp, keys, e) < 0)
 		return -1;
 	for (size_t i = 0; names[i]; i++) {
 		_cleanup_free_ char *kp = json_path_key(cp, names[i]);
@@ -536,7 +517,7 @@ static int parse_container(json_t *c, const char *cp, struct host_binding *out, 
 		return parse_ssh(c, cp, out, e);
 	if (strcmp(prov, "docker") != 0)
 		return err_set(e, ERR_CONFIG, 0, "%s: must be \"docker\" or \"ssh\"", show(pp));
-	if (only_keys(c, cp, keys, e) < 0)
+	if (json_check_keys(c, cp, keys, e) < 0)
 		return -1;
 	if (!json_object_get(c, "image"))
 		return err_set(e, ERR_CONFIG, 0, "%s: missing", show(ip));
@@ -611,7 +592,7 @@ static int parse_sandbox(json_t *b, const char *path, struct host_binding *out, 
 	}
 	if (!s)
 		return 0;
-	if (only_keys(s, sp, keys, e) < 0)
+	if (json_check_keys(s, sp, keys, e) < 0)
 		return -1;
 	pp = json_path_key(sp, "provider");
 	polp = json_path_key(sp, "policy");
@@ -702,7 +683,7 @@ static int parse_secrets(json_t *b, const char *path, struct host_binding *out, 
 			return err_set(e, ERR_CONFIG, 0, "%s: also set in env: one of them", show(kp));
 		if (!json_is_object(v))
 			return err_set(e, ERR_CONFIG, 0, "%s: must be an object", show(kp));
-		if (only_keys(v, kp, keys, e) < 0)
+		if (json_check_keys(v, kp, keys, e) < 0)
 			return -1;
 		file = json_object_get(v, "file");
 		var = json_object_get(v, "env");
@@ -754,7 +735,7 @@ static int parse_git(json_t *b, const char *path, struct host_binding *out, stru
 		return -1;
 	if (!g)
 		return 0;
-	if (only_keys(g, gp, keys, e) < 0)
+	if (json_check_keys(g, gp, keys, e) < 0)
 		return -1;
 	cp = json_path_key(gp, "credentials");
 	if (!cp)
@@ -777,7 +758,7 @@ static int parse_git(json_t *b, const char *path, struct host_binding *out, stru
 			return oom(e);
 		if (!json_is_object(v))
 			return err_set(e, ERR_CONFIG, 0, "%s: must be an object", show(ip));
-		if (only_keys(v, ip, ckeys, e) < 0)
+		if (json_check_keys(v, ip, ckeys, e) < 0)
 			return -1;
 		if (!json_object_get(v, "host") || !json_object_get(v, "secret"))
 			return err_set(e, ERR_CONFIG, 0, "%s: missing",
@@ -953,7 +934,7 @@ static int parse_binding(const char *name, json_t *v, const char *path, struct h
 			       show(path), HOST_BINDING_NAME_MAX);
 	if (!json_is_object(v))
 		return err_set(e, ERR_CONFIG, 0, "%s: must be an object", show(path));
-	if (only_keys(v, path, keys, e) < 0)
+	if (json_check_keys(v, path, keys, e) < 0)
 		return -1;
 	out->name = strdup(name);
 	out->env = calloc(1, sizeof(char *));
@@ -987,7 +968,7 @@ int host_config_parse(const char *buf, size_t len, struct host_config **out, str
 		return -1;
 	if (!json_is_object(root))
 		return err_set(e, ERR_CONFIG, 0, "(root): must be an object");
-	if (only_keys(root, "", keys, e) < 0)
+	if (json_check_keys(root, "", keys, e) < 0)
 		return -1;
 	bindings = object_at(root, "", "bindings", true, &bp, e);
 	if (!bindings)

@@ -18,7 +18,6 @@ int host_job_request_parse(const char *buf, size_t len, char **binding, char ***
 {
 	_cleanup_json_ json_t *req = NULL;
 	json_t *v, *a;
-	const char *key;
 	size_t i;
 
 	*binding = NULL;
@@ -33,15 +32,10 @@ int host_job_request_parse(const char *buf, size_t len, char **binding, char ***
 		return -1;
 	if (!json_is_object(req))
 		return err_set(e, ERR_CONFIG, 0, "the body must be a JSON object");
-	json_object_foreach(req, key, v) {
-		if (strcmp(key, "binding") != 0 && strcmp(key, "args") != 0 &&
-		    strcmp(key, "input") != 0) {
-			_cleanup_free_ char *kp = json_path_key("", key);
+	static const char *const keys[] = { "binding", "args", "input", NULL };
 
-			return err_set(e, ERR_CONFIG, 0, "%s: unknown key",
-				       kp ? json_path_show(kp) : "a key");
-		}
-	}
+	if (json_check_keys(req, "", keys, e) < 0)
+		return -1;
 	v = json_object_get(req, "binding");
 	if (!plain_string(v) || json_string_length(v) == 0)
 		return err_set(e, ERR_CONFIG, 0, "binding: must be a binding's name");
@@ -82,7 +76,6 @@ int host_job_request_parse(const char *buf, size_t len, char **binding, char ***
 int host_inject_request_parse(const char *buf, size_t len, char **text, struct err **e)
 {
 	_cleanup_json_ json_t *req = NULL;
-	const char *key;
 	json_t *v;
 
 	*text = NULL;
@@ -93,12 +86,10 @@ int host_inject_request_parse(const char *buf, size_t len, char **text, struct e
 		return -1;
 	if (!json_is_object(req))
 		return err_set(e, ERR_CONFIG, 0, "the body must be a JSON object");
-	json_object_foreach(req, key, v) {
-		if (strcmp(key, "text") != 0)
-			return err_set(e, ERR_CONFIG, 0, "%s: unknown key",
-				       strspn(key, "abcdefghijklmnopqrstuvwxyz_") == strlen(key) ? key
-												   : "a key");
-	}
+	static const char *const keys[] = { "text", NULL };
+
+	if (json_check_keys(req, "", keys, e) < 0)
+		return -1;
 	v = json_object_get(req, "text");
 	if (!plain_string(v))
 		return err_set(e, ERR_CONFIG, 0, "text: must be a string");

@@ -2,8 +2,10 @@
 #include "json.h"
 #include "cleanup.h"
 #include "strv.h"
+#include "text.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,33 @@ char *json_path_key(const char *parent, const char *key)
 		     strlen(key) > KEY_SHOW_MAX ? "..." : "") < 0)
 		return NULL;
 	return out;
+}
+
+int json_check_keys(const json_t *obj, const char *path, const char *const *keys,
+		    struct err **e)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)obj, key, v) {
+		const char *near = NULL;
+		size_t i;
+
+		for (i = 0; keys[i] && strcmp(keys[i], key) != 0; i++)
+			if (!near && text_one_edit(key, keys[i]))
+				near = keys[i];
+		if (keys[i])
+			continue;
+		_cleanup_free_ char *kp = json_path_key(path, key);
+
+		if (!kp)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "json");
+		if (near)
+			return err_set(e, ERR_CONFIG, 0, "%s: unknown key (did you mean \"%s\"?)",
+				       json_path_show(kp), near);
+		return err_set(e, ERR_CONFIG, 0, "%s: unknown key", json_path_show(kp));
+	}
+	return 0;
 }
 
 char *json_path_index(const char *parent, size_t index)

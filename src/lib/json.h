@@ -28,6 +28,12 @@ char *json_path_index(const char *parent, size_t index);
 /* The path as printed: the root shows as "(root)". */
 const char *json_path_show(const char *path);
 
+/* Is every key of obj (an object at path) one of keys (NULL-terminated)?
+ * If not, *e is ERR_CONFIG "<path of the key>: unknown key", with
+ * ` (did you mean "<known>"?)` when one edit makes it a known key. */
+int json_check_keys(const json_t *obj, const char *path, const char *const *keys,
+		    struct err **e);
+
 /* An array of the strings of v; NULL when one is not valid UTF-8 (or on
  * allocation failure), so nothing is ever dropped quietly. */
 json_t *json_strv(char *const *v);

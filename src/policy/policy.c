@@ -78,26 +78,6 @@ int policy_add_host(struct host_pattern **list, size_t *n, const char *host,
 	return 0;
 }
 
-/* Check that obj (an object at path) has only the given keys. */
-static int check_keys(json_t *obj, const char *path, const char *const *keys,
-		      struct err **e)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach(obj, key, v) {
-		bool known = false;
-		for (size_t i = 0; keys[i]; i++)
-			known = known || strcmp(key, keys[i]) == 0;
-		if (!known) {
-			_cleanup_free_ char *kp = json_path_key(path, key);
-			return err_set(e, ERR_CONFIG, 0, "%s: unknown key",
-				       json_path_show(kp));
-		}
-	}
-	return 0;
-}
-
 static json_t *get_object(json_t *obj, const char *path, const char *key,
 			  struct err **e)
 {
@@ -326,7 +306,7 @@ static int policy_from_json(json_t *root, struct policy *p, struct err **e)
 
 	if (!json_is_object(root))
 		return err_set(e, ERR_CONFIG, 0, "(root): must be an object");
-	if (check_keys(root, "", top_keys, e) < 0)
+	if (json_check_keys(root, "", top_keys, e) < 0)
 		return -1;
 	read = get_object(root, "", "read", e);
 	net = get_object(root, "", "network", e);
@@ -334,10 +314,10 @@ static int policy_from_json(json_t *root, struct policy *p, struct err **e)
 	env = get_object(root, "", "env", e);
 	if (*e)
 		return -1;
-	if ((read && check_keys(read, "read", read_keys, e) < 0) ||
-	    (net && check_keys(net, "network", net_keys, e) < 0) ||
-	    (lim && check_keys(lim, "limits", limit_keys, e) < 0) ||
-	    (env && check_keys(env, "env", env_keys, e) < 0))
+	if ((read && json_check_keys(read, "read", read_keys, e) < 0) ||
+	    (net && json_check_keys(net, "network", net_keys, e) < 0) ||
+	    (lim && json_check_keys(lim, "limits", limit_keys, e) < 0) ||
+	    (env && json_check_keys(env, "env", env_keys, e) < 0))
 		return -1;
 	if ((lim && parse_limits(lim, &p->limits, e) < 0) ||
 	    (net && each_string(net, "network", "allow_ranges", add_range_item, &ranges, e) < 0) ||

@@ -212,6 +212,8 @@ static void refusals(void)
 		"{\"bindings\": {\"b-\": {" OKX ", " OKW "}}}");
 	refused(B("{" OKX ", " OKW ", \"x\": 1}"), ERR_CONFIG, "bindings.b.x: unknown key",
 		B("{" OKX ", " OKW "}"));
+	refused(B("{\"executer\": {\"kind\": \"shell\"}, " OKW "}"), ERR_CONFIG,
+		"bindings.b.executer: unknown key (did you mean \"executor\"?)", B("{" OKX ", " OKW "}"));
 	refused(B("{" OKW "}"), ERR_CONFIG, "bindings.b.executor: missing", B("{" OKX ", " OKW "}"));
 	refused(B("{\"executor\": {\"kind\": \"bash\"}, " OKW "}"), ERR_CONFIG,
 		"bindings.b.executor.kind: must be \"shell\" or \"claude-code\"",

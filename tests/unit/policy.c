@@ -142,9 +142,9 @@ static char *canonical_of(const char *doc)
 static void test_unknown_keys(void)
 {
 	rule("unknown key at top level", "{\"write\":[],\"writes\":[]}",
-	     "writes: unknown key", "{\"write\":[]}");
+	     "writes: unknown key (did you mean \"write\"?)", "{\"write\":[]}");
 	rule("unknown key in read", "{\"read\":{\"deny\":[],\"allw\":[]}}",
-	     "read.allw: unknown key", "{\"read\":{\"deny\":[],\"allow\":[]}}");
+	     "read.allw: unknown key (did you mean \"allow\"?)", "{\"read\":{\"deny\":[],\"allow\":[]}}");
 	rule("unknown key in network",
 	     "{\"network\":{\"allow\":[\"a.example\"],\"block\":[]}}",
 	     "network.block: unknown key",
@@ -152,6 +152,12 @@ static void test_unknown_keys(void)
 	/* An odd key is shown escaped and quoted, not raw. */
 	rule("unknown key with odd characters", "{\"a b\\\"c\":1}",
 	     "[\"a b\\x22c\"]: unknown key", "{}");
+	/* one edit from a known key: named; two edits away: not (the control) */
+	rule("a swapped pair", "{\"netwrok\":{}}",
+	     "netwrok: unknown key (did you mean \"network\"?)", "{\"network\":{}}");
+	rule("a letter dropped, nested", "{\"network\":{\"alow\":[]}}",
+	     "network.alow: unknown key (did you mean \"allow\"?)", "{\"network\":{\"allow\":[]}}");
+	rule("two edits away", "{\"ntwrok\":{}}", "ntwrok: unknown key", "{\"network\":{}}");
 	rule("unknown key nested in read with a dot",
 	     "{\"read\":{\"deny.x\":[]}}", "read[\"deny.x\"]: unknown key",
 	     "{\"read\":{\"deny\":[]}}");
