@@ -138,22 +138,24 @@ FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 .SECONDARY:
 .DELETE_ON_ERROR:
 
-.PHONY: all deps demo check test fuzz fuzz-run lint clean
+.PHONY: all deps demo check test fuzz fuzz-run lint clean man install uninstall deb
 deps:
 	@scripts/deps
 
 check: deps
 	$(MAKE) build/cordon build/clang/cordon build/san/cordon build/cordon-static build/cordon-host \
 		build/clang/cordon-host build/san/cordon-host $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_BIN)
+	$(MAKE) man deb
 	$(MAKE) test
 	$(MAKE) lint
 
 # The Docker and SSH suites run beside the rest: each starts a dockerd or
-# an sshd of its own on a lab of its own and mostly waits on it; the rest
+# an sshd of its own on a lab of its own and mostly waits on it, as the
+# package's test waits on Debian's archive for its clean root; the rest
 # in order. Both logs are printed, and either failing fails the run.
 DOCKER_T := tests/host/engine.t tests/host/docker.t tests/host/docker-doctor.t tests/host/docker-claude.t \
 	tests/host/docker-conformance.t tests/host/ssh-lab.t tests/host/ssh.t tests/host/ssh-native.t \
-	tests/host/ssh-conformance.t
+	tests/host/ssh-conformance.t tests/pkg/deb.t tests/cli/completion.t
 TEST_ENV := CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san/tests/helpers \
 	CORDON_FUZZ=$(CURDIR)/build/fuzz CORDON_SRC=$(CURDIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
@@ -164,7 +166,7 @@ test: build/san/cordon build/san/cordon-host build/cordon-static $(UNIT_BIN) $(H
 	   echo $$? >build/docker-tests.rc; } & \
 	$(TEST_ENV) prove -e '' $(UNIT_BIN:%=./%) $(filter-out $(DOCKER_T),$(sort $(wildcard \
 		tests/cli/*.t tests/isolation/*.t tests/gateway/*.t tests/host/*.t tests/container/*.t \
-		tests/fuzz/*.t))); \
+		tests/fuzz/*.t tests/pkg/*.t))); \
 	r=$$?; wait; echo '--- the Docker and SSH suites:'; cat build/docker-tests.log; \
 	d=$$(cat build/docker-tests.rc 2>/dev/null || echo 1); [ "$$r" = 0 ] && [ "$$d" = 0 ]
 
@@ -181,6 +183,66 @@ lint:
 	  grep -v 'warnings generated' build/lint.log; exit $$r
 	@cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 	  --inline-suppr -Isrc --std=c11 $(SRC_ALL)
+
+# The man pages: scdoc sources in docs/man/, their marker lines filled by
+# scripts/man-page with what the built cordon prints for --help, so the
+# pages and --help never differ. The date in them is the last commit's.
+MAN_PAGES := build/man/cordon.1 build/man/cordon-policy.5 build/man/cordon-daemon.8
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
+build/man/%: docs/man/%.scd scripts/man-page build/cordon build/cordon-host
+	@mkdir -p $(@D)
+	@echo '  SCDOC   $@'
+	@scripts/man-page build/cordon $< >$@.scd
+	@SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) scdoc <$@.scd >$@
+	@rm -f $@.scd
+
+man: $(MAN_PAGES)
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the three programs go to
+# LIBEXECDIR, side by side as they find each other (cordon runs
+# cordon-host for the daemon's commands; the container providers copy
+# cordon-static), and BINDIR/cordon is a link to the first.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+LIBEXECDIR  ?= $(PREFIX)/libexec/cordon
+MANDIR      ?= $(PREFIX)/share/man
+DOCDIR      ?= $(PREFIX)/share/doc/cordon
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUSERDIR ?= $(PREFIX)/lib/systemd/user
+INSTALL_DOCS := README.md $(wildcard docs/*.md)
+
+install: build/cordon build/cordon-host build/cordon-static $(MAN_PAGES)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDUSERDIR)
+	install -m 0755 build/cordon build/cordon-host build/cordon-static $(DESTDIR)$(LIBEXECDIR)/
+	ln -sfr $(DESTDIR)$(LIBEXECDIR)/cordon $(DESTDIR)$(BINDIR)/cordon
+	install -m 0644 build/man/cordon.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 build/man/cordon-policy.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 build/man/cordon-daemon.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 contrib/bash-completion/cordon $(DESTDIR)$(BASHCOMPDIR)/cordon
+	sed 's|/usr/local/bin/|$(BINDIR)/|' contrib/cordon.service \
+		>$(DESTDIR)$(SYSTEMDUSERDIR)/cordon.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUSERDIR)/cordon.service
+	install -m 0644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/cordon $(DESTDIR)$(LIBEXECDIR)/cordon \
+		$(DESTDIR)$(LIBEXECDIR)/cordon-host $(DESTDIR)$(LIBEXECDIR)/cordon-static \
+		$(DESTDIR)$(MANDIR)/man1/cordon.1 $(DESTDIR)$(MANDIR)/man5/cordon-policy.5 \
+		$(DESTDIR)$(MANDIR)/man8/cordon-daemon.8 $(DESTDIR)$(BASHCOMPDIR)/cordon \
+		$(DESTDIR)$(SYSTEMDUSERDIR)/cordon.service \
+		$(patsubst %,$(DESTDIR)$(DOCDIR)/%,$(notdir $(INSTALL_DOCS)))
+	-rmdir $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
+
+# make deb: build/cordon_<version>_<arch>.deb, from `make install` into a
+# staging root (scripts/deb).
+DEB := build/cordon_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb
+deb: $(DEB)
+$(DEB): build/cordon build/cordon-host build/cordon-static $(MAN_PAGES) scripts/deb \
+		contrib/cordon.service contrib/bash-completion/cordon $(INSTALL_DOCS)
+	@echo '  DEB     $@'
+	@scripts/deb $(VERSION) $@
 
 clean:
 	rm -rf build

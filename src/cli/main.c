@@ -40,7 +40,7 @@ static int host_part(int argc, char **argv)
 
 static const struct subcommand subcommands[] = {
 	{ "run", cli_run, "run a command in a sandbox under a policy" },
-	{ "policy", cli_policy, "check a policy file and print it normalised" },
+	{ "policy", cli_policy, "check a policy, print the default one, import srt settings" },
 	{ "plan", cli_plan, "merge, check and record a launch plan; run nothing" },
 	{ "doctor", cli_doctor, "check that this machine can run a sandbox provider" },
 	{ "gateway", cli_gateway, "serve cordon's egress proxy on its own" },
@@ -65,7 +65,7 @@ static void usage(FILE *f)
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		if (subcommands[i].summary)
-			fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+			fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
 	fprintf(f, "\n'cordon <command> --help' describes a command.\n");
 }
 

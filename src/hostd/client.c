@@ -3,6 +3,7 @@
  * dir). It prints what the daemon answers; it decides nothing. */
 #include "hostd/client.h"
 #include "container/docker.h"
+#include "host/config.h"
 #include "host/gitws.h"
 #include "hostd/daemon.h"
 
@@ -313,6 +314,47 @@ static void print_jobs(json_t *j)
 	}
 }
 
+/* `cordon job ls -q`: the ids alone, a line each, newest first (for
+ * scripts and the shell's completion). What is not an id of the daemon's
+ * form is left out: no other command would take it. */
+static void print_ids(json_t *j)
+{
+	json_t *job;
+	size_t i;
+
+	json_array_foreach(json_object_get(j, "jobs"), i, job) {
+		const char *id = json_string_value(json_object_get(job, "id"));
+
+		if (id && id[0] && id_ok(id))
+			printf("%s\n", id);
+	}
+}
+
+/* `cordon job bindings`: the names of the config's bindings, a line each,
+ * sorted (the config keeps them sorted by name). The config is loaded and
+ * checked as `cordon daemon` does at start, from the same default path:
+ * one the daemon would refuse is refused here, with its reason. No daemon
+ * is asked. */
+static int list_bindings(const char *path)
+{
+	_cleanup_free_ char *dflt = path ? NULL : hostd_default_config();
+	_cleanup_err_ struct err *e = NULL;
+	struct host_config *cfg = NULL;
+
+	if (!path && !(path = dflt)) {
+		fprintf(stderr, "cordon: sandbox_config: no config (set --config or HOME)\n");
+		return 125;
+	}
+	if (host_config_load(path, &cfg, &e) < 0) {
+		err_print(stderr, e);
+		return 125;
+	}
+	for (size_t i = 0; i < cfg->n; i++)
+		printf("%s\n", cfg->bindings[i].name);
+	host_config_free(cfg);
+	return fflush(stdout) == 0 ? 0 : 125;
+}
+
 /* `cordon job show`: the job, then each segment with its pin. */
 static void print_job(json_t *j)
 {
@@ -468,7 +510,7 @@ static int fetch(struct client *c, const char *id, const char *into)
 
 static const char job_usage[] =
 	"usage: cordon job start BINDING [--wait] [-- ARGS...]\n"
-	"       cordon job ls [--json]\n"
+	"       cordon job ls [--json | -q|--quiet]\n"
 	"       cordon job show ID [--json]\n"
 	"       cordon job wait ID\n"
 	"       cordon job stop ID\n"
@@ -478,6 +520,7 @@ static const char job_usage[] =
 	"       cordon job attach ID\n"
 	"       cordon job fetch ID [--into DIR]\n"
 	"       cordon job doctor                 (each binding: can it run here?)\n"
+	"       cordon job bindings [--config FILE]\n"
 	"every one takes --state-dir DIR (default: $XDG_STATE_HOME/cordon)\n\n"
 	"Talk to `cordon daemon` on its management socket. start prints the job's\n"
 	"id (with --wait it exits as the job did); wait exits with the job's\n"
@@ -491,7 +534,10 @@ static const char job_usage[] =
 	"terminal, removed when it closes. fetch brings a clone job's work branch (cordon/ID)\n"
 	"into the repository at DIR (default: here), its objects and that one\n"
 	"ref, with git trusting nothing of the job's. ls and show print for\n"
-	"people; --json prints the daemon's answer as it is.\n";
+	"people; --json prints the daemon's answer as it is; ls -q the jobs' ids\n"
+	"alone, a line each. bindings prints the names of the bindings in the\n"
+	"config `cordon daemon` reads (default: $XDG_CONFIG_HOME/cordon/config.json),\n"
+	"a line each, sorted, checked as the daemon checks it; no daemon is asked.\n";
 
 int hostd_job_main(int argc, char **argv)
 {
@@ -499,18 +545,24 @@ int hostd_job_main(int argc, char **argv)
 		{ "state-dir", required_argument, NULL, 's' },
 		{ "wait", no_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *state = NULL;
-	bool wait = false, as_json = false;
+	const char *state = NULL, *config = NULL;
+	bool wait = false, as_json = false, quiet = false;
 	struct client c = { 0 };
 	int o, rc = 125;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+hq", opts, NULL)) != -1) {
 		if (o == 's')
 			state = optarg;
+		else if (o == 'c')
+			config = optarg;
+		else if (o == 'q')
+			quiet = true;
 		else if (o == 'w')
 			wait = true;
 		else if (o == 'j')
@@ -541,12 +593,16 @@ int hostd_job_main(int argc, char **argv)
 			wait = true;
 		} else if (strcmp(argv[optind], "--json") == 0) {
 			as_json = true;
+		} else if (strcmp(argv[optind], "-q") == 0 || strcmp(argv[optind], "--quiet") == 0) {
+			quiet = true;
 		} else if (strcmp(argv[optind], "-f") == 0 || strcmp(argv[optind], "--follow") == 0) {
 			follow = true;
 		} else if (strcmp(argv[optind], "--state-dir") == 0 && optind + 1 < argc) {
 			state = argv[++optind];
 		} else if (strcmp(argv[optind], "--into") == 0 && optind + 1 < argc) {
 			into = argv[++optind];
+		} else if (strcmp(argv[optind], "--config") == 0 && optind + 1 < argc) {
+			config = argv[++optind];
 		} else if (!arg) {
 			arg = argv[optind];
 		} else if (!arg2) {
@@ -556,6 +612,13 @@ int hostd_job_main(int argc, char **argv)
 			return 125;
 		}
 		optind++;
+	}
+	/* bindings reads the config alone; --config is its flag only */
+	if (strcmp(cmd, "bindings") == 0 && !arg && !rest)
+		return list_bindings(config);
+	if (config || strcmp(cmd, "bindings") == 0) {
+		fputs(job_usage, stderr);
+		return 125;
 	}
 	if (client_open(&c, state) < 0) {
 		client_close(&c);
@@ -649,10 +712,12 @@ int hostd_job_main(int argc, char **argv)
 		} else {
 			rc = print_error(s, j);
 		}
-	} else if (strcmp(cmd, "ls") == 0 && !arg) {
+	} else if (strcmp(cmd, "ls") == 0 && !arg && !(quiet && as_json)) {
 		s = call(&c, "GET", "/v1/jobs", NULL, &j);
 		if (s == 200) {
-			if (as_json)
+			if (quiet)
+				print_ids(j);
+			else if (as_json)
 				print_json(j);
 			else
 				print_jobs(j);
