@@ -1,0 +1,349 @@
+#!/bin/bash
+# tests/cli/import-srt.t: `cordon policy import-srt FILE` end to end. Each
+# settings file in tests/cli/srt-settings/ (shaped as srt's README shows
+# them) exits 0, prints a policy that `cordon policy check` accepts as it
+# is, holds the cordon keys and values expected, and says on stderr what
+# cordon holds differently, one line each. Settings that are not valid
+# JSON, hold a value of the wrong type or a key srt does not have exit 125
+# with "cordon: sandbox_config: <json path>: <reason>" and print nothing on
+# stdout. The control: srt's own loader accepts every settings file used
+# here (where srt is installed). TAP on stdout.
+# The notes quote with backquotes, which the patterns below hold literally:
+# shellcheck disable=SC2016
+
+: "${CORDON:=$(dirname "$0")/../../build/san/cordon}"
+settings=$(cd "$(dirname "$0")/srt-settings" && pwd)
+
+n=0
+failed=0
+
+if [ ! -x "$CORDON" ]; then
+	echo "Bail out! CORDON ($CORDON) is not an executable"
+	exit 1
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "1..0 # SKIP python3 is needed to read the JSON"
+	exit 0
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/cordon-import-srt.XXXXXX") || {
+	echo "Bail out! mktemp -d failed"
+	exit 1
+}
+trap 'rm -rf "$dir"' EXIT
+trap 'exit 130' INT TERM HUP
+
+pass() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+
+fail() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+}
+
+skip() {
+	n=$((n + 1))
+	echo "ok $n # SKIP $1"
+}
+
+check() { # check STATUS DESCRIPTION: ok when STATUS is 0
+	if [ "$1" -eq 0 ]; then pass "$2"; else fail "$2"; fi
+}
+
+show() { # the captured output, as TAP comments
+	sed 's/^/#   /' "$1"
+}
+
+run() { # run FILE: sets rc; stdout in $dir/out, stderr in $dir/err
+	"$CORDON" policy import-srt "$1" >"$dir/out" 2>"$dir/err"
+	rc=$?
+}
+
+# --- the control: these are settings srt itself accepts ----------------------
+
+srt_root=
+if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
+	srt_root="$(npm root -g 2>/dev/null)/@anthropic-ai/sandbox-runtime"
+	[ -f "$srt_root/dist/utils/config-loader.js" ] || srt_root=
+fi
+
+# srt_accepts FILE...: srt's own loader takes every FILE as a valid config.
+srt_accepts() {
+	node --input-type=module -e '
+const { loadConfig } = await import(process.argv[1] + "/dist/utils/config-loader.js");
+let bad = 0;
+for (const f of process.argv.slice(2)) {
+	const r = loadConfig(f);
+	if (r.kind !== "ok") { console.log(f, r.kind, r.reason ?? ""); bad = 1; }
+}
+process.exit(bad);' "$srt_root" "$@" >"$dir/srt.out" 2>&1
+}
+
+fixtures=()
+for f in minimal full globs sockets denied-domains every-key; do
+	fixtures+=("$settings/$f.json")
+done
+if [ -n "$srt_root" ]; then
+	if srt_accepts "${fixtures[@]}"; then
+		pass "srt's own loader accepts every settings file"
+	else
+		fail "srt's own loader accepts every settings file"
+		show "$dir/srt.out"
+	fi
+else
+	skip "srt is not installed here (npm root -g), so its loader cannot vouch for the files"
+fi
+
+# --- each settings file ------------------------------------------------------
+
+# imports NAME PYTHON-ASSERTIONS: srt-settings/NAME.json exits 0; its
+# policy is JSON that `policy check` accepts and prints back unchanged;
+# the assertions hold on it (j); every stderr line is a note.
+imports() {
+	local f="$settings/$1.json"
+
+	run "$f"
+	cp "$dir/out" "$dir/$1.policy.json"
+	cp "$dir/err" "$dir/$1.notes"
+	if [ "$rc" -eq 0 ] && [ -s "$dir/out" ]; then
+		pass "$1: exit 0, a policy on stdout"
+	else
+		fail "$1: exit 0, a policy on stdout (got $rc)"
+		show "$dir/err"
+	fi
+	if "$CORDON" policy check "$dir/$1.policy.json" >"$dir/check.out" 2>"$dir/check.err" &&
+		cmp -s "$dir/check.out" "$dir/$1.policy.json"; then
+		pass "$1: policy check accepts the policy and prints it back unchanged"
+	else
+		fail "$1: policy check accepts the policy and prints it back unchanged"
+		show "$dir/check.err"
+		show "$dir/$1.policy.json"
+	fi
+	if python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+exec(sys.argv[2])' "$dir/$1.policy.json" "$2" 2>"$dir/py.err"; then
+		pass "$1: the cordon keys and values expected"
+	else
+		fail "$1: the cordon keys and values expected"
+		show "$dir/py.err"
+		show "$dir/$1.policy.json"
+	fi
+	if ! grep -v '^cordon: import-srt: [^ ]*: ' "$dir/$1.notes" >"$dir/odd"; then
+		pass "$1: every stderr line is \"cordon: import-srt: <json path>: ...\""
+	else
+		fail "$1: every stderr line is \"cordon: import-srt: <json path>: ...\""
+		show "$dir/odd"
+	fi
+}
+
+# note NAME JSON-PATH TEXT: NAME's notes have a line for JSON-PATH holding
+# TEXT (a fixed string).
+note() {
+	if grep -F -- "cordon: import-srt: $2: " "$dir/$1.notes" | grep -q -F -- "$3"; then
+		pass "$1: note on $2: $3"
+	else
+		fail "$1: note on $2: $3"
+		show "$dir/$1.notes"
+	fi
+}
+
+# no_note NAME JSON-PATH: no line names JSON-PATH (the control for note).
+no_note() {
+	if grep -q -F -- "cordon: import-srt: $2: " "$dir/$1.notes"; then
+		fail "$1: no note on $2"
+		show "$dir/$1.notes"
+	else
+		pass "$1: no note on $2"
+	fi
+}
+
+imports minimal 'assert j == {"write": [], "read": {"deny": [], "allow": []}, "network": {"allow": [], "deny": []}, "sockets": [], "unix_sockets": "none"}, j'
+note minimal filesystem.denyRead "srt reads every path denyRead does not name"
+note minimal filesystem.allowWrite "/tmp/claude"
+no_note minimal 'filesystem.allowWrite[0]'
+[ "$(wc -l <"$dir/minimal.notes")" -eq 2 ]
+check $? "minimal: two notes, the defaults' (got $(wc -l <"$dir/minimal.notes"))"
+
+imports full 'assert j["write"] == ["{workspace}", "{workspace}/src", "{workspace}/test", "/tmp"], j
+assert j["read"] == {"deny": ["~/.ssh", "{workspace}/.env", "{workspace}/config/production.json"], "allow": []}, j
+assert j["network"] == {"allow": ["github.com", "*.github.com", "lfs.github.com", "api.github.com", "npmjs.org", "*.npmjs.org"], "deny": ["malicious.com"]}, j
+assert j["sockets"] == ["/var/run/docker.sock"] and j["unix_sockets"] == "none", j'
+note full 'filesystem.allowWrite[0]' 'read as `{workspace}`; a relative path is taken from the workspace'
+note full 'filesystem.denyWrite[0]' 'cordon has no write-only deny: it is denied for reading too (stricter)'
+note full 'network.allowUnixSockets[0]' 'without allowAllUnixSockets cordon refuses every unix socket'
+note full ignoreViolations 'dropped'
+note full filesystem.allowWrite "mandatory write denies on .git/hooks and .git/config: cordon keeps these"
+note full filesystem.allowWrite ".mcp.json, .vscode, .idea"
+no_note full 'filesystem.allowWrite[3]'
+no_note full 'filesystem.denyRead[0]'
+no_note full enableWeakerNestedSandbox
+
+imports globs 'assert j["write"] == ["{workspace}/build", "{workspace}"], j
+assert j["read"] == {"deny": ["~/.aws", "/etc/ssl/private", "{workspace}", "/srv", "{workspace}/secrets"], "allow": ["~/.ssh/known_hosts"]}, j
+assert j["network"] == {"allow": [], "deny": []}, j'
+note globs 'filesystem.denyRead[0]' 'a trailing /** is read as the directory itself, which is denied too (stricter)'
+note globs 'filesystem.denyRead[1]' '`/etc/ssl/private/*.key` read as `/etc/ssl/private`; cordon takes no patterns'
+note globs 'filesystem.denyRead[2]' '`**/.env` read as `{workspace}`'
+note globs 'filesystem.denyRead[3]' '`/srv/[WIP] data/keys` read as `/srv`'
+note globs 'filesystem.denyWrite[0]' '`secrets/*.pem` read as `{workspace}/secrets`'
+note globs 'filesystem.allowRead[1]' '`~/proj/**` dropped: a pattern'
+note globs 'filesystem.allowWrite[0]' 'a trailing /** names the directory, as srt on Linux reads it'
+note globs 'filesystem.allowWrite[1]' '`src/**/*.ts` dropped: a pattern'
+note globs 'filesystem.allowWrite[2]' 'write grant `{workspace}` lies in denied `{workspace}`'
+no_note globs 'filesystem.allowRead[0]'
+
+imports sockets 'assert j["unix_sockets"] == "all" and j["sockets"] == [], j
+assert j["network"] == {"allow": ["registry.npmjs.org"], "deny": []}, j
+assert j["write"] == ["{workspace}"], j'
+note sockets network.allowAllUnixSockets 'unix_sockets "all"; cordon still hides its escape sockets'
+note sockets network.allowLocalBinding 'a loopback of its own'
+note sockets enableWeakerNestedSandbox 'cordon has no weaker mode'
+note sockets allowNestedUserNamespaces 'refuses new user namespaces'
+
+imports denied-domains 'assert j["network"] == {"allow": ["api.example.com:443"], "deny": ["gist.github.com", "*.pypi.org", "203.0.113.7"]}, j
+assert j["write"] == ["{workspace}"], j'
+note denied-domains 'network.allowedDomains[3]' 'dropped: cordon refuses it (wildcard over a public suffix)'
+note denied-domains 'network.allowedDomains[0]' '`github.com` dropped: network.deniedDomains[1] could match it'
+note denied-domains 'network.allowedDomains[1]' '`*.github.com` dropped: network.deniedDomains[1]'
+note denied-domains 'network.allowedDomains[4]' '`pypi.org` dropped: network.deniedDomains[1]'
+note denied-domains 'network.deniedDomains[1]' '`*:22` (every host on that port) has no equivalent'
+note denied-domains 'network.deniedDomains[3]' 'srt also refuses a name that resolves to it, cordon does not (wider)'
+note denied-domains 'network.deniedResolvedAddresses[0]' "refuses a name resolving there already (private address)"
+note denied-domains 'network.deniedResolvedAddresses[1]' "already (unique local address)"
+note denied-domains 'network.deniedResolvedAddresses[2]' "no equivalent"
+note denied-domains network.deniedDomainReasons 'dropped'
+no_note denied-domains 'network.allowedDomains[2]'
+no_note denied-domains 'network.deniedDomains[0]'
+no_note denied-domains network.strictAllowlist
+
+imports every-key 'assert j["read"]["deny"] == ["/home", "~/.config/tool/token", "~/.netrc", "~/.config/jwt"], j
+assert j["read"]["allow"] == ["{workspace}"] and j["write"] == ["{workspace}"], j
+assert j["network"]["allow"] == ["api.example.com", "mtls.example.org", "*.example.org:443", "[2001:db8::1]:443", "127.0.0.1:3000"], j
+assert j["sockets"] == ["/run/user/1000/bus"] and j["unix_sockets"] == "none", j'
+# Every key srt has that cordon holds otherwise is named.
+for k in network.deniedDomainReasons network.strictAllowlist network.allowMachLookup \
+	network.httpProxyPort network.socksProxyPort network.mitmProxy \
+	network.allowPlaintextHeaderSet network.stripResponseHeaders \
+	network.ambiguousRequestTarget network.refuseOpaqueTunnels network.requireHostMatch \
+	network.tlsTerminate network.parentProxy filesystem.allowGitConfig \
+	credentials.allowPlaintextInject credentials.awsPairs credentials.sigv4 \
+	ignoreViolations enableWeakerNetworkIsolation allowAppleEvents ripgrep \
+	mandatoryDenySearchDepth allowPty seccomp bwrapPath socatPath javaAgentJarPath \
+	windows git; do
+	note every-key "$k" ''
+done
+note every-key 'credentials.files[1]' 'masking has no equivalent in cordon: the file is denied whole (stricter)'
+note every-key 'credentials.envVars[0]' 'cordon withholds `GITHUB_TOKEN` already'
+note every-key 'credentials.envVars[1]' 'no equivalent: cordon passes `DEPLOY_HOOK` to the command'
+note every-key 'network.deniedResolvedAddresses[1]' 'link-local'
+no_note every-key 'credentials.files[0]'
+no_note every-key filesystem.disabled
+no_note every-key enableWeakerNestedSandbox
+
+# --- what is never printed -------------------------------------------------
+
+cat >"$dir/secret.json" <<'EOF'
+{"network": {"allowedDomains": ["https://user:s3cret@x.example", "ok.example"],
+             "deniedDomains": ["https://user:s3cret@y.example"],
+             "parentProxy": {"http": "http://user:s3cret@proxy.example:3128"}},
+ "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}
+EOF
+run "$dir/secret.json"
+[ "$rc" -eq 0 ] && grep -q 'network.allowedDomains\[0\]: dropped: cordon refuses it' "$dir/err" &&
+	grep -q 'network.deniedDomains\[0\]: cordon refuses this deny' "$dir/err"
+check $? "a URL with a password: exit 0, both entries named (got $rc)"
+! grep -q s3cret "$dir/err" "$dir/out"
+check $? "a URL with a password: the password is printed nowhere"
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["network"]["allow"] == ["ok.example"]' "$dir/out"
+check $? "a URL with a password: the other allow stays (control)"
+
+cat >"$dir/deny-all.json" <<'EOF'
+{"network": {"allowedDomains": ["a.example.com", "10.0.0.5:8080"], "deniedDomains": ["*"]},
+ "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}
+EOF
+run "$dir/deny-all.json"
+[ "$rc" -eq 0 ] && python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["network"] == {"allow": [], "deny": []}' "$dir/out" &&
+	grep -q 'network.deniedDomains\[0\]: `\*` (every host)' "$dir/err"
+check $? 'deniedDomains "*": every allow dropped, and said so'
+
+# --- refusals ----------------------------------------------------------------
+
+B='"network": {"allowedDomains": [], "deniedDomains": []}'
+F='"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}'
+
+# refuses NAME TEXT JSON-PATH REASON: the settings TEXT exit 125, print
+# nothing on stdout and one stderr line
+# "cordon: sandbox_config: JSON-PATH: ..." holding REASON.
+refuses() {
+	printf '%s' "$2" >"$dir/$1.json"
+	run "$dir/$1.json"
+	if [ "$rc" -eq 125 ] && [ ! -s "$dir/out" ] && [ "$(wc -l <"$dir/err")" -eq 1 ] &&
+		grep -q -F -- "cordon: sandbox_config: $3: " "$dir/err" &&
+		grep -q -F -- "$4" "$dir/err"; then
+		pass "$1: exit 125, \"$3: ...$4...\""
+	else
+		fail "$1: exit 125, \"$3: ...$4...\" (got $rc)"
+		show "$dir/err"
+	fi
+}
+
+refuses malformed '{"network": {"allowedDomains": [' 'network.allowedDomains[0]' 'unexpected end of input'
+refuses trailing "{$B, $F} x" '(root)' 'trailing data'
+refuses duplicate "{$B, $F, \"allowPty\": true, \"allowPty\": false}" allowPty 'duplicate key'
+refuses not-object '[]' '(root)' 'must be an object'
+refuses wrong-type "{$B, \"filesystem\": {\"denyRead\": [], \"allowWrite\": \".\", \"denyWrite\": []}}" \
+	filesystem.allowWrite 'must be an array of paths'
+refuses wrong-element "{\"network\": {\"allowedDomains\": [\"a.example\", 7], \"deniedDomains\": []}, $F}" \
+	'network.allowedDomains[1]' 'must be a string'
+refuses wrong-bool "{$B, $F, \"allowNestedUserNamespaces\": \"no\"}" allowNestedUserNamespaces \
+	'must be true or false'
+refuses null "{$B, $F, \"enableWeakerNestedSandbox\": null}" enableWeakerNestedSandbox \
+	'must be true or false'
+refuses wrong-int "{\"network\": {\"allowedDomains\": [], \"deniedDomains\": [], \"httpProxyPort\": \"8080\"}, $F}" \
+	network.httpProxyPort 'must be a whole number from 1 to 65535'
+refuses out-of-range "{$B, $F, \"mandatoryDenySearchDepth\": 11}" mandatoryDenySearchDepth \
+	'must be a whole number from 1 to 10'
+refuses wrong-enum "{$B, $F, \"credentials\": {\"files\": [{\"path\": \"~/.x\", \"mode\": \"hide\"}]}}" \
+	'credentials.files[0].mode' 'must be one of "deny", "mask"'
+refuses unknown-key "{$B, \"filesystem\": {\"denyread\": [], \"denyRead\": [], \"allowWrite\": [], \"denyWrite\": []}}" \
+	filesystem.denyread 'unknown key (did you mean "denyRead"?)'
+refuses unknown-top "{$B, $F, \"sandbox\": {}}" sandbox 'unknown key'
+refuses unknown-deep "{$B, $F, \"credentials\": {\"envVars\": [{\"name\": \"X\", \"mode\": \"deny\", \"why\": 1}]}}" \
+	'credentials.envVars[0].why' 'unknown key'
+refuses missing "{$B}" filesystem 'missing (srt requires it)'
+refuses missing-list "{\"network\": {\"allowedDomains\": []}, $F}" network.deniedDomains 'missing'
+refuses literal-false "{$B, \"filesystem\": {\"denyRead\": [{\"path\": \"/x\", \"literal\": false}], \"allowWrite\": [], \"denyWrite\": []}}" \
+	'filesystem.denyRead[0].literal' 'must be true'
+refuses function "{\"network\": {\"allowedDomains\": [], \"deniedDomains\": [], \"filterRequest\": {}}, $F}" \
+	network.filterRequest 'cannot hold'
+refuses empty-path "{$B, \"filesystem\": {\"denyRead\": [\"\"], \"allowWrite\": [], \"denyWrite\": []}}" \
+	'filesystem.denyRead[0]' 'empty path'
+refuses deny-dotdot "{$B, \"filesystem\": {\"denyRead\": [\"../secrets\"], \"allowWrite\": [], \"denyWrite\": []}}" \
+	'filesystem.denyRead[0]' 'write the path without `..`'
+# the control: a ".." that stays inside is folded, as srt folds it
+printf '%s' "{$B, \"filesystem\": {\"denyRead\": [\"src/../secrets\"], \"allowWrite\": [\"../out\"], \"denyWrite\": []}}" >"$dir/dotdot-ok.json"
+run "$dir/dotdot-ok.json"
+[ "$rc" -eq 0 ] && python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); assert j["read"]["deny"] == ["{workspace}/secrets"] and j["write"] == [], j' "$dir/out" &&
+	grep -q 'filesystem.allowWrite\[0\]: `../out` dropped' "$dir/err"
+check $? "a .. inside the workspace is folded; an allow leading out is dropped (got $rc)"
+
+run "$dir/no-such-file.json"
+[ "$rc" -eq 125 ] && grep -q '^cordon: sandbox_config: srt settings ' "$dir/err" && [ ! -s "$dir/out" ]
+check $? "a missing file: exit 125, sandbox_config (got $rc)"
+run "$dir"
+[ "$rc" -eq 125 ] && grep -q '^cordon: sandbox_config: ' "$dir/err"
+check $? "a directory: exit 125, sandbox_config (got $rc)"
+
+# --- entry points ------------------------------------------------------------
+
+"$CORDON" policy --help >"$dir/out" 2>"$dir/err" && grep -q 'policy import-srt FILE' "$dir/out"
+check $? "policy --help: names import-srt"
+"$CORDON" policy import-srt >"$dir/out" 2>"$dir/err"
+rc=$?
+[ "$rc" -eq 125 ] && grep -q 'import-srt FILE' "$dir/err" && [ ! -s "$dir/out" ]
+check $? "policy import-srt with no file: a usage error, exit 125 (got $rc)"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
