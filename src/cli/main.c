@@ -1,6 +1,7 @@
 /* main.c: top-level dispatch, --help and --version. */
 #include "cli.h"
 #include "cli/tb.h"
+#include "lib/text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -86,6 +87,13 @@ int cli_main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		if (strcmp(argv[1], subcommands[i].name) == 0)
 			return subcommands[i].fn(argc - 1, argv + 1);
+	/* a listed command one edit away is named */
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (subcommands[i].summary && text_one_edit(argv[1], subcommands[i].name)) {
+			fprintf(stderr, "cordon: usage: unknown command '%s' (did you mean \"%s\"?)\n",
+				argv[1], subcommands[i].name);
+			return EXIT_CORDON;
+		}
 	fprintf(stderr, "cordon: usage: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_CORDON;

@@ -3,7 +3,8 @@
 # malformed policy exits 2 with one line on stderr,
 # "cordon: sandbox_config: <json path>: <reason>", and prints nothing on
 # stdout; each valid one exits 0 and prints JSON. Also a missing file, a
-# directory, and the --help/--version entry points. TAP on stdout.
+# directory, the --help/--version entry points and an unknown command
+# (with the one meant when it is one edit away). TAP on stdout.
 
 : "${CORDON:=$(dirname "$0")/../../build/san/cordon}"
 
@@ -247,6 +248,14 @@ check $? "--version: exit 0"
 rc=$?
 [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ] && [ ! -s "$dir/out" ]
 check $? "policy check with no file: a usage error, not 0 or 2 (got $rc)"
+"$CORDON" polcy check x >"$dir/out" 2>"$dir/err"
+rc=$?
+[ "$rc" -eq 125 ] && grep -qx "cordon: usage: unknown command 'polcy' (did you mean \"policy\"?)" "$dir/err"
+check $? "a command one edit from policy: 125, the command named (got $rc)"
+"$CORDON" cinti >"$dir/out" 2>"$dir/err"
+rc=$?
+[ "$rc" -eq 125 ] && grep -qx "cordon: usage: unknown command 'cinti'" "$dir/err" && ! grep -q 'did you mean' "$dir/err"
+check $? "... and none offered for an internal one (cinit) or one further off (got $rc)"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -24,7 +24,7 @@ all_in() {
 	while IFS= read -r l; do
 		m=$(printf '%s' "$l" | sed 's/^ *//; s/  */ /g')
 		[ -z "$m" ] && continue
-		grep -qxF -- "$m" "$1" || { echo "# missing: $m"; missing=1; }
+		grep -qxF -- "$m" "$1" || { echo "# missing: $m" >&2; missing=1; }
 	done
 	return $missing
 }
