@@ -340,11 +340,37 @@ static bool env_set_by(const struct host_binding *b, const struct host_exec *x, 
 	return false;
 }
 
+/* Is the variable of kv one that a binding's secret names, as its source
+ * ({"env": NAME}) or as the name it is given (a git credential's too)?
+ * Such a variable of the daemon's environment is a secret, of whichever
+ * binding names it: it reaches a job only as that binding's secret, by
+ * value, never as the daemon's variable, whatever the policy passes. */
+static bool secret_variable(const struct host_config *cfg, const struct host_binding *b,
+			    const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+
+	for (size_t k = 0; k <= (cfg ? cfg->n : 0); k++) {
+		const struct host_binding *o = k < (cfg ? cfg->n : 0) ? &cfg->bindings[k] : b;
+
+		for (size_t i = 0; i < o->n_secrets; i++) {
+			const struct host_secret *s = &o->secrets[i];
+
+			if ((s->env && strlen(s->env) == n && strncmp(s->env, kv, n) == 0) ||
+			    (strlen(s->name) == n && strncmp(s->name, kv, n) == 0))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* The wrapper's environment: the daemon's (under a sandbox, whose policy
- * says what passes; without one, only its base variables), the binding's
- * env, and the values of its secrets (read now; they go nowhere else). */
-static char **wrapper_env(const struct host_binding *b, const struct host_exec *x,
-			  struct err **e)
+ * says what passes; without one, only its base variables) less every
+ * variable a binding of the config, as it is now, names as a secret
+ * (secret_variable), the binding's env, and the values of its secrets
+ * (read now; they go nowhere else). */
+static char **env_of(const struct host_config *cfg, const struct host_binding *b,
+		     const struct host_exec *x, struct err **e)
 {
 	char **env = NULL;
 
@@ -352,7 +378,7 @@ static char **wrapper_env(const struct host_binding *b, const struct host_exec *
 	 * the daemon's of that name is left out, never shadowing it) */
 	for (size_t i = 0; environ[i]; i++)
 		if ((b->provider || base_variable(environ[i])) && !env_set_by(b, x, environ[i]) &&
-		    strv_push(&env, environ[i]) < 0)
+		    !secret_variable(cfg, b, environ[i]) && strv_push(&env, environ[i]) < 0)
 			goto oom;
 	for (size_t i = 0; b->env[i]; i++)
 		if (strv_push(&env, b->env[i]) < 0)
@@ -386,6 +412,21 @@ oom:
 	strv_free(env);
 	err_set(e, ERR_INTERNAL, ENOMEM, "environment");
 	return NULL;
+}
+
+static char **wrapper_env(struct hostd *d, const struct host_binding *b,
+			  const struct host_exec *x, struct err **e)
+{
+	struct host_config *cfg = NULL;
+	char **env;
+
+	/* (read again: a binding added since b's config was read names its
+	 * sources too; b's own are looked at whatever the file says now) */
+	if (host_config_load(d->config, &cfg, e) < 0)
+		return NULL;
+	env = env_of(cfg, b, x, e);
+	host_config_free(cfg);
+	return env;
 }
 
 /* The wrapper's request: the binding's policy, its env and secrets passed
@@ -700,7 +741,7 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	}
 	struct stat lst;
 	off_t log_start = fstat(logfd, &lst) == 0 ? lst.st_size : 0;
-	env = wrapper_env(b, &x, e);
+	env = wrapper_env(d, b, &x, e);
 	host_exec_clear(&x);
 	if (!env) {
 		close(logfd);
@@ -1800,7 +1841,7 @@ static int attach_spawn(struct hostd *d, const struct host_binding *b, const cha
 		host_exec_clear(&x);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "attach");
 	}
-	env = wrapper_env(b, &x, e);
+	env = wrapper_env(d, b, &x, e);
 	host_exec_clear(&x);
 	if (!env)
 		return -1;
