@@ -14,6 +14,7 @@
 #include "host/db.h"
 #include "host/executor.h"
 #include "host/home.h"
+#include "host/logdrain.h"
 #include "hostd/http.h"
 #include "hostd/toolbelt.h"
 #include "host/request.h"
@@ -1345,7 +1346,8 @@ static const char *arg_string(json_t *args, const char *key, size_t max)
 }
 
 /* One line in the job's log, as the daemon writes it: printable ASCII,
- * anything else shown as '?'. */
+ * anything else shown as '?'. -2 when the log is at its bound
+ * (HOST_LOG_MAX, which the wrapper holds the command's output to). */
 static int log_line(struct hostd *d, const char *job, const char *prefix, const char *text)
 {
 	_cleanup_free_ char *path = NULL, *line = NULL;
@@ -1360,7 +1362,12 @@ static int log_line(struct hostd *d, const char *job, const char *prefix, const 
 		if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] >= 0x7f)
 			line[i] = '?';
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-	return fd >= 0 && fs_write_exact(fd, line, n) == 0 ? 0 : -1;
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -1;
+	if (st.st_size >= HOST_LOG_MAX)
+		return -2;
+	return fs_write_exact(fd, line, n) == 0 ? 0 : -1;
 }
 
 /* git's credential for what git asked (its protocol, host and path):
@@ -1460,9 +1467,13 @@ static json_t *tb_call(void *ctx, const char *job, const char *op, json_t *args,
 			*why = "notify takes {\"text\": a string of at most 1 KiB}";
 			return NULL;
 		}
-		if (log_line(d, job, "cordon: notify: ", text) < 0) {
-			*status = 503;
-			*why = "the job's log cannot be written";
+		int r = log_line(d, job, "cordon: notify: ", text);
+
+		if (r < 0) {
+			*status = r == -2 ? 403 : 503;
+			*why = r == -2 ? "notify: the job's log is at its bound (256 MiB); the line "
+					 "is not written"
+				       : "the job's log cannot be written";
 			return NULL;
 		}
 		return json_pack("{s:b}", "logged", 1);
