@@ -1421,6 +1421,10 @@ static json_t *git_credential(struct hostd *d, const char *job, json_t *args, in
 	return ans;
 }
 
+_Static_assert(HOST_OUTPUTS_MAX == 256 && HOST_OUTPUTS_BYTES_MAX == 1024 * 1024 &&
+		       HOST_LOG_MAX == (off_t)256 * 1024 * 1024,
+	       "tb_call's refusals name the bounds");
+
 static json_t *tb_call(void *ctx, const char *job, const char *op, json_t *args, int *status,
 		       const char **why)
 {
@@ -1454,8 +1458,12 @@ static json_t *tb_call(void *ctx, const char *job, const char *op, json_t *args,
 			return NULL;
 		}
 		if (host_db_job_output(d->db, job, name, value, &e) < 0) {
-			*status = 503;
-			*why = "the output cannot be saved";
+			bool denied = e && e->reason == ERR_DENIED;
+
+			*status = denied ? 403 : 503;
+			*why = denied ? "job.output: the job has saved all it may (256 outputs, "
+					"1 MiB of them in all); this one is not saved"
+				      : "the output cannot be saved";
 			return NULL;
 		}
 		return json_pack("{s:s}", "saved", name);
@@ -1588,6 +1596,37 @@ static enum MHD_Result not_running(struct hostd *d, struct MHD_Connection *c, co
 	return hostd_fail(c, 409, "not_accepting", "the job is not running");
 }
 
+/* Is there room in the inbox (dfd) for one more message of n bytes: at
+ * most HOST_INBOX_MAX of them and HOST_INBOX_BYTES_MAX in all? The inbox
+ * is the sandbox's to write too: what it left there counts, and the
+ * look stops at the bound. */
+_Static_assert(HOST_INBOX_MAX == 1024 && HOST_INBOX_BYTES_MAX == 16ULL * 1024 * 1024,
+	       "inject's refusal names the bounds");
+
+static bool inbox_room(int dfd, size_t n)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	unsigned long long total = n;
+	unsigned int count = 0;
+	struct dirent *de;
+	struct stat st;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (count < HOST_INBOX_MAX && total <= HOST_INBOX_BYTES_MAX && (de = readdir(dir)))
+		if (de->d_name[0] != '.') {
+			count++;
+			if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				total += (unsigned long long)st.st_size;
+		}
+	closedir(dir);
+	return count < HOST_INBOX_MAX && total <= HOST_INBOX_BYTES_MAX;
+}
+
 /* Inject: a message file in the job's inbox, which the command sees at
  * $CORDON_INBOX (its run dir is one of its write grants). It is a file,
  * so an adopted segment takes it too. */
@@ -1607,6 +1646,10 @@ static enum MHD_Result inject(struct hostd *d, struct MHD_Connection *c, struct 
 	dfd = fs_open_nofollow(AT_FDCWD, inbox, O_PATH | O_DIRECTORY, 0);
 	if (dfd < 0)
 		return hostd_fail(c, 409, "not_accepting", "the job has no inbox");
+	if (!inbox_room(dfd, strlen(text)))
+		return hostd_fail(c, 409, "not_accepting",
+				  "the job's inbox is full (1024 messages or 16 MiB): no more are "
+				  "taken");
 	clock_gettime(CLOCK_REALTIME, &t);
 	snprintf(name, sizeof(name), "%lld-%04u.txt", (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000,
 		 ++s->injected);
