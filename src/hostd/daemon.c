@@ -1027,7 +1027,9 @@ static void keep_session(struct hostd *d, const char *job, off_t from, char **fa
 
 		if (line[0] != '{' || (!strstr(line, "\"init\"") && !strstr(line, "\"result\"")))
 			continue;
-		j = json_loads(line, 0, NULL);
+		/* (the command's words: strict, a duplicate key is no line of
+		 * claude's) */
+		j = json_parse_strict(line, (size_t)n, NULL);
 		if (failed && json_is_object(j) && json_string_value(json_object_get(j, "type")) &&
 		    strcmp(json_string_value(json_object_get(j, "type")), "result") == 0) {
 			free(*failed);
