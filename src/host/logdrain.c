@@ -111,7 +111,7 @@ fail:
 	return err_set(e, ERR_UNAVAILABLE, saved, "the job's log: its drain");
 }
 
-void host_logdrain_finish(struct host_logdrain *d)
+void host_logdrain_finish(struct host_logdrain *d, bool wait)
 {
 	struct pollfd p = { .fd = d->done, .events = POLLIN };
 
@@ -124,7 +124,7 @@ void host_logdrain_finish(struct host_logdrain *d)
 	close(d->log);
 	d->log = -1;
 	/* the drain's end closes done's write end */
-	while (poll(&p, 1, HOST_LOGDRAIN_WAIT_MS) < 0 && errno == EINTR)
+	while (wait && poll(&p, 1, HOST_LOGDRAIN_WAIT_MS) < 0 && errno == EINTR)
 		;
 	close(d->done);
 	d->done = -1;

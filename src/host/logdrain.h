@@ -13,6 +13,7 @@
 
 #include "lib/err.h"
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #define HOST_LOG_MAX ((off_t)256 * 1024 * 1024)
@@ -25,13 +26,15 @@ struct host_logdrain {
 /* fds 1 and 2 become the pipe; the drain is started. On failure nothing
  * is changed. */
 int host_logdrain_start(struct host_logdrain *d, struct err **e);
-/* After the launch: fds 1 and 2 back on the log (this process's last
- * words), and a wait of at most HOST_LOGDRAIN_WAIT_MS for the drain to
- * have written all the pipe held (its end: every writer gone), so that
- * the log is whole when the daemon reads it at the segment's end. A
- * command's leftover process holding the pipe open is waited for no
- * longer: the drain goes on without the wrapper. */
+/* fds 1 and 2 back on the log (this process's last words go there
+ * directly). After a launch (wait), a wait of at most
+ * HOST_LOGDRAIN_WAIT_MS for the drain to have written all the pipe held
+ * (its end: every writer gone), so that the log is whole when the daemon
+ * reads it at the segment's end; a command's leftover process holding the
+ * pipe open is waited for no longer (the drain goes on without the
+ * wrapper). Without a launch nothing is waited for: a provider's helper
+ * forked early holds the pipe until this process ends. Once only. */
 #define HOST_LOGDRAIN_WAIT_MS 5000
-void host_logdrain_finish(struct host_logdrain *d);
+void host_logdrain_finish(struct host_logdrain *d, bool wait);
 
 #endif

@@ -472,7 +472,7 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 			if (!e)
 				err_set(&e, ERR_INTERNAL, ENOMEM, "the command's input");
 			err_print(stderr, e);
-			host_logdrain_finish(&drain);
+			host_logdrain_finish(&drain, false);
 			host_wrapper_write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
 			host_launch_discard(&l);
 			goto out;
@@ -480,15 +480,16 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 	}
 	code = host_launch_run(&l, r.quiet, true, stderr, &e);
 	/* all of it in the log before the exit file says the segment ended */
-	host_logdrain_finish(&drain);
+	host_logdrain_finish(&drain, true);
 	host_wrapper_write_exit(l.paths.record_dir, code, code == HOST_EXIT_CORDON ? e : NULL, l.interrupted);
 	goto out;
 refuse:
+	host_logdrain_finish(&drain, false);
 	send_refusal(ctl, e);
 	err_print(stderr, e);
 	close(ctl);
 out:
-	host_logdrain_finish(&drain);
+	host_logdrain_finish(&drain, false);
 	host_launch_clear(&l);
 	request_clear(&r);
 	return code;
