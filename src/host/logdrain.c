@@ -51,7 +51,7 @@ static noreturn void drain(int in, int log)
 
 int host_logdrain_start(struct host_logdrain *d, struct err **e)
 {
-	int pfd[2] = { -1, -1 }, done[2] = { -1, -1 }, saved, status;
+	int pfd[2] = { -1, -1 }, done[2] = { -1, -1 }, saved, status = -1;
 	pid_t mid;
 
 	d->done = -1;
@@ -68,15 +68,18 @@ int host_logdrain_start(struct host_logdrain *d, struct err **e)
 		 * for nothing but its sandbox; in the wrapper's process group:
 		 * a stop's TERM is the command's, the drain ends when the last
 		 * writer has (a KILL ends both) */
-		if (fork() != 0)
-			_exit(0);
+		pid_t g = fork();
+
+		if (g != 0)
+			_exit(g < 0 ? 1 : 0);
 		signal(SIGTERM, SIG_IGN);
 		signal(SIGINT, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGQUIT, SIG_IGN);
 		signal(SIGPIPE, SIG_IGN);
-		if (chdir("/") < 0)
-			_exit(0);
+		/* (out of every workspace: the stray sweep goes by a process's
+		 * working directory) */
+		(void)!chdir("/");
 		/* nothing of the wrapper's but the ends it works with: 0 the
 		 * pipe, 1 the log, 3 done (its end tells the wrapper) */
 		if (dup2(pfd[0], 0) < 0 || dup2(d->log, 1) < 0 || dup2(1, 2) < 0 ||
@@ -91,6 +94,10 @@ int host_logdrain_start(struct host_logdrain *d, struct err **e)
 	}
 	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		saved = EAGAIN; /* no drain: its fork failed */
+		goto fail;
+	}
 	close(pfd[0]);
 	close(done[1]);
 	pfd[0] = done[1] = -1;

@@ -1598,13 +1598,13 @@ static enum MHD_Result not_running(struct hostd *d, struct MHD_Connection *c, co
 	return hostd_fail(c, 409, "not_accepting", "the job is not running");
 }
 
+_Static_assert(HOST_INBOX_MAX == 1024 && HOST_INBOX_BYTES_MAX == 16ULL * 1024 * 1024,
+	       "inject's refusal names the bounds");
+
 /* Is there room in the inbox (dfd) for one more message of n bytes: at
  * most HOST_INBOX_MAX of them and HOST_INBOX_BYTES_MAX in all? The inbox
  * is the sandbox's to write too: what it left there counts, and the
  * look stops at the bound. */
-_Static_assert(HOST_INBOX_MAX == 1024 && HOST_INBOX_BYTES_MAX == 16ULL * 1024 * 1024,
-	       "inject's refusal names the bounds");
-
 static bool inbox_room(int dfd, size_t n)
 {
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
