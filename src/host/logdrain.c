@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-_Static_assert(HOST_LOG_MAX == (off_t)256 * 1024 * 1024, "the line below names the bound");
+_Static_assert(HOST_LOG_MAX == 268435456, "the line below names the bound");
 static const char over[] = "cordon: log: the job's log reached its bound of 256 MiB; the rest "
 			   "of the command's output is dropped\n";
 

@@ -1423,8 +1423,8 @@ static json_t *git_credential(struct hostd *d, const char *job, json_t *args, in
 	return ans;
 }
 
-_Static_assert(HOST_OUTPUTS_MAX == 256 && HOST_OUTPUTS_BYTES_MAX == 1024 * 1024 &&
-		       HOST_LOG_MAX == (off_t)256 * 1024 * 1024,
+_Static_assert(HOST_OUTPUTS_MAX == 256 && HOST_OUTPUTS_BYTES_MAX == 1048576 &&
+		       HOST_LOG_MAX == 268435456,
 	       "tb_call's refusals name the bounds");
 
 static json_t *tb_call(void *ctx, const char *job, const char *op, json_t *args, int *status,
@@ -1598,7 +1598,7 @@ static enum MHD_Result not_running(struct hostd *d, struct MHD_Connection *c, co
 	return hostd_fail(c, 409, "not_accepting", "the job is not running");
 }
 
-_Static_assert(HOST_INBOX_MAX == 1024 && HOST_INBOX_BYTES_MAX == 16ULL * 1024 * 1024,
+_Static_assert(HOST_INBOX_MAX == 1024 && HOST_INBOX_BYTES_MAX == 16777216,
 	       "inject's refusal names the bounds");
 
 /* Is there room in the inbox (dfd) for one more message of n bytes: at
