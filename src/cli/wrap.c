@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static const char wrap_usage[] =
 	"usage: cordon wrap --ctl FD\n\n"
@@ -41,6 +43,14 @@ int cli_wrap_with(int argc, char **argv, const struct container_provider *const 
 	if (fstat((int)fd, &st) < 0 || !S_ISSOCK(st.st_mode) ||
 	    getsockopt((int)fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_SEQPACKET) {
 		fprintf(stderr, "cordon: usage: --ctl %lu: not a SOCK_SEQPACKET socket\n", fd);
+		return EXIT_CORDON;
+	}
+	/* what the wrapper's starter left open without close-on-exec goes
+	 * no further (the host's git, an unsandboxed command): 0-2 and the
+	 * control socket are all it is given */
+	if ((fd > 3 && syscall(SYS_close_range, 3U, (unsigned int)fd - 1, 0U) < 0) ||
+	    syscall(SYS_close_range, (unsigned int)fd + 1, ~0U, 0U) < 0) {
+		fprintf(stderr, "cordon: sandbox_unavailable: wrap: close inherited descriptors\n");
 		return EXIT_CORDON;
 	}
 	return host_wrapper_main((int)fd, containers);

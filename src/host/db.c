@@ -307,13 +307,25 @@ int host_db_job_output(struct host_db *db, const char *id, const char *name,
 
 	if (begin(db, e) < 0)
 		return -1;
+	/* within the job's bounds, counted in the same statement (the
+	 * other names' count and bytes, and this value's): the tenant
+	 * makes as many calls as it likes, the job keeps what it may */
 	r = run(db,
 		prep(db,
-		     "INSERT INTO outputs (job, name, value, saved_ms) VALUES (?, ?, ?, ?)"
+		     "INSERT INTO outputs (job, name, value, saved_ms) SELECT ?1, ?2, ?3, ?4"
+		     " WHERE (SELECT COUNT(*) FROM outputs WHERE job = ?1 AND name != ?2) < ?5"
+		     " AND (SELECT COALESCE(SUM(LENGTH(CAST(value AS BLOB))), 0) FROM outputs"
+		     "      WHERE job = ?1 AND name != ?2) + LENGTH(CAST(?3 AS BLOB)) <= ?6"
 		     " ON CONFLICT (job, name) DO UPDATE SET value = excluded.value,"
 		     " saved_ms = excluded.saved_ms",
-		     "sssi", id, name, value, now_ms()),
+		     "sssiii", id, name, value, now_ms(), (int64_t)HOST_OUTPUTS_MAX,
+		     (int64_t)HOST_OUTPUTS_BYTES_MAX),
 		"save an output", e);
+	if (r == 0)
+		r = err_set(e, ERR_DENIED, 0,
+			    "job.output: the job keeps at most %u outputs and %u KiB of them in "
+			    "all; this one is not saved",
+			    HOST_OUTPUTS_MAX, HOST_OUTPUTS_BYTES_MAX / 1024);
 	return commit(db, r, e) < 0 ? -1 : 0;
 }
 

@@ -59,7 +59,11 @@ int host_db_job_refused(struct host_db *db, const char *id, const char *reason,
 			struct err **e);
 
 /* A named result of a running job (its toolbelt's job.output); saved
- * again under the same name, it replaces the last. */
+ * again under the same name, it replaces the last. A job keeps at most
+ * HOST_OUTPUTS_MAX names and HOST_OUTPUTS_BYTES_MAX bytes of values in
+ * all: past either, ERR_DENIED and nothing saved. */
+#define HOST_OUTPUTS_MAX 256U
+#define HOST_OUTPUTS_BYTES_MAX (1024U * 1024U)
 int host_db_job_output(struct host_db *db, const char *id, const char *name,
 		       const char *value, struct err **e);
 /* The executor's session for a running job (claude-code's session id),

@@ -152,8 +152,10 @@ static void read_log(struct feed *f)
 			if (!f->too_long && f->n > 0) {
 				json_t *j;
 
+				/* (the command's words: parsed as hostile, a
+				 * duplicate key refused like any malformed line) */
 				f->line[f->n] = '\0';
-				j = json_loads(f->line, 0, NULL);
+				j = json_parse_strict(f->line, f->n, NULL);
 				if (json_is_object(j) &&
 				    json_string_value(json_object_get(j, "type")) &&
 				    strcmp(json_string_value(json_object_get(j, "type")), "result") == 0)

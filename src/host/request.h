@@ -10,6 +10,11 @@
 #include <stddef.h>
 
 #define HOST_REQUEST_MAX ((size_t)64 * 1024)
+/* A job's inbox (what inject leaves there, and whatever its sandbox
+ * does) takes a message while it holds fewer than HOST_INBOX_MAX and at
+ * most HOST_INBOX_BYTES_MAX with it. */
+#define HOST_INBOX_MAX 1024U
+#define HOST_INBOX_BYTES_MAX (16ULL * 1024 * 1024)
 
 /* POST /v1/jobs: {"binding": NAME, "args"?: [STRING, ...], "input"?:
  * STRING}. *binding, *args and *input (NULL when the request gives none)

@@ -9,6 +9,7 @@
 #include "host/feeder.h"
 #include "host/gitws.h"
 #include "host/launch.h"
+#include "host/logdrain.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -377,6 +378,7 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 {
 	struct request r = { 0 };
 	struct host_launch l = { 0 };
+	struct host_logdrain drain = { .done = -1, .log = -1 };
 	_cleanup_err_ struct err *e = NULL;
 	const struct provider *prov;
 	json_t *pin;
@@ -396,6 +398,11 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 	if (read_request(ctl, &r, containers, &e) < 0)
 		goto refuse;
 	prov = r.req.unsandboxed || r.req.container ? NULL : provider_find(r.req.provider);
+	/* the command's output reaches the job's log through the host's
+	 * drain: it never holds the log itself. Before anything is forked
+	 * (prestart's helper keeps this process's fds 1 and 2 as they are) */
+	if (host_logdrain_start(&drain, &e) < 0)
+		goto refuse;
 	/* (not for a command whose stdin is fed: what prestart forks takes
 	 * this process's stdin as it is now) */
 	if (prov && prov->prestart && !r.stdin_text)
@@ -465,19 +472,24 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 			if (!e)
 				err_set(&e, ERR_INTERNAL, ENOMEM, "the command's input");
 			err_print(stderr, e);
+			host_logdrain_finish(&drain, false);
 			host_wrapper_write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
 			host_launch_discard(&l);
 			goto out;
 		}
 	}
 	code = host_launch_run(&l, r.quiet, true, stderr, &e);
+	/* all of it in the log before the exit file says the segment ended */
+	host_logdrain_finish(&drain, true);
 	host_wrapper_write_exit(l.paths.record_dir, code, code == HOST_EXIT_CORDON ? e : NULL, l.interrupted);
 	goto out;
 refuse:
+	host_logdrain_finish(&drain, false);
 	send_refusal(ctl, e);
 	err_print(stderr, e);
 	close(ctl);
 out:
+	host_logdrain_finish(&drain, false);
 	host_launch_clear(&l);
 	request_clear(&r);
 	return code;

@@ -10,7 +10,9 @@
  * of its own. When the command ends it writes the exit file and exits
  * with the command's status. The environment it was started with is the
  * command's, through the policy's env filter: a secret travels only
- * there, by a name the policy passes. */
+ * there, by a name the policy passes. Its stdout and stderr (the job's
+ * log) are the host's: what it launches writes to a pipe it drains into
+ * the log (host/logdrain.h). */
 #ifndef CORDON_HOST_WRAPPER_H
 #define CORDON_HOST_WRAPPER_H
 

@@ -14,6 +14,7 @@
 #include "host/db.h"
 #include "host/executor.h"
 #include "host/home.h"
+#include "host/logdrain.h"
 #include "hostd/http.h"
 #include "hostd/toolbelt.h"
 #include "host/request.h"
@@ -340,11 +341,37 @@ static bool env_set_by(const struct host_binding *b, const struct host_exec *x, 
 	return false;
 }
 
+/* Is the variable of kv one that a binding's secret names, as its source
+ * ({"env": NAME}) or as the name it is given (a git credential's too)?
+ * Such a variable of the daemon's environment is a secret, of whichever
+ * binding names it: it reaches a job only as that binding's secret, by
+ * value, never as the daemon's variable, whatever the policy passes. */
+static bool secret_variable(const struct host_config *cfg, const struct host_binding *b,
+			    const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+
+	for (size_t k = 0; k <= (cfg ? cfg->n : 0); k++) {
+		const struct host_binding *o = k < (cfg ? cfg->n : 0) ? &cfg->bindings[k] : b;
+
+		for (size_t i = 0; i < o->n_secrets; i++) {
+			const struct host_secret *s = &o->secrets[i];
+
+			if ((s->env && strlen(s->env) == n && strncmp(s->env, kv, n) == 0) ||
+			    (strlen(s->name) == n && strncmp(s->name, kv, n) == 0))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* The wrapper's environment: the daemon's (under a sandbox, whose policy
- * says what passes; without one, only its base variables), the binding's
- * env, and the values of its secrets (read now; they go nowhere else). */
-static char **wrapper_env(const struct host_binding *b, const struct host_exec *x,
-			  struct err **e)
+ * says what passes; without one, only its base variables) less every
+ * variable a binding of the config, as it is now, names as a secret
+ * (secret_variable), the binding's env, and the values of its secrets
+ * (read now; they go nowhere else). */
+static char **env_of(const struct host_config *cfg, const struct host_binding *b,
+		     const struct host_exec *x, struct err **e)
 {
 	char **env = NULL;
 
@@ -352,7 +379,7 @@ static char **wrapper_env(const struct host_binding *b, const struct host_exec *
 	 * the daemon's of that name is left out, never shadowing it) */
 	for (size_t i = 0; environ[i]; i++)
 		if ((b->provider || base_variable(environ[i])) && !env_set_by(b, x, environ[i]) &&
-		    strv_push(&env, environ[i]) < 0)
+		    !secret_variable(cfg, b, environ[i]) && strv_push(&env, environ[i]) < 0)
 			goto oom;
 	for (size_t i = 0; b->env[i]; i++)
 		if (strv_push(&env, b->env[i]) < 0)
@@ -386,6 +413,21 @@ oom:
 	strv_free(env);
 	err_set(e, ERR_INTERNAL, ENOMEM, "environment");
 	return NULL;
+}
+
+static char **wrapper_env(struct hostd *d, const struct host_binding *b,
+			  const struct host_exec *x, struct err **e)
+{
+	struct host_config *cfg = NULL;
+	char **env;
+
+	/* (read again: a binding added since b's config was read names its
+	 * sources too; b's own are looked at whatever the file says now) */
+	if (host_config_load(d->config, &cfg, e) < 0)
+		return NULL;
+	env = env_of(cfg, b, x, e);
+	host_config_free(cfg);
+	return env;
 }
 
 /* The wrapper's request: the binding's policy, its env and secrets passed
@@ -700,7 +742,7 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	}
 	struct stat lst;
 	off_t log_start = fstat(logfd, &lst) == 0 ? lst.st_size : 0;
-	env = wrapper_env(b, &x, e);
+	env = wrapper_env(d, b, &x, e);
 	host_exec_clear(&x);
 	if (!env) {
 		close(logfd);
@@ -985,7 +1027,9 @@ static void keep_session(struct hostd *d, const char *job, off_t from, char **fa
 
 		if (line[0] != '{' || (!strstr(line, "\"init\"") && !strstr(line, "\"result\"")))
 			continue;
-		j = json_loads(line, 0, NULL);
+		/* (the command's words: strict, a duplicate key is no line of
+		 * claude's) */
+		j = json_parse_strict(line, (size_t)n, NULL);
 		if (failed && json_is_object(j) && json_string_value(json_object_get(j, "type")) &&
 		    strcmp(json_string_value(json_object_get(j, "type")), "result") == 0) {
 			free(*failed);
@@ -1304,7 +1348,8 @@ static const char *arg_string(json_t *args, const char *key, size_t max)
 }
 
 /* One line in the job's log, as the daemon writes it: printable ASCII,
- * anything else shown as '?'. */
+ * anything else shown as '?'. -2 when the log is at its bound
+ * (HOST_LOG_MAX, which the wrapper holds the command's output to). */
 static int log_line(struct hostd *d, const char *job, const char *prefix, const char *text)
 {
 	_cleanup_free_ char *path = NULL, *line = NULL;
@@ -1319,7 +1364,12 @@ static int log_line(struct hostd *d, const char *job, const char *prefix, const 
 		if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] >= 0x7f)
 			line[i] = '?';
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-	return fd >= 0 && fs_write_exact(fd, line, n) == 0 ? 0 : -1;
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -1;
+	if (st.st_size >= HOST_LOG_MAX)
+		return -2;
+	return fs_write_exact(fd, line, n) == 0 ? 0 : -1;
 }
 
 /* git's credential for what git asked (its protocol, host and path):
@@ -1373,6 +1423,10 @@ static json_t *git_credential(struct hostd *d, const char *job, json_t *args, in
 	return ans;
 }
 
+_Static_assert(HOST_OUTPUTS_MAX == 256 && HOST_OUTPUTS_BYTES_MAX == 1048576 &&
+		       HOST_LOG_MAX == 268435456,
+	       "tb_call's refusals name the bounds");
+
 static json_t *tb_call(void *ctx, const char *job, const char *op, json_t *args, int *status,
 		       const char **why)
 {
@@ -1406,8 +1460,12 @@ static json_t *tb_call(void *ctx, const char *job, const char *op, json_t *args,
 			return NULL;
 		}
 		if (host_db_job_output(d->db, job, name, value, &e) < 0) {
-			*status = 503;
-			*why = "the output cannot be saved";
+			bool denied = e && e->reason == ERR_DENIED;
+
+			*status = denied ? 403 : 503;
+			*why = denied ? "job.output: the job has saved all it may (256 outputs, "
+					"1 MiB of them in all); this one is not saved"
+				      : "the output cannot be saved";
 			return NULL;
 		}
 		return json_pack("{s:s}", "saved", name);
@@ -1419,9 +1477,13 @@ static json_t *tb_call(void *ctx, const char *job, const char *op, json_t *args,
 			*why = "notify takes {\"text\": a string of at most 1 KiB}";
 			return NULL;
 		}
-		if (log_line(d, job, "cordon: notify: ", text) < 0) {
-			*status = 503;
-			*why = "the job's log cannot be written";
+		int r = log_line(d, job, "cordon: notify: ", text);
+
+		if (r < 0) {
+			*status = r == -2 ? 403 : 503;
+			*why = r == -2 ? "notify: the job's log is at its bound (256 MiB); the line "
+					 "is not written"
+				       : "the job's log cannot be written";
 			return NULL;
 		}
 		return json_pack("{s:b}", "logged", 1);
@@ -1536,6 +1598,37 @@ static enum MHD_Result not_running(struct hostd *d, struct MHD_Connection *c, co
 	return hostd_fail(c, 409, "not_accepting", "the job is not running");
 }
 
+_Static_assert(HOST_INBOX_MAX == 1024 && HOST_INBOX_BYTES_MAX == 16777216,
+	       "inject's refusal names the bounds");
+
+/* Is there room in the inbox (dfd) for one more message of n bytes: at
+ * most HOST_INBOX_MAX of them and HOST_INBOX_BYTES_MAX in all? The inbox
+ * is the sandbox's to write too: what it left there counts, and the
+ * look stops at the bound. */
+static bool inbox_room(int dfd, size_t n)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	unsigned long long total = n;
+	unsigned int count = 0;
+	struct dirent *de;
+	struct stat st;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (count < HOST_INBOX_MAX && total <= HOST_INBOX_BYTES_MAX && (de = readdir(dir)))
+		if (de->d_name[0] != '.') {
+			count++;
+			if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				total += (unsigned long long)st.st_size;
+		}
+	closedir(dir);
+	return count < HOST_INBOX_MAX && total <= HOST_INBOX_BYTES_MAX;
+}
+
 /* Inject: a message file in the job's inbox, which the command sees at
  * $CORDON_INBOX (its run dir is one of its write grants). It is a file,
  * so an adopted segment takes it too. */
@@ -1555,6 +1648,10 @@ static enum MHD_Result inject(struct hostd *d, struct MHD_Connection *c, struct 
 	dfd = fs_open_nofollow(AT_FDCWD, inbox, O_PATH | O_DIRECTORY, 0);
 	if (dfd < 0)
 		return hostd_fail(c, 409, "not_accepting", "the job has no inbox");
+	if (!inbox_room(dfd, strlen(text)))
+		return hostd_fail(c, 409, "not_accepting",
+				  "the job's inbox is full (1024 messages or 16 MiB): no more are "
+				  "taken");
 	clock_gettime(CLOCK_REALTIME, &t);
 	snprintf(name, sizeof(name), "%lld-%04u.txt", (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000,
 		 ++s->injected);
@@ -1800,7 +1897,7 @@ static int attach_spawn(struct hostd *d, const struct host_binding *b, const cha
 		host_exec_clear(&x);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "attach");
 	}
-	env = wrapper_env(b, &x, e);
+	env = wrapper_env(d, b, &x, e);
 	host_exec_clear(&x);
 	if (!env)
 		return -1;

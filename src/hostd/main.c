@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static const char daemon_usage[] =
 	"usage: cordon daemon [--state-dir DIR] [--config FILE]\n\n"
@@ -75,6 +77,15 @@ const struct container_provider *const container_providers[] = { &docker_provide
 
 int main(int argc, char **argv)
 {
+	/* The daemon hands nothing it inherited on: whatever its starter
+	 * left open without close-on-exec (a file of the operator's) would
+	 * otherwise reach every wrapper, the host's git and every command
+	 * run without a sandbox. Closed before anything here opens one. */
+	if (argc >= 2 && strcmp(argv[1], "daemon") == 0 &&
+	    syscall(SYS_close_range, 3U, ~0U, 0U) < 0) {
+		fprintf(stderr, "cordon: sandbox_unavailable: daemon: close inherited descriptors\n");
+		return 125;
+	}
 	if (argc >= 2 && strcmp(argv[1], "daemon") == 0)
 		return daemon_cmd(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "job") == 0)
