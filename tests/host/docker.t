@@ -14,6 +14,9 @@
 # is gone once read. The containers are made hardened (network none,
 # capabilities dropped, read-only root, no-new-privileges, the labels)
 # and removed with their companion, network and volume at the end.
+# The gateway image is known by what it holds: newer images carrying its
+# label (the job's image relabelled, one made from it with a file more)
+# are never the companion.
 # Fail-closed: a missing image, a socket, a linked .git/config each
 # refused with nothing created; a second container refused while one of
 # the job runs; a job on a workspace another live job runs on refused. Process control: the exit status, interrupt reaching the
@@ -63,6 +66,24 @@ ok $([ -n "$image" ] && [ "$(docker image inspect -f '{{index .Config.Labels "de
 	"cordon docker gateway-image makes the gateway image from the static binary, labelled with its digest"
 gw2=$("$CORDON" docker gateway-image --endpoint "unix://$sock" 2>/dev/null)
 ok $([ "$gw2" = "$gw" ]; echo $?) "made once: a second call finds the same image"
+# impostors: images newer than the gateway image that carry its label and
+# hold something else (the daemon lists the newest first, by the second
+# each was made in): the job's image relabelled, and one made from the
+# gateway image with a file more
+label=$(sha256sum "$lab/bin/cordon-static" | cut -c1-64)
+sleep 1
+imp1=$(tar -C "$dk/rootfs" -cf - . | docker import --change "LABEL dev.cordon.runtime=$label" - 2>/dev/null)
+c=$(docker create "$gw" 2>/dev/null)
+echo planted > "$lab/extra"
+docker cp "$lab/extra" "$c:/extra" >/dev/null 2>&1
+sleep 1
+imp2=$(docker commit "$c" 2>/dev/null)
+docker rm "$c" >/dev/null 2>&1
+ok $([ -n "$imp1" ] && [ -n "$imp2" ] &&
+	[ "$(docker images -q --no-trunc --filter "label=dev.cordon.runtime=$label" | tr '\n' ' ')" = "$imp2 $imp1 $gw " ]; echo $?) \
+	"control: two images newer than the gateway image carry its label, and the daemon lists them first"
+gw3=$("$CORDON" docker gateway-image --endpoint "unix://$sock" 2>/dev/null)
+ok $([ "$gw3" = "$gw" ]; echo $?) "gateway-image takes neither: the gateway image is found by what it holds"
 
 # ---- a stand-in for an allowed host: on this host's own address
 hostip=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+\.' | grep -v '^127\.' | head -1)
@@ -162,6 +183,8 @@ ok $([ -n "$g" ] && [ "$(gq 'd["HostConfig"]["NetworkMode"]')" != none ] && [ "$
 	[ "$(gq 'd["HostConfig"]["ReadonlyRootfs"]')" = True ] && [ "$(gq 'd["Config"]["User"]')" = "$(id -u):$(id -g)" ] &&
 	[ "$(gq 'd["Config"]["Image"]')" = "$gw" ]; echo $?) \
 	"the companion: the gateway image on the job's own network, hardened as the workload"
+ok $([ -n "$g" ] && [ "$(gq 'd["Image"]')" = "$gw" ] && [ "$(gq 'd["Image"]')" != "$imp2" ]; echo $?) \
+	"the companion is cordon's gateway image, not the newer images that carry its label"
 ok $(printf '%s' "$ginsp" | python3 -c 'import json,sys; a=json.load(sys.stdin)[0]["Args"]; sys.exit(0 if sys.argv[1] in [a[i+1] for i in range(len(a)-1) if a[i]=="--host-address"] else 1)' "$hostip"; echo $?) \
 	"the companion is told the host's addresses ($hostip among them): a name resolving to one is refused"
 ok $(printf '%s' "$insp" | grep -q "$secret"; [ $? = 1 ] && [ -n "$insp" ]; echo $?) \
