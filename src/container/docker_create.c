@@ -75,7 +75,11 @@ static int workspace_label(const char *ws, char out[17])
  * is the operator's session, but the agent runs in it and writes the
  * workspace: Docker resolves a new container's mounts by path, after
  * cordon checked them, so none is made there beside it (as the daemon
- * refuses a job beside another live one). 0 none, -1 *e. */
+ * refuses a job beside another live one). A container takes every label
+ * of its image that its create does not set: the workspace label counts
+ * only on a container whose role cordon set to attach (an agent's image
+ * that carries another workspace's label would otherwise lock it). 0
+ * none, -1 *e. */
 static int attach_on_workspace(struct engine *g, const char *host, const char *job,
 			       const char *ws, struct err **e)
 {
@@ -98,7 +102,12 @@ static int attach_on_workspace(struct engine *g, const char *host, const char *j
 					    ? json_string_value(json_object_get(c.labels,
 										CONTAINER_LABEL_JOB))
 					    : NULL;
-		bool busy = r == ENGINE_FOUND && c.running && (!other || strcmp(other, job) != 0);
+		const char *role = r == ENGINE_FOUND
+					   ? json_string_value(json_object_get(c.labels,
+									       CONTAINER_LABEL_ROLE))
+					   : NULL;
+		bool busy = r == ENGINE_FOUND && c.running && role && strcmp(role, "attach") == 0 &&
+			    (!other || strcmp(other, job) != 0);
 
 		if (busy)
 			err_set(e, ERR_UNAVAILABLE, 0,
@@ -510,7 +519,10 @@ static int make_all(struct engine *g, const struct plan *p, const struct plan_pa
 			  secrets_env_shown, "WorkingDir", str(data, "workspace"), "User", user,
 			  "Labels", wl, "OpenStdin", 1, "StdinOnce", 1, "AttachStdin", 1,
 			  "AttachStdout", 1, "AttachStderr", 1, "Tty", tty, "HostConfig", wh);
-	if (!wspec)
+	/* the image's healthcheck off: the daemon would run its command in
+	 * the container beside cinit, outside its Landlock and seccomp */
+	if (!wspec || json_object_set_new(wspec, "Healthcheck",
+					  json_pack("{s:[s]}", "Test", "NONE")) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "docker create");
 	if (engine_container_create(g, wname, wspec, &m->workload, e) < 0)
 		return err_wrap(e, "create the container");

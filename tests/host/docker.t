@@ -16,7 +16,9 @@
 # and removed with their companion, network and volume at the end.
 # The gateway image is known by what it holds: newer images carrying its
 # label (the job's image relabelled, one made from it with a file more)
-# are never the companion.
+# are never the companion. The workload runs no healthcheck of its
+# image's, and an image carrying a workspace's attach label locks no one
+# out of that workspace.
 # Fail-closed: a missing image, a socket, a linked .git/config each
 # refused with nothing created; a second container refused while one of
 # the job runs; a job on a workspace another live job runs on refused. Process control: the exit status, interrupt reaching the
@@ -84,6 +86,10 @@ ok $([ -n "$imp1" ] && [ -n "$imp2" ] &&
 	"control: two images newer than the gateway image carry its label, and the daemon lists them first"
 gw3=$("$CORDON" docker gateway-image --endpoint "unix://$sock" 2>/dev/null)
 ok $([ "$gw3" = "$gw" ]; echo $?) "gateway-image takes neither: the gateway image is found by what it holds"
+# the job's image carrying the label of the workspace an attach runs on
+# (the first 16 hex digits of its path's hash)
+wslabel=$(printf '%s' "$lab/ws" | sha256sum | cut -c1-16)
+lockimg=$(tar -C "$dk/rootfs" -cf - . | docker import --change "LABEL dev.cordon.workspace=$wslabel" - 2>/dev/null)
 
 # ---- a stand-in for an allowed host: on this host's own address
 hostip=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+\.' | grep -v '^127\.' | head -1)
@@ -111,7 +117,10 @@ cat > "$lab/config.json" <<JSON
   "sock": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
           "container": $(container '{"write": ["{workspace}"], "sockets": ["/run/x.sock"], "unix_sockets": "all"}')},
   "nohooks": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws2"},
-          "container": $(container '{"write": ["{workspace}"]}')}
+          "container": $(container '{"write": ["{workspace}"]}')},
+  "lock": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
+          "container": {"provider": "docker", "endpoint": "$ep", "image": "$lockimg",
+                        "policy": {"write": ["{workspace}"]}}}
 }}
 JSON
 start_daemon || { echo "Bail out! the daemon did not start"; sed 's/^/# /' "$lab/daemon.err"; exit 1; }
@@ -185,6 +194,8 @@ ok $([ -n "$g" ] && [ "$(gq 'd["HostConfig"]["NetworkMode"]')" != none ] && [ "$
 	"the companion: the gateway image on the job's own network, hardened as the workload"
 ok $([ -n "$g" ] && [ "$(gq 'd["Image"]')" = "$gw" ] && [ "$(gq 'd["Image"]')" != "$imp2" ]; echo $?) \
 	"the companion is cordon's gateway image, not the newer images that carry its label"
+ok $([ "$(q 'd["Config"]["Healthcheck"]["Test"]')" = "['NONE']" ]; echo $?) \
+	"the workload runs no healthcheck of its image's (it would run beside cinit, outside its confinement)"
 ok $(printf '%s' "$ginsp" | python3 -c 'import json,sys; a=json.load(sys.stdin)[0]["Args"]; sys.exit(0 if sys.argv[1] in [a[i+1] for i in range(len(a)-1) if a[i]=="--host-address"] else 1)' "$hostip"; echo $?) \
 	"the companion is told the host's addresses ($hostip among them): a name resolving to one is refused"
 ok $(printf '%s' "$insp" | grep -q "$secret"; [ $? = 1 ] && [ -n "$insp" ]; echo $?) \
@@ -292,6 +303,17 @@ touch "$state/runs/$id/run/go"
 job wait "$id" >/dev/null 2>&1
 job start box --wait -- true >/dev/null 2>&1
 ok $([ $? = 0 ]; echo $?) "control: once that job has ended, the next one runs"
+# a job whose image carries the attach label of that workspace, running on
+# a workspace of its own, locks no one out of it
+id=$(job start lock -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done')
+wait_for "$state/runs/$id/run/up"
+ok $([ "$(docker inspect -f '{{index .Config.Labels "dev.cordon.workspace"}}' "$(workload_of "$id")" 2>/dev/null)" = "$wslabel" ]; echo $?) \
+	"control: the container of a job whose image carries a workspace's attach label carries it too"
+job start box --wait -- true >"$lab/o5" 2>&1; rc=$?
+ok $([ "$rc" = 0 ]; echo $?) "... and a job on that workspace still runs: only a container cordon made as an attach holds it"
+[ "$rc" = 0 ] || sed 's/^/# /' "$lab/o5" | head -5
+touch "$state/runs/$id/run/go"
+job wait "$id" >/dev/null 2>&1
 
 # ---- the recover table: the daemon killed with -9
 respawn() { kill -KILL "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; dpid=; }
