@@ -45,6 +45,23 @@ int docker_job_key(const char *host, const char *job, char out[DOCKER_KEY_LEN + 
 	return 0;
 }
 
+bool docker_name_of_job(const char *name, const char *host, const char *job)
+{
+	char key[DOCKER_KEY_LEN + 1], prefix[DOCKER_KEY_LEN + 16];
+	size_t n;
+
+	if (!name || !host || !job || docker_job_key(host, job, key) < 0)
+		return false;
+	if (name[0] == '/')
+		name++;
+	snprintf(prefix, sizeof(prefix), "cordon-%s-", key);
+	if (strncmp(name, prefix, strlen(prefix)) != 0)
+		return false;
+	name += strlen(prefix);
+	n = strspn(name, "0123456789");
+	return n > 0 && n <= 7 && (!name[n] || strcmp(name + n, "-gw") == 0);
+}
+
 static json_t *labels(const char *host, const char *job, unsigned int seg, const char *digest,
 		      const char *role)
 {
@@ -187,9 +204,19 @@ int docker_clear_job(struct engine *g, const char *host, const char *job, struct
 				       "a second one is never started beside it",
 				       ids[i]);
 	}
-	for (size_t i = 0; ids[i]; i++)
-		if (engine_container_remove(g, ids[i], true, e) < 0)
+	/* stopped ones go, but only those cordon made (by their name): one
+	 * that has the labels from its image is not the job's to remove */
+	for (size_t i = 0; ids[i]; i++) {
+		struct engine_container c = { 0 };
+		int r = engine_container_inspect(g, ids[i], &c, e);
+		bool ours = r == ENGINE_FOUND && docker_name_of_job(c.name, host, job);
+
+		engine_container_clear(&c);
+		if (r < 0)
+			return err_wrap(e, "inspect the job's container `%.12s`", ids[i]);
+		if (ours && engine_container_remove(g, ids[i], true, e) < 0)
 			return err_wrap(e, "remove the job's stopped container `%.12s`", ids[i]);
+	}
 	if (engine_network_list(g, want, &nets, e) < 0)
 		return err_wrap(e, "list the job's networks");
 	for (size_t i = 0; nets[i]; i++)

@@ -23,6 +23,12 @@
  * named for: the first DOCKER_KEY_LEN hex digits of sha256(host/job). */
 #define DOCKER_KEY_LEN 12
 int docker_job_key(const char *host, const char *job, char out[DOCKER_KEY_LEN + 1]);
+/* Is name (a container's, "/name" as the daemon keeps it, or without the
+ * slash) one cordon gives a container of this host's job:
+ * cordon-<key>-<segment> or cordon-<key>-<segment>-gw? A container takes
+ * every label of its image that its create does not set, so its labels
+ * alone never make it cordon's; its name comes from the create only. */
+bool docker_name_of_job(const char *name, const char *host, const char *job);
 
 /* What a segment made, as its container record and pin say. */
 struct docker_made {

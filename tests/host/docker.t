@@ -30,7 +30,9 @@
 # helper killed under a live daemon: its container settled by a child of
 # the daemon (stopped, confirmed, removed). Doctor
 # reports the Docker checks a launch ran; reconcile's sweep removes what
-# an ended job left and keeps a live job's and another host's.
+# an ended job left and keeps a live job's and another host's, and a
+# container whose image gave it a job's labels is neither swept nor
+# listed as cordon's.
 set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -309,6 +311,7 @@ id=$(job start lock -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/
 wait_for "$state/runs/$id/run/up"
 ok $([ "$(docker inspect -f '{{index .Config.Labels "dev.cordon.workspace"}}' "$(workload_of "$id")" 2>/dev/null)" = "$wslabel" ]; echo $?) \
 	"control: the container of a job whose image carries a workspace's attach label carries it too"
+[ -n "$(workload_of "$id")" ] || { job show --json "$id"; tail -5 "$state/runs/$id/log"; } 2>&1 | head -20 | sed 's/^/# /'
 job start box --wait -- true >"$lab/o5" 2>&1; rc=$?
 ok $([ "$rc" = 0 ]; echo $?) "... and a job on that workspace still runs: only a container cordon made as an attach holds it"
 [ "$rc" = 0 ] || sed 's/^/# /' "$lab/o5" | head -5
@@ -380,8 +383,20 @@ ok $(printf '%s' "$jd" | python3 -c 'import json,sys; d=json.load(sys.stdin); sy
 idL=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done')
 wait_for "$state/runs/$idL/run/up"
 keyB=$(printf '%s/%s' "$hostlabel" "$idB" | sha256sum | cut -c1-12)
-lc=$(docker create --label "dev.cordon.host=$hostlabel" --label "dev.cordon.job=$idB" --label dev.cordon.role=workload \
-	--network none "$image" true 2>/dev/null)
+lc=$(docker create --name "cordon-$keyB-9" --label "dev.cordon.host=$hostlabel" --label "dev.cordon.job=$idB" \
+	--label dev.cordon.role=workload --network none "$image" true 2>/dev/null)
+# an operator's own container of an image that carries the labels of that
+# ended job: the labels are its image's, the name is not one cordon gives
+labimg=$(tar -C "$dk/rootfs" -cf - . | docker import --change "LABEL dev.cordon.host=$hostlabel" \
+	--change "LABEL dev.cordon.job=$idB" --change "LABEL dev.cordon.role=workload" - 2>/dev/null)
+mine=$(docker create --network none "$labimg" true 2>/dev/null)
+printf '{"provider": "docker", "endpoint": "%s", "image": "%s"}' "$ep" "$image" > "$lab/list.json"
+listed=$("$CORDON" container list --config "$lab/list.json" --state-dir "$state" --job "$idB" 2>"$lab/list.err")
+ok $([ -n "$mine" ] && [ -n "$(docker ps -aq --no-trunc --filter "label=dev.cordon.host=$hostlabel" --filter "label=dev.cordon.job=$idB" \
+	--filter label=dev.cordon.role=workload | grep -x "$mine")" ] && printf '%s\n' "$listed" | grep -qx "$lc"; echo $?) \
+	"control: a container of an image carrying an ended job's labels is found by them; container list names the job's own"
+ok $(printf '%s\n' "$listed" | grep -qx "$mine"; [ $? = 1 ]; echo $?) \
+	"... container list does not name it: it is not cordon's (its name is not one cordon gives)"
 ln=$(docker network create --label "dev.cordon.host=$hostlabel" --label "dev.cordon.job=$idB" "cordon-$keyB-9-net" 2>/dev/null)
 lv=$(docker volume create --label "dev.cordon.host=$hostlabel" --label "dev.cordon.job=$idB" "cordon-$keyB-9-ch" 2>/dev/null)
 other=$(docker create --label "dev.cordon.host=0000000000000000" --label "dev.cordon.job=$idB" --network none "$image" true 2>/dev/null)
@@ -396,6 +411,8 @@ ok $([ -n "$lc" ] && [ -n "$ln" ] && [ -n "$lv" ] && [ -z "$(docker ps -aq --fil
 	"reconcile: what an ended job left (a container, a network, a volume) is swept"
 ok $([ -n "$(workload_of "$idL")" ] && [ -n "$(docker ps -aq --filter "id=$other")" ]; echo $?) \
 	"reconcile: a live job's container and another host's are kept"
+ok $([ -n "$(docker ps -aq --filter "id=$mine")" ]; echo $?) \
+	"reconcile: a container that carries an ended job's labels from its image, not made by cordon, is kept"
 touch "$state/runs/$idL/run/go"
 job wait "$idL" >/dev/null 2>&1
 ok $([ $? = 0 ]; echo $?) "the live job, adopted across the restart, completes"
