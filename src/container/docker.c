@@ -116,11 +116,14 @@ int docker_gateway_image(struct engine *g, bool make, char **id, unsigned int *o
 		return err_set(e, ERR_INTERNAL, 0, "the gateway image's digest");
 	if (asprintf(&label, "%s=%s", DOCKER_LABEL_RUNTIME, hex) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
-	/* the label only narrows the search; each image is judged by content */
+	/* the label only narrows the search; each image is judged by content,
+	 * the newest DOCKER_GATEWAY_CANDIDATES (the daemon lists the newest
+	 * first; past them, a launch would wait on as many inspects as there
+	 * are images carrying the label, and gateway-image makes a newer one) */
 	char *const want[] = { label, NULL };
 	if (engine_image_list(g, want, &ids, e) < 0)
 		return err_wrap(e, "the gateway image");
-	for (size_t i = 0; ids[i]; i++) {
+	for (size_t i = 0; i < DOCKER_GATEWAY_CANDIDATES && ids[i]; i++) {
 		r = engine_image_inspect(g, ids[i], &img, e);
 		if (r < 0)
 			return err_wrap(e, "the gateway image `%.19s`", ids[i]);

@@ -15,6 +15,8 @@
 #define DOCKER_CHANNEL_SOCK "/.cordon/gw.sock"
 /* The label that names the runtime a gateway image carries. */
 #define DOCKER_LABEL_RUNTIME "dev.cordon.runtime"
+/* How many images carrying that label a lookup judges by content. */
+#define DOCKER_GATEWAY_CANDIDATES 32
 /* The companion's own limits. */
 #define DOCKER_GATEWAY_PIDS 256
 #define DOCKER_GATEWAY_MEMORY (256LL << 20)
