@@ -51,8 +51,10 @@ int docker_open_pinned(const json_t *pin, struct engine **g, struct err **e);
 
 /* Remove what a segment made (force): 0, or -1 with *e naming what stayed. */
 int docker_remove_made(struct engine *g, const struct docker_made *m, struct err **e);
-/* Remove every container, network and volume of a job that is not
- * running; a running workload refuses (container_running). */
+/* Remove every container (by the name cordon gave it: see
+ * docker_name_of_job), network and volume of a job that is not running;
+ * a running container carrying the job's labels refuses
+ * (container_running), whoever made it. */
 int docker_clear_job(struct engine *g, const char *host, const char *job, struct err **e);
 
 #endif
