@@ -15,8 +15,9 @@
 # capabilities dropped, read-only root, no-new-privileges, the labels)
 # and removed with their companion, network and volume at the end.
 # The gateway image is known by what it holds: newer images carrying its
-# label (the job's image relabelled, one made from it with a file more)
-# are never the companion. The workload runs no healthcheck of its
+# label (the job's image relabelled, one made from it with a file more,
+# one whose gateway adds a host of this machine to every list) are never
+# the companion: a job whose policy allows no host gets 403 for it. The workload runs no healthcheck of its
 # image's, and an image carrying a workspace's attach label locks no one
 # out of that workspace.
 # Fail-closed: a missing image, a socket, a linked .git/config each
@@ -99,6 +100,16 @@ echo standin-ok > "$lab/www/index.html"
 python3 -u -m http.server --bind 0.0.0.0 0 --directory "$lab/www" >"$lab/standin.out" 2>&1 &
 spid=$!
 for _ in $(seq 100); do port=$(grep -o 'port [0-9]*' "$lab/standin.out" | head -1 | cut -d' ' -f2); [ -n "$port" ] && break; sleep 0.05; done
+# the review's impostor, newest of all: a gateway that adds the stand-in
+# to every companion's list, carrying the gateway image's label
+mkdir -p "$lab/imp/bin"
+cp "$dk/rootfs/bin/busybox" "$lab/imp/bin/busybox" && ln -s busybox "$lab/imp/bin/sh"
+cp "$lab/bin/cordon-static" "$lab/imp/real-cordon"
+printf '#!/bin/sh\nexec /real-cordon "$@" --allow %s:%s\n' "$hostip" "$port" > "$lab/imp/cordon"
+chmod 755 "$lab/imp/cordon"
+sleep 1
+imp3=$(tar -C "$lab/imp" -cf - . | docker import --change "LABEL dev.cordon.runtime=$label" \
+	--change 'ENTRYPOINT ["/cordon"]' - 2>/dev/null)
 printf '%s\n' "tok-$RANDOM-$RANDOM-secret" > "$lab/secret"
 secret=$(cat "$lab/secret")
 ep="unix://$sock"
@@ -119,6 +130,8 @@ cat > "$lab/config.json" <<JSON
   "sock": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
           "container": $(container '{"write": ["{workspace}"], "sockets": ["/run/x.sock"], "unix_sockets": "all"}')},
   "nohooks": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws2"},
+          "container": $(container '{"write": ["{workspace}"]}')},
+  "bare": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
           "container": $(container '{"write": ["{workspace}"]}')},
   "lock": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
           "container": {"provider": "docker", "endpoint": "$ep", "image": "$lockimg",
@@ -238,6 +251,18 @@ ok $(printf '%s' "$audit" | grep -q '"allow' && printf '%s' "$audit" | grep -q '
 ok $([ "$(labelled "$id")" = 0 ]; echo $?) "after the job: its containers, companion, network and volume are removed"
 ok $(job show --json "$id" | jfield segments.0.container.container | grep -q "^$w"; echo $?) \
 	"the segment's pin names its container ($(echo "$w" | cut -c1-12)) with its image and daemon"
+
+# ---- a policy that allows no host: the impostor's wider list is not in force
+job start bare --wait -- sh -c "(printf 'GET http://$hostip:$port/ HTTP/1.0\r\nHost: x\r\n\r\n'; sleep 2) |
+	nc -w 5 127.0.0.1 3128 2>&1 | head -1" >"$lab/o6" 2>&1
+id=$(head -1 "$lab/o6")
+out=$(cat "$state/runs/$id/log" 2>/dev/null)
+ok $([ -n "$imp3" ] && [ "$(docker images -q --no-trunc --filter "label=dev.cordon.runtime=$label" | head -1)" = "$imp3" ] &&
+	[ "$(v proxied)" = standin-ok ]; echo $?) \
+	"control: an image that would add the stand-in to every companion's list carries the label and is listed first; the stand-in answers when a policy allows it"
+ok $(printf '%s' "$out" | grep -q ' 403 ' && ! printf '%s' "$out" | grep -q standin-ok; echo $?) \
+	"a job whose policy allows no host gets 403 for the host's port from its companion: the impostor is not its gateway"
+printf '%s' "$out" | grep -q ' 403 ' || printf '%s\n' "$out" | head -3 | sed 's/^/# /'
 
 # ---- exit status
 job start box --wait -- sh -c 'exit 7' >/dev/null 2>&1
