@@ -46,38 +46,116 @@ int docker_open(const json_t *config, struct engine **g, char **endpoint, struct
 	return 0;
 }
 
-int docker_gateway_image(struct engine *g, bool make, char **id, struct err **e)
+/* What a container made from a gateway image takes from its Config: only
+ * the entrypoint and the label cordon gave it. Anything else (an
+ * environment, volumes, a healthcheck, a working directory, a user, a
+ * stop signal, a key this cordon does not know) set to anything but
+ * empty is an image cordon did not make. */
+static bool gateway_config_ours(const json_t *config, const char *hex)
 {
-	_cleanup_free_ char *bytes = NULL, *label = NULL, *tag = NULL, *lchange = NULL;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)config, k, v) {
+		if (strcmp(k, "Entrypoint") == 0) {
+			const char *ep = json_string_value(json_array_get(v, 0));
+
+			if (json_array_size(v) != 1 || !ep || strcmp(ep, "/cordon") != 0)
+				return false;
+		} else if (strcmp(k, "Labels") == 0) {
+			const char *have = json_string_value(json_object_get(v, DOCKER_LABEL_RUNTIME));
+
+			if (json_object_size(v) != 1 || !have || strcmp(have, hex) != 0)
+				return false;
+		} else if (!(json_is_null(v) || json_is_false(v) ||
+			     (json_is_string(v) && !json_string_length(v)) ||
+			     (json_is_array(v) && !json_array_size(v)) ||
+			     (json_is_object(v) && !json_object_size(v)))) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Is this image cordon's gateway for this runtime, by what it holds: one
+ * layer, whose diff ID is the digest of the tar cordon makes of its
+ * static binary (so its filesystem is that binary alone), and a Config of
+ * cordon's own? A label says nothing: any image can carry it (one built
+ * FROM the gateway image, the agent's image relabelled). */
+static bool gateway_image_ours(const struct engine_image *img, const char *layer,
+			       const char *hex)
+{
+	return img->layers && img->layers[0] && !img->layers[1] &&
+	       strcmp(img->layers[0], layer) == 0 && gateway_config_ours(img->config, hex);
+}
+
+int docker_gateway_image(struct engine *g, bool make, char **id, unsigned int *others,
+			 struct err **e)
+{
+	_cleanup_free_ char *bytes = NULL, *label = NULL, *tag = NULL, *lchange = NULL,
+			   *made = NULL;
 	_cleanup_strv_ char **ids = NULL;
 	_cleanup_free_ void *tar = NULL;
+	struct engine_image img = { 0 };
 	size_t len = 0, tlen = 0;
-	char hex[65];
+	char hex[65], layer[7 + SHA256_HEX_LEN + 1] = "sha256:";
+	int r;
 
+	*id = NULL;
+	if (others)
+		*others = 0;
 	if (container_runtime(&bytes, &len, hex, e) < 0)
 		return -1;
-	if (asprintf(&label, "%s=%s", DOCKER_LABEL_RUNTIME, hex) < 0)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
-	char *const want[] = { label, NULL };
-	if (engine_image_list(g, want, &ids, e) < 0)
-		return err_wrap(e, "the gateway image");
-	if (ids[0]) {
-		*id = strdup(ids[0]);
-		return *id ? ENGINE_FOUND : err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
-	}
-	if (!make)
-		return ENGINE_GONE;
 	/* the image is the binary alone: no shell, no libraries, nothing
-	 * pulled; its label names the binary it carries */
+	 * pulled; the tar of it is the same bytes each time (engine.h), so
+	 * its digest is the layer's diff ID */
 	struct engine_tar_file f = { .name = "cordon", .mode = 0555, .data = bytes, .len = len };
 	if (engine_tar_build(&f, 1, 0, &tar, &tlen, e) < 0)
 		return -1;
+	if (sha256_hex(tar, tlen, layer + 7) < 0)
+		return err_set(e, ERR_INTERNAL, 0, "the gateway image's digest");
+	if (asprintf(&label, "%s=%s", DOCKER_LABEL_RUNTIME, hex) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
+	/* the label only narrows the search; each image is judged by content,
+	 * the newest DOCKER_GATEWAY_CANDIDATES (the daemon lists the newest
+	 * first; past them, a launch would wait on as many inspects as there
+	 * are images carrying the label, and gateway-image makes a newer one) */
+	char *const want[] = { label, NULL };
+	if (engine_image_list(g, want, &ids, e) < 0)
+		return err_wrap(e, "the gateway image");
+	for (size_t i = 0; i < DOCKER_GATEWAY_CANDIDATES && ids[i]; i++) {
+		r = engine_image_inspect(g, ids[i], &img, e);
+		if (r < 0)
+			return err_wrap(e, "the gateway image `%.19s`", ids[i]);
+		bool ours = r == ENGINE_FOUND && gateway_image_ours(&img, layer, hex);
+		engine_image_clear(&img);
+		if (ours) {
+			*id = strdup(ids[i]);
+			return *id ? ENGINE_FOUND : err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
+		}
+		if (r == ENGINE_FOUND && others)
+			(*others)++;
+	}
+	if (!make)
+		return ENGINE_GONE;
 	if (asprintf(&tag, "cordon-gateway:%.12s", hex) < 0 ||
 	    asprintf(&lchange, "LABEL %s=%s", DOCKER_LABEL_RUNTIME, hex) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
 	char *const changes[] = { lchange, "ENTRYPOINT [\"/cordon\"]", NULL };
-	if (engine_image_import(g, tar, tlen, tag, changes, id, e) < 0)
+	if (engine_image_import(g, tar, tlen, tag, changes, &made, e) < 0)
 		return err_wrap(e, "make the gateway image");
+	/* what the daemon made, judged as any other: never taken on its word */
+	r = engine_image_inspect(g, made, &img, e);
+	if (r < 0)
+		return err_wrap(e, "the gateway image made");
+	bool ours = r == ENGINE_FOUND && gateway_image_ours(&img, layer, hex);
+	engine_image_clear(&img);
+	if (!ours)
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "the gateway image the daemon made (`%.19s`) does not hold what "
+			       "cordon gave it",
+			       made);
+	*id = steal_pointer(&made);
 	return ENGINE_FOUND;
 }
 
@@ -122,38 +200,45 @@ static int covers(const char *state, char **dir, char **file, struct err **e)
 	return bad ? err_set(e, ERR_UNAVAILABLE, 0, "`%s` is not an empty file", *file) : 0;
 }
 
-/* Doctor's checks before a plan: a pass for this endpoint, daemon and
- * runtime stands DOCKER_DOCTOR_PASS_S, recorded in the provider's dir of
- * the state dir; otherwise they run (a few seconds), and a failure
- * refuses the launch naming the check. */
+/* Doctor's checks before a plan: a pass for this endpoint, daemon,
+ * runtime and gateway image (by ID: its content) stands
+ * DOCKER_DOCTOR_PASS_S, recorded in the provider's dir of the state dir;
+ * otherwise they run (a few seconds), and a failure refuses the launch
+ * naming the check. The pass is read back as hostile: strict JSON. */
 #define DOCKER_DOCTOR_PASS_S 600
 static int doctor_passed(const json_t *config, const char *state, const char *endpoint,
-			 const char *daemon, const char *runtime, struct err **e)
+			 const char *daemon, const char *runtime, const char *gateway,
+			 struct err **e)
 {
 	_cleanup_free_ char *dir = NULL, *buf = NULL, *text = NULL;
 	_cleanup_close_ int dfd = -1;
 	_cleanup_json_ json_t *pass = NULL, *report = NULL;
 	long long now = (long long)time(NULL);
+	struct err *perr = NULL;
+	size_t i, len = 0;
 	json_t *c;
-	size_t i;
 
 	if (asprintf(&dir, "%s/containers/docker", state) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "doctor");
 	dfd = fs_open_nofollow(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0);
 	if (dfd < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "`%s`", dir);
-	if (endpoint && daemon && runtime &&
-	    fs_read_file(dfd, "doctor-pass.json", 4096, &buf, NULL, NULL) == 0 &&
-	    (pass = json_loads(buf, JSON_REJECT_DUPLICATES, NULL))) {
+	if (endpoint && daemon && runtime && gateway &&
+	    fs_read_file(dfd, "doctor-pass.json", 4096, &buf, &len, NULL) == 0 &&
+	    (pass = json_parse_strict(buf, len, &perr))) {
 		json_int_t at = json_integer_value(json_object_get(pass, "time"));
 		const char *pe = json_string_value(json_object_get(pass, "endpoint"));
 		const char *pd = json_string_value(json_object_get(pass, "daemon"));
 		const char *pr = json_string_value(json_object_get(pass, "runtime"));
+		const char *pg = json_string_value(json_object_get(pass, "gateway_image"));
 
-		if (pe && pd && pr && strcmp(pe, endpoint) == 0 && strcmp(pd, daemon) == 0 &&
-		    strcmp(pr, runtime) == 0 && at <= now && now - at < DOCKER_DOCTOR_PASS_S)
+		if (pe && pd && pr && pg && strcmp(pe, endpoint) == 0 && strcmp(pd, daemon) == 0 &&
+		    strcmp(pr, runtime) == 0 && strcmp(pg, gateway) == 0 && at <= now &&
+		    now - at < DOCKER_DOCTOR_PASS_S)
 			return 0;
 	}
+	/* no pass, or not one to read: the checks run */
+	err_free(perr);
 	report = docker_doctor(config, state, e);
 	if (!report)
 		return -1;
@@ -168,8 +253,8 @@ static int doctor_passed(const json_t *config, const char *state, const char *en
 	if (!json_is_true(json_object_get(report, "ready")))
 		return err_set(e, ERR_UNAVAILABLE, 0, "docker doctor: not ready");
 	json_decref(pass);
-	pass = json_pack("{s:s, s:s, s:s, s:I}", "endpoint", endpoint, "daemon", daemon, "runtime",
-			 runtime, "time", (json_int_t)now);
+	pass = json_pack("{s:s, s:s, s:s, s:s, s:I}", "endpoint", endpoint, "daemon", daemon,
+			 "runtime", runtime, "gateway_image", gateway, "time", (json_int_t)now);
 	text = pass ? json_dumps(pass, JSON_COMPACT) : NULL;
 	if (!text)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "doctor");
@@ -185,8 +270,10 @@ json_t *docker_last_pass(const char *state)
 
 	if (asprintf(&path, "%s/containers/docker/doctor-pass.json", state) < 0)
 		return NULL;
-	if (fs_read_file(AT_FDCWD, path, 4096, &buf, NULL, &e) == 0 &&
-	    (pass = json_loads(buf, JSON_REJECT_DUPLICATES, NULL)))
+	size_t len = 0;
+
+	if (fs_read_file(AT_FDCWD, path, 4096, &buf, &len, &e) == 0 &&
+	    (pass = json_parse_strict(buf, len, &e)))
 		at = json_integer_value(json_object_get(pass, "time"));
 	err_free(e);
 	bool fresh = at > 0 && at <= now && now - at < DOCKER_DOCTOR_PASS_S;
@@ -269,7 +356,7 @@ static int docker_plan(const struct grant *g, const struct plan_paths *paths,
 		err_set(e, ERR_UNAVAILABLE, 0, "container.image: `%s` is not on the daemon", image);
 	if (r != ENGINE_FOUND)
 		goto out;
-	r = docker_gateway_image(eng, false, &gw, e);
+	r = docker_gateway_image(eng, false, &gw, NULL, e);
 	if (r == ENGINE_GONE)
 		err_set(e, ERR_UNAVAILABLE, 0,
 			"no gateway image for this cordon on the daemon (run `cordon docker "
@@ -277,7 +364,7 @@ static int docker_plan(const struct grant *g, const struct plan_paths *paths,
 	if (r != ENGINE_FOUND)
 		goto out;
 	r = -1;
-	if (doctor_passed(cl->config, cl->state_dir, endpoint, info.id, hex, e) < 0)
+	if (doctor_passed(cl->config, cl->state_dir, endpoint, info.id, hex, gw, e) < 0)
 		goto out;
 	if (runtime_argv(g, cl->home, p->argv, &argv, e) < 0)
 		goto out;

@@ -14,10 +14,15 @@
 
 extern const struct container_provider docker_provider;
 
-/* The gateway image for this cordon (labelled with its runtime's digest):
- * made from the static binary alone when missing (make) or found. *id
- * is its image ID; ENGINE_GONE when not there and !make. */
-int docker_gateway_image(struct engine *g, bool make, char **id, struct err **e);
+/* The gateway image for this cordon: made from the static binary alone
+ * when missing (make) or found, and found only by what it holds (its one
+ * layer the tar of this cordon's static binary, its Config nothing but
+ * cordon's entrypoint and the label naming the runtime's digest): an
+ * image that carries the label and holds anything else is never taken
+ * (*others counts them; may be NULL). *id is its image ID, the digest of
+ * that content; ENGINE_GONE when not there and !make. */
+int docker_gateway_image(struct engine *g, bool make, char **id, unsigned int *others,
+			 struct err **e);
 
 /* Open the daemon a binding's config names: "endpoint" (unix:// or
  * tcp://), else "context" (a Docker CLI context), else the default. */

@@ -52,7 +52,7 @@ static int gateway_image(int argc, char **argv)
 			return strcmp(argv[i], "--help") == 0 ? 0 : EXIT_CORDON;
 		}
 	}
-	if (!cfg || docker_open(cfg, &g, NULL, &e) < 0 || docker_gateway_image(g, true, &id, &e) < 0) {
+	if (!cfg || docker_open(cfg, &g, NULL, &e) < 0 || docker_gateway_image(g, true, &id, NULL, &e) < 0) {
 		err_print(stderr, e);
 		err_free(e);
 		return EXIT_CORDON;

@@ -45,6 +45,23 @@ int docker_job_key(const char *host, const char *job, char out[DOCKER_KEY_LEN + 
 	return 0;
 }
 
+bool docker_name_of_job(const char *name, const char *host, const char *job)
+{
+	char key[DOCKER_KEY_LEN + 1], prefix[DOCKER_KEY_LEN + 16];
+	size_t n;
+
+	if (!name || !host || !job || docker_job_key(host, job, key) < 0)
+		return false;
+	if (name[0] == '/')
+		name++;
+	snprintf(prefix, sizeof(prefix), "cordon-%s-", key);
+	if (strncmp(name, prefix, strlen(prefix)) != 0)
+		return false;
+	name += strlen(prefix);
+	n = strspn(name, "0123456789");
+	return n > 0 && n <= 7 && (!name[n] || strcmp(name + n, "-gw") == 0);
+}
+
 static json_t *labels(const char *host, const char *job, unsigned int seg, const char *digest,
 		      const char *role)
 {
@@ -75,7 +92,11 @@ static int workspace_label(const char *ws, char out[17])
  * is the operator's session, but the agent runs in it and writes the
  * workspace: Docker resolves a new container's mounts by path, after
  * cordon checked them, so none is made there beside it (as the daemon
- * refuses a job beside another live one). 0 none, -1 *e. */
+ * refuses a job beside another live one). A container takes every label
+ * of its image that its create does not set: the workspace label counts
+ * only on a container whose role cordon set to attach (an agent's image
+ * that carries another workspace's label would otherwise lock it). 0
+ * none, -1 *e. */
 static int attach_on_workspace(struct engine *g, const char *host, const char *job,
 			       const char *ws, struct err **e)
 {
@@ -98,7 +119,12 @@ static int attach_on_workspace(struct engine *g, const char *host, const char *j
 					    ? json_string_value(json_object_get(c.labels,
 										CONTAINER_LABEL_JOB))
 					    : NULL;
-		bool busy = r == ENGINE_FOUND && c.running && (!other || strcmp(other, job) != 0);
+		const char *role = r == ENGINE_FOUND
+					   ? json_string_value(json_object_get(c.labels,
+									       CONTAINER_LABEL_ROLE))
+					   : NULL;
+		bool busy = r == ENGINE_FOUND && c.running && role && strcmp(role, "attach") == 0 &&
+			    (!other || strcmp(other, job) != 0);
 
 		if (busy)
 			err_set(e, ERR_UNAVAILABLE, 0,
@@ -178,9 +204,19 @@ int docker_clear_job(struct engine *g, const char *host, const char *job, struct
 				       "a second one is never started beside it",
 				       ids[i]);
 	}
-	for (size_t i = 0; ids[i]; i++)
-		if (engine_container_remove(g, ids[i], true, e) < 0)
+	/* stopped ones go, but only those cordon made (by their name): one
+	 * that has the labels from its image is not the job's to remove */
+	for (size_t i = 0; ids[i]; i++) {
+		struct engine_container c = { 0 };
+		int r = engine_container_inspect(g, ids[i], &c, e);
+		bool ours = r == ENGINE_FOUND && docker_name_of_job(c.name, host, job);
+
+		engine_container_clear(&c);
+		if (r < 0)
+			return err_wrap(e, "inspect the job's container `%.12s`", ids[i]);
+		if (ours && engine_container_remove(g, ids[i], true, e) < 0)
 			return err_wrap(e, "remove the job's stopped container `%.12s`", ids[i]);
+	}
 	if (engine_network_list(g, want, &nets, e) < 0)
 		return err_wrap(e, "list the job's networks");
 	for (size_t i = 0; nets[i]; i++)
@@ -510,7 +546,10 @@ static int make_all(struct engine *g, const struct plan *p, const struct plan_pa
 			  secrets_env_shown, "WorkingDir", str(data, "workspace"), "User", user,
 			  "Labels", wl, "OpenStdin", 1, "StdinOnce", 1, "AttachStdin", 1,
 			  "AttachStdout", 1, "AttachStderr", 1, "Tty", tty, "HostConfig", wh);
-	if (!wspec)
+	/* the image's healthcheck off: the daemon would run its command in
+	 * the container beside cinit, outside its Landlock and seccomp */
+	if (!wspec || json_object_set_new(wspec, "Healthcheck",
+					  json_pack("{s:[s]}", "Test", "NONE")) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "docker create");
 	if (engine_container_create(g, wname, wspec, &m->workload, e) < 0)
 		return err_wrap(e, "create the container");

@@ -689,7 +689,7 @@ json_t *docker_doctor(const json_t *config, const char *state_dir, struct err **
 		"(sha256:...) or as name@sha256:<digest>";
 	_cleanup_engine_ struct engine *g = NULL;
 	_cleanup_free_ char *endpoint = NULL, *gw = NULL, *detail = NULL, *gfix = NULL,
-			   *fix = NULL, *pdetail = NULL;
+			   *fix = NULL, *pdetail = NULL, *note = NULL;
 	struct shared sp = { .pfd = -1, .dfd = -1 };
 	_cleanup_json_ json_t *checks = json_array();
 	struct report r = { .checks = checks, .ready = true };
@@ -699,6 +699,7 @@ json_t *docker_doctor(const json_t *config, const char *state_dir, struct err **
 	const char *ep = json_string_value(json_object_get(config, "endpoint"));
 	const char *ctx = json_string_value(json_object_get(config, "context"));
 	struct err *ce = NULL;
+	unsigned int others = 0;
 	int found;
 
 	if (!checks) {
@@ -746,11 +747,20 @@ json_t *docker_doctor(const json_t *config, const char *state_dir, struct err **
 		free(steal_pointer(&detail));
 		err_free(steal_pointer(&ce));
 	}
-	/* 3. the gateway image of this cordon */
-	found = docker_gateway_image(g, false, &gw, &ce);
-	detail = found == ENGINE_FOUND ? fmt("%s (cordon's gateway, for this cordon's runtime)", gw)
+	/* 3. the gateway image of this cordon, by what it holds */
+	found = docker_gateway_image(g, false, &gw, &others, &ce);
+	note = others ? fmt("; %u other image(s) carry its label but hold something else, and "
+			    "are never taken",
+			    others)
+		      : fmt("%s", "");
+	detail = !note	       ? NULL
+		 : found == ENGINE_FOUND
+			 ? fmt("%s (cordon's gateway for this cordon's runtime: its one layer "
+			       "is cordon-static, its config cordon's own)%s",
+			       gw, note)
 		 : found == ENGINE_GONE
-			 ? fmt("no gateway image for this cordon's runtime on the daemon")
+			 ? fmt("no gateway image for this cordon's runtime on the daemon%s",
+			       note)
 			 : fmt("%s", msg(ce));
 	fix = found == ENGINE_GONE ? fmt("%s", gfix)
 				   : fmt("cordon-static (make build/cordon-static) must be beside "

@@ -15,6 +15,8 @@
 #define DOCKER_CHANNEL_SOCK "/.cordon/gw.sock"
 /* The label that names the runtime a gateway image carries. */
 #define DOCKER_LABEL_RUNTIME "dev.cordon.runtime"
+/* How many images carrying that label a lookup judges by content. */
+#define DOCKER_GATEWAY_CANDIDATES 32
 /* The companion's own limits. */
 #define DOCKER_GATEWAY_PIDS 256
 #define DOCKER_GATEWAY_MEMORY (256LL << 20)
@@ -23,6 +25,12 @@
  * named for: the first DOCKER_KEY_LEN hex digits of sha256(host/job). */
 #define DOCKER_KEY_LEN 12
 int docker_job_key(const char *host, const char *job, char out[DOCKER_KEY_LEN + 1]);
+/* Is name (a container's, "/name" as the daemon keeps it, or without the
+ * slash) one cordon gives a container of this host's job:
+ * cordon-<key>-<segment> or cordon-<key>-<segment>-gw? A container takes
+ * every label of its image that its create does not set, so its labels
+ * alone never make it cordon's; its name comes from the create only. */
+bool docker_name_of_job(const char *name, const char *host, const char *job);
 
 /* What a segment made, as its container record and pin say. */
 struct docker_made {
@@ -43,8 +51,10 @@ int docker_open_pinned(const json_t *pin, struct engine **g, struct err **e);
 
 /* Remove what a segment made (force): 0, or -1 with *e naming what stayed. */
 int docker_remove_made(struct engine *g, const struct docker_made *m, struct err **e);
-/* Remove every container, network and volume of a job that is not
- * running; a running workload refuses (container_running). */
+/* Remove every container (by the name cordon gave it: see
+ * docker_name_of_job), network and volume of a job that is not running;
+ * a running container carrying the job's labels refuses
+ * (container_running), whoever made it. */
 int docker_clear_job(struct engine *g, const char *host, const char *job, struct err **e);
 
 #endif

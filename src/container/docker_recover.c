@@ -147,8 +147,25 @@ int docker_list(const json_t *config, const char *state_dir, const char *host, c
 	    asprintf(&lr, "%s=workload", CONTAINER_LABEL_ROLE) < 0 ||
 	    (job && asprintf(&lj, "%s=%s", CONTAINER_LABEL_JOB, job) < 0))
 		return err_set(e, ERR_INTERNAL, ENOMEM, "labels");
+	_cleanup_strv_ char **all = NULL;
 	char *const want[] = { lh, lr, lj, NULL };
-	if (docker_open(config, &g, NULL, e) < 0)
+	if (docker_open(config, &g, NULL, e) < 0 || engine_container_list(g, want, &all, e) < 0)
 		return -1;
-	return engine_container_list(g, want, ids, e);
+	/* cordon's only, by the name it gave: the labels can be an image's */
+	*ids = calloc(1, sizeof(char *));
+	for (size_t i = 0; *ids && all[i]; i++) {
+		struct engine_container c = { 0 };
+		int r = engine_container_inspect(g, all[i], &c, e);
+		const char *j = json_string_value(json_object_get(c.labels, CONTAINER_LABEL_JOB));
+		bool ours = r == ENGINE_FOUND && docker_name_of_job(c.name, host, j);
+
+		engine_container_clear(&c);
+		if (r < 0) {
+			strv_free(steal_pointer(ids));
+			return err_wrap(e, "inspect the container `%.12s`", all[i]);
+		}
+		if (ours && strv_push(ids, all[i]) < 0)
+			strv_free(steal_pointer(ids));
+	}
+	return *ids ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "list");
 }

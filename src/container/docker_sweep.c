@@ -6,8 +6,10 @@
  * a job that has ended (`cordon job attach`, an operator's terminal):
  * while one runs, its job counts as live for the pass, so that it and
  * what it uses (its companion, network, volume) stay; one made and never
- * started, or ended, goes with the rest. A listing that fails removes
- * nothing and says so. */
+ * started, or ended, goes with the rest. A container is taken for a job's
+ * only by the name cordon gave it: one that carries the labels alone
+ * (from its image: an operator's `docker run` of an agent's image) is
+ * left alone. A listing that fails removes nothing and says so. */
 #include "container/docker.h"
 #include "container/docker_int.h"
 
@@ -27,10 +29,13 @@ static bool is_live(char *const *live, const char *job)
 	return false;
 }
 
-/* The job label of a container, network or volume (by inspecting it);
- * *attach_runs when it is a running attach container. */
-static char *job_of_container(struct engine *g, const char *id, bool *attach_runs,
-			      struct err **e)
+/* The job label of a container cordon made (by inspecting it: its name
+ * is the one cordon gives that job's containers, docker_name_of_job; one
+ * that only carries the labels, which an image can give it, is not
+ * cordon's and NULL); *attach_runs when it is a running attach
+ * container. */
+static char *job_of_container(struct engine *g, const char *host, const char *id,
+			      bool *attach_runs, struct err **e)
 {
 	struct engine_container c = { 0 };
 	char *job = NULL;
@@ -40,6 +45,8 @@ static char *job_of_container(struct engine *g, const char *id, bool *attach_run
 		const char *j = json_string_value(json_object_get(c.labels, CONTAINER_LABEL_JOB));
 		const char *role = json_string_value(json_object_get(c.labels, CONTAINER_LABEL_ROLE));
 
+		if (!docker_name_of_job(c.name, host, j))
+			j = NULL;
 		job = j ? strdup(j) : NULL;
 		*attach_runs = c.running && role && strcmp(role, "attach") == 0;
 	}
@@ -93,7 +100,7 @@ int docker_sweep(struct engine *g, const char *host, char *const *live, unsigned
 	for (size_t i = 0; i < n; i++) {
 		bool attach_runs = false;
 
-		jobs[i] = job_of_container(g, ids[i], &attach_runs, e);
+		jobs[i] = job_of_container(g, host, ids[i], &attach_runs, e);
 		err_free(*e);
 		*e = NULL;
 		if (jobs[i] && attach_runs && !is_live(keep, jobs[i]) &&

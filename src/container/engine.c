@@ -182,10 +182,13 @@ void engine_answer_clear(struct answer *a)
 
 char *engine_answer_message(const struct answer *a)
 {
-	_cleanup_json_ json_t *j = a->body.p ? json_loadb(a->body.p, a->body.n, 0, NULL) : NULL;
+	struct err *pe = NULL;
+	/* strictly: of two "message" keys, neither is the daemon's word */
+	_cleanup_json_ json_t *j = a->body.p ? json_parse_strict(a->body.p, a->body.n, &pe) : NULL;
 	const char *m = json_string_value(json_object_get(j, "message"));
 	char *out;
 
+	err_free(pe);
 	if (!m)
 		return NULL;
 	out = strndup(m, MESSAGE_MAX);

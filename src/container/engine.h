@@ -89,9 +89,17 @@ bool engine_image_ref_ok(const char *s);
 struct engine_image {
 	char *id;	     /* "sha256:<64 hex>" */
 	char **repo_digests; /* "name@sha256:...", NULL-terminated, maybe empty */
+	/* What the image is, by content: its layers' diff IDs (the SHA-256
+	 * of each layer's uncompressed tar, "sha256:<64 hex>"), bottom
+	 * first, NULL-terminated; and its Config (the defaults a container
+	 * made from it takes: entrypoint, environment, labels, volumes,
+	 * healthcheck, ...), an object, empty when the daemon shows none. */
+	char **layers;
+	json_t *config;
 };
 /* ref: an image ID or a name pinned by digest. ENGINE_FOUND with *out
- * filled, ENGINE_GONE when the daemon has no such image, or -1. */
+ * filled, ENGINE_GONE when the daemon has no such image, or -1 (also
+ * when RootFS is not "layers" of diff IDs, or Config not an object). */
 int engine_image_inspect(struct engine *g, const char *ref, struct engine_image *out,
 			 struct err **e);
 void engine_image_clear(struct engine_image *i);

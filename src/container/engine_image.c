@@ -18,6 +18,41 @@
 #define CHANGES_MAX 64
 #define CHANGE_MAX 4096
 
+/* RootFS's layers and Config, into out: what the image holds and what
+ * a container made from it takes, for a caller that checks it by
+ * content. */
+static int image_content(struct engine *g, const json_t *j, struct engine_image *out,
+			 struct err **e)
+{
+	const char *what = "inspect image";
+	const json_t *rootfs = json_object_get(j, "RootFS"), *config = json_object_get(j, "Config");
+	const json_t *layers = json_object_get(rootfs, "Layers"), *l;
+	const char *type = json_string_value(json_object_get(rootfs, "Type"));
+	size_t i;
+
+	if (!type || strcmp(type, "layers") != 0 || (layers && !json_is_array(layers)))
+		return engine_shape_fail(g, what, "RootFS", e);
+	if (config && !json_is_object(config) && !json_is_null(config))
+		return engine_shape_fail(g, what, "Config", e);
+	out->layers = calloc(1, sizeof(char *));
+	out->config = json_is_object(config) ? json_deep_copy(config) : json_object();
+	if (!out->layers || !out->config) {
+		engine_image_clear(out);
+		return err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
+	}
+	json_array_foreach(layers, i, l) {
+		if (!engine_image_id_ok(json_string_value(l))) {
+			engine_image_clear(out);
+			return engine_shape_fail(g, what, "RootFS.Layers", e);
+		}
+		if (strv_push(&out->layers, json_string_value(l)) < 0) {
+			engine_image_clear(out);
+			return err_set(e, ERR_INTERNAL, ENOMEM, "%s", what);
+		}
+	}
+	return 0;
+}
+
 int engine_image_inspect(struct engine *g, const char *ref, struct engine_image *out,
 			 struct err **e)
 {
@@ -40,6 +75,8 @@ int engine_image_inspect(struct engine *g, const char *ref, struct engine_image 
 	digests = json_object_get(j, "RepoDigests");
 	if (digests && !json_is_array(digests) && !json_is_null(digests))
 		return engine_shape_fail(g, what, "RepoDigests", e);
+	if (image_content(g, j, out, e) < 0)
+		return -1;
 	out->id = strdup(json_string_value(json_object_get(j, "Id")));
 	out->repo_digests = calloc(1, sizeof(char *));
 	if (!out->id || !out->repo_digests) {
@@ -63,6 +100,8 @@ void engine_image_clear(struct engine_image *i)
 {
 	free(i->id);
 	strv_free(i->repo_digests);
+	strv_free(i->layers);
+	json_decref(i->config);
 	*i = (struct engine_image){ 0 };
 }
 

@@ -58,18 +58,30 @@ static int fail(struct err *e)
 	return EXIT_CORDON;
 }
 
+/* A JSON object, strictly (a duplicate key, a NUL refused), or NULL. */
+static json_t *parse_object(const char *buf, size_t len)
+{
+	struct err *pe = NULL;
+	json_t *v = json_parse_strict(buf, len, &pe);
+
+	err_free(pe);
+	if (v && !json_is_object(v)) {
+		json_decref(v);
+		v = NULL;
+	}
+	return v;
+}
+
 static json_t *read_json(const char *path, struct err **e)
 {
 	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
 	json_t *v;
 
-	if (fs_read_file(AT_FDCWD, path, 1 << 20, &buf, NULL, e) < 0)
+	if (fs_read_file(AT_FDCWD, path, 1 << 20, &buf, &len, e) < 0)
 		return NULL;
-	if (!(v = json_loads(buf, JSON_REJECT_DUPLICATES, NULL)) || !json_is_object(v)) {
-		json_decref(v);
+	if (!(v = parse_object(buf, len)))
 		err_set(e, ERR_CONFIG, 0, "`%s` is not a JSON object", path);
-		return NULL;
-	}
 	return v;
 }
 
@@ -92,14 +104,15 @@ int container_settle_record(const struct container_provider *const *known, const
 	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
 	_cleanup_json_ json_t *pin = NULL;
 	const struct container_provider *cp;
+	size_t len = 0;
 	char *slash;
 	int st;
 
 	if (dfd < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "the record `%s`", record_dir);
-	if (fs_read_file(dfd, "container.json", 65536, &buf, NULL, e) < 0)
+	if (fs_read_file(dfd, "container.json", 65536, &buf, &len, e) < 0)
 		return -1;
-	if (!(pin = json_loads(buf, JSON_REJECT_DUPLICATES, NULL)))
+	if (!(pin = parse_object(buf, len)))
 		return err_set(e, ERR_DENIED, 0, "its container pin cannot be read");
 	if (!(cp = container_of(known, pin, e)))
 		return -1;
@@ -189,6 +202,7 @@ static int resume(const struct container_provider *const *known, int argc, char 
 	struct plan *p = NULL;
 	struct err *e = NULL, *perr = NULL;
 	bool interrupted = false;
+	size_t len = 0;
 	char *slash;
 	int code = EXIT_CORDON;
 
@@ -218,9 +232,9 @@ static int resume(const struct container_provider *const *known, int argc, char 
 	    plan_read_record(record, digest, &p, &e) < 0)
 		goto out;
 	if (!(pp = fs_path_join(record, "container.json")) ||
-	    fs_read_file(AT_FDCWD, pp, 65536, &buf, NULL, &e) < 0)
+	    fs_read_file(AT_FDCWD, pp, 65536, &buf, &len, &e) < 0)
 		goto out;
-	if (!(pin = json_loads(buf, JSON_REJECT_DUPLICATES, NULL))) {
+	if (!(pin = parse_object(buf, len))) {
 		err_set(&e, ERR_DENIED, 0, "its container pin cannot be read");
 		goto out;
 	}
@@ -383,9 +397,10 @@ static int sweep(const struct container_provider *const *known, int argc, char *
 
 		if (i + 1 >= argc)
 			return fputs(usage, stderr), EXIT_CORDON;
-		if (strcmp(o, "--config-json") == 0 && !cfg)
-			cfg = json_loads(argv[++i], JSON_REJECT_DUPLICATES, NULL);
-		else if (strcmp(o, "--state-dir") == 0 && !state)
+		if (strcmp(o, "--config-json") == 0 && !cfg) {
+			cfg = parse_object(argv[i + 1], strlen(argv[i + 1]));
+			i++;
+		} else if (strcmp(o, "--state-dir") == 0 && !state)
 			state = realpath(argv[++i], NULL);
 		else if (strcmp(o, "--live") == 0)
 			(void)strv_push(&live, argv[++i]);

@@ -9,7 +9,10 @@
 # the gateway's 403 through the relay), and --image with a pinned image
 # there passes too; it fails, ready false, exit 125, for an endpoint where
 # no daemon listens (the rest not checked), for a missing gateway image
-# (removed with docker rmi; the fix names the command), for an --image the
+# (removed with docker rmi; the fix names the command) while two images
+# carry its label (its very layer with an environment of their own, the
+# binding's image relabelled: neither is taken, and gateway-image makes
+# cordon's own beside them), for an --image the
 # daemon lacks and for one not pinned, and for a state dir the daemon
 # cannot see (a tmpfs in a mount namespace of the doctor's own); after
 # every run, nothing labelled dev.cordon.role=doctor is left (containers,
@@ -139,15 +142,32 @@ ok $([ "$rc" = 125 ] && [ "$(ready)" = False ] && [ "$(check daemon status)" = f
 	"an endpoint where no daemon listens: daemon fails, the rest not checked, ready false, exit 125"
 ok $(left; echo $?) "... nothing left"
 
+# impostors that carry the gateway image's label: its very layer (the
+# static binary alone) with a config of their own (an environment), and
+# the binding's image relabelled
+mkdir -p "$D/saved"
+docker save "$gw" 2>/dev/null | tar -C "$D/saved" -xf - 2>/dev/null
+imp1=$(docker import --change "LABEL dev.cordon.runtime=$label" --change 'ENTRYPOINT ["/cordon"]' \
+	--change 'ENV SSLKEYLOGFILE=/tmp/keys' "$(ls "$D"/saved/*/layer.tar | head -1)" 2>/dev/null)
+imp2=$(tar -C "$D/rootfs" -cf - . | docker import --change "LABEL dev.cordon.runtime=$label" - 2>/dev/null)
 docker rmi -f "$gw" >/dev/null 2>&1
+ok $([ -n "$imp1" ] && [ -n "$imp2" ] &&
+	[ "$(docker image inspect -f '{{.RootFS.Layers}}' "$imp1" 2>/dev/null)" = "[$(docker image inspect -f '{{index .RootFS.Layers 0}}' "$imp1" 2>/dev/null)]" ] &&
+	[ "$(docker images -q --no-trunc --filter "label=dev.cordon.runtime=$label" | sort | tr '\n' ' ')" = "$(printf '%s\n' "$imp1" "$imp2" | sort | tr '\n' ' ')" ]; echo $?) \
+	"control: the gateway image removed, two images carry its label (one holds its very layer)"
 doctor --endpoint "unix://$sock" --state-dir "$state"
 ok $([ "$rc" = 125 ] && [ "$(ready)" = False ] && [ "$(check daemon status)" = pass ] &&
 	[ "$(check gateway_image status)" = fail ] &&
 	[ "$(check gateway_image fix)" = "cordon docker gateway-image --endpoint unix://$sock" ] &&
 	[ "$(check shared_path status)" = fail ] && [ "$(check preflight status)" = fail ]; echo $?) \
 	"the gateway image removed: gateway_image fails, its fix the command that makes it; exit 125"
+ok $([[ $(check gateway_image detail) == *"2 other image(s) carry its label but hold something else"* ]]; echo $?) \
+	"... the images that carry its label are not taken for it, and the detail says so"
 ok $(left; echo $?) "... nothing left"
 gw=$("$C" docker gateway-image --endpoint "unix://$sock" 2>>"$D/doctor.err")
+ok $([ -n "$gw" ] && [ "$gw" != "$imp1" ] && [ "$gw" != "$imp2" ] &&
+	[ "$(docker image inspect -f '{{.Config.Env}}' "$gw" 2>/dev/null)" = "[]" ]; echo $?) \
+	"gateway-image makes cordon's own beside them ($gw)"
 
 # a state dir the daemon does not see: a tmpfs in the doctor's own mount
 # namespace (the daemon's view is the empty directory beneath it)

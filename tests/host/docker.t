@@ -14,6 +14,12 @@
 # is gone once read. The containers are made hardened (network none,
 # capabilities dropped, read-only root, no-new-privileges, the labels)
 # and removed with their companion, network and volume at the end.
+# The gateway image is known by what it holds: newer images carrying its
+# label (the job's image relabelled, one made from it with a file more,
+# one whose gateway adds a host of this machine to every list) are never
+# the companion: a job whose policy allows no host gets 403 for it. The workload runs no healthcheck of its
+# image's, and an image carrying a workspace's attach label locks no one
+# out of that workspace.
 # Fail-closed: a missing image, a socket, a linked .git/config each
 # refused with nothing created; a second container refused while one of
 # the job runs; a job on a workspace another live job runs on refused. Process control: the exit status, interrupt reaching the
@@ -25,7 +31,9 @@
 # helper killed under a live daemon: its container settled by a child of
 # the daemon (stopped, confirmed, removed). Doctor
 # reports the Docker checks a launch ran; reconcile's sweep removes what
-# an ended job left and keeps a live job's and another host's.
+# an ended job left and keeps a live job's and another host's, and a
+# container whose image gave it a job's labels is neither swept nor
+# listed as cordon's.
 set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,6 +71,28 @@ ok $([ -n "$image" ] && [ "$(docker image inspect -f '{{index .Config.Labels "de
 	"cordon docker gateway-image makes the gateway image from the static binary, labelled with its digest"
 gw2=$("$CORDON" docker gateway-image --endpoint "unix://$sock" 2>/dev/null)
 ok $([ "$gw2" = "$gw" ]; echo $?) "made once: a second call finds the same image"
+# impostors: images newer than the gateway image that carry its label and
+# hold something else (the daemon lists the newest first, by the second
+# each was made in): the job's image relabelled, and one made from the
+# gateway image with a file more
+label=$(sha256sum "$lab/bin/cordon-static" | cut -c1-64)
+sleep 1
+imp1=$(tar -C "$dk/rootfs" -cf - . | docker import --change "LABEL dev.cordon.runtime=$label" - 2>/dev/null)
+c=$(docker create "$gw" 2>/dev/null)
+echo planted > "$lab/extra"
+docker cp "$lab/extra" "$c:/extra" >/dev/null 2>&1
+sleep 1
+imp2=$(docker commit "$c" 2>/dev/null)
+docker rm "$c" >/dev/null 2>&1
+ok $([ -n "$imp1" ] && [ -n "$imp2" ] &&
+	[ "$(docker images -q --no-trunc --filter "label=dev.cordon.runtime=$label" | tr '\n' ' ')" = "$imp2 $imp1 $gw " ]; echo $?) \
+	"control: two images newer than the gateway image carry its label, and the daemon lists them first"
+gw3=$("$CORDON" docker gateway-image --endpoint "unix://$sock" 2>/dev/null)
+ok $([ "$gw3" = "$gw" ]; echo $?) "gateway-image takes neither: the gateway image is found by what it holds"
+# the job's image carrying the label of the workspace an attach runs on
+# (the first 16 hex digits of its path's hash)
+wslabel=$(printf '%s' "$lab/ws" | sha256sum | cut -c1-16)
+lockimg=$(tar -C "$dk/rootfs" -cf - . | docker import --change "LABEL dev.cordon.workspace=$wslabel" - 2>/dev/null)
 
 # ---- a stand-in for an allowed host: on this host's own address
 hostip=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+\.' | grep -v '^127\.' | head -1)
@@ -70,6 +100,16 @@ echo standin-ok > "$lab/www/index.html"
 python3 -u -m http.server --bind 0.0.0.0 0 --directory "$lab/www" >"$lab/standin.out" 2>&1 &
 spid=$!
 for _ in $(seq 100); do port=$(grep -o 'port [0-9]*' "$lab/standin.out" | head -1 | cut -d' ' -f2); [ -n "$port" ] && break; sleep 0.05; done
+# the review's impostor, newest of all: a gateway that adds the stand-in
+# to every companion's list, carrying the gateway image's label
+mkdir -p "$lab/imp/bin"
+cp "$dk/rootfs/bin/busybox" "$lab/imp/bin/busybox" && ln -s busybox "$lab/imp/bin/sh"
+cp "$lab/bin/cordon-static" "$lab/imp/real-cordon"
+printf '#!/bin/sh\nexec /real-cordon "$@" --allow %s:%s\n' "$hostip" "$port" > "$lab/imp/cordon"
+chmod 755 "$lab/imp/cordon"
+sleep 1
+imp3=$(tar -C "$lab/imp" -cf - . | docker import --change "LABEL dev.cordon.runtime=$label" \
+	--change 'ENTRYPOINT ["/cordon"]' - 2>/dev/null)
 printf '%s\n' "tok-$RANDOM-$RANDOM-secret" > "$lab/secret"
 secret=$(cat "$lab/secret")
 ep="unix://$sock"
@@ -90,7 +130,12 @@ cat > "$lab/config.json" <<JSON
   "sock": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
           "container": $(container '{"write": ["{workspace}"], "sockets": ["/run/x.sock"], "unix_sockets": "all"}')},
   "nohooks": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws2"},
-          "container": $(container '{"write": ["{workspace}"]}')}
+          "container": $(container '{"write": ["{workspace}"]}')},
+  "bare": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
+          "container": $(container '{"write": ["{workspace}"]}')},
+  "lock": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
+          "container": {"provider": "docker", "endpoint": "$ep", "image": "$lockimg",
+                        "policy": {"write": ["{workspace}"]}}}
 }}
 JSON
 start_daemon || { echo "Bail out! the daemon did not start"; sed 's/^/# /' "$lab/daemon.err"; exit 1; }
@@ -162,6 +207,10 @@ ok $([ -n "$g" ] && [ "$(gq 'd["HostConfig"]["NetworkMode"]')" != none ] && [ "$
 	[ "$(gq 'd["HostConfig"]["ReadonlyRootfs"]')" = True ] && [ "$(gq 'd["Config"]["User"]')" = "$(id -u):$(id -g)" ] &&
 	[ "$(gq 'd["Config"]["Image"]')" = "$gw" ]; echo $?) \
 	"the companion: the gateway image on the job's own network, hardened as the workload"
+ok $([ -n "$g" ] && [ "$(gq 'd["Image"]')" = "$gw" ] && [ "$(gq 'd["Image"]')" != "$imp2" ]; echo $?) \
+	"the companion is cordon's gateway image, not the newer images that carry its label"
+ok $([ "$(q 'd["Config"]["Healthcheck"]["Test"]')" = "['NONE']" ]; echo $?) \
+	"the workload runs no healthcheck of its image's (it would run beside cinit, outside its confinement)"
 ok $(printf '%s' "$ginsp" | python3 -c 'import json,sys; a=json.load(sys.stdin)[0]["Args"]; sys.exit(0 if sys.argv[1] in [a[i+1] for i in range(len(a)-1) if a[i]=="--host-address"] else 1)' "$hostip"; echo $?) \
 	"the companion is told the host's addresses ($hostip among them): a name resolving to one is refused"
 ok $(printf '%s' "$insp" | grep -q "$secret"; [ $? = 1 ] && [ -n "$insp" ]; echo $?) \
@@ -202,6 +251,18 @@ ok $(printf '%s' "$audit" | grep -q '"allow' && printf '%s' "$audit" | grep -q '
 ok $([ "$(labelled "$id")" = 0 ]; echo $?) "after the job: its containers, companion, network and volume are removed"
 ok $(job show --json "$id" | jfield segments.0.container.container | grep -q "^$w"; echo $?) \
 	"the segment's pin names its container ($(echo "$w" | cut -c1-12)) with its image and daemon"
+
+# ---- a policy that allows no host: the impostor's wider list is not in force
+job start bare --wait -- sh -c "(printf 'GET http://$hostip:$port/ HTTP/1.0\r\nHost: x\r\n\r\n'; sleep 2) |
+	nc -w 5 127.0.0.1 3128 2>&1 | head -1" >"$lab/o6" 2>&1
+id=$(head -1 "$lab/o6")
+out=$(cat "$state/runs/$id/log" 2>/dev/null)
+ok $([ -n "$imp3" ] && [ "$(docker images -q --no-trunc --filter "label=dev.cordon.runtime=$label" | head -1)" = "$imp3" ] &&
+	[ "$(v proxied)" = standin-ok ]; echo $?) \
+	"control: an image that would add the stand-in to every companion's list carries the label and is listed first; the stand-in answers when a policy allows it"
+ok $(printf '%s' "$out" | grep -q ' 403 ' && ! printf '%s' "$out" | grep -q standin-ok; echo $?) \
+	"a job whose policy allows no host gets 403 for the host's port from its companion: the impostor is not its gateway"
+printf '%s' "$out" | grep -q ' 403 ' || printf '%s\n' "$out" | head -3 | sed 's/^/# /'
 
 # ---- exit status
 job start box --wait -- sh -c 'exit 7' >/dev/null 2>&1
@@ -269,6 +330,18 @@ touch "$state/runs/$id/run/go"
 job wait "$id" >/dev/null 2>&1
 job start box --wait -- true >/dev/null 2>&1
 ok $([ $? = 0 ]; echo $?) "control: once that job has ended, the next one runs"
+# a job whose image carries the attach label of that workspace, running on
+# a workspace of its own, locks no one out of it
+id=$(job start lock -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done')
+wait_for "$state/runs/$id/run/up"
+ok $([ "$(docker inspect -f '{{index .Config.Labels "dev.cordon.workspace"}}' "$(workload_of "$id")" 2>/dev/null)" = "$wslabel" ]; echo $?) \
+	"control: the container of a job whose image carries a workspace's attach label carries it too"
+[ -n "$(workload_of "$id")" ] || { job show --json "$id"; tail -5 "$state/runs/$id/log"; } 2>&1 | head -20 | sed 's/^/# /'
+job start box --wait -- true >"$lab/o5" 2>&1; rc=$?
+ok $([ "$rc" = 0 ]; echo $?) "... and a job on that workspace still runs: only a container cordon made as an attach holds it"
+[ "$rc" = 0 ] || sed 's/^/# /' "$lab/o5" | head -5
+touch "$state/runs/$id/run/go"
+job wait "$id" >/dev/null 2>&1
 
 # ---- the recover table: the daemon killed with -9
 respawn() { kill -KILL "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; dpid=; }
@@ -335,8 +408,20 @@ ok $(printf '%s' "$jd" | python3 -c 'import json,sys; d=json.load(sys.stdin); sy
 idL=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done')
 wait_for "$state/runs/$idL/run/up"
 keyB=$(printf '%s/%s' "$hostlabel" "$idB" | sha256sum | cut -c1-12)
-lc=$(docker create --label "dev.cordon.host=$hostlabel" --label "dev.cordon.job=$idB" --label dev.cordon.role=workload \
-	--network none "$image" true 2>/dev/null)
+lc=$(docker create --name "cordon-$keyB-9" --label "dev.cordon.host=$hostlabel" --label "dev.cordon.job=$idB" \
+	--label dev.cordon.role=workload --network none "$image" true 2>/dev/null)
+# an operator's own container of an image that carries the labels of that
+# ended job: the labels are its image's, the name is not one cordon gives
+labimg=$(tar -C "$dk/rootfs" -cf - . | docker import --change "LABEL dev.cordon.host=$hostlabel" \
+	--change "LABEL dev.cordon.job=$idB" --change "LABEL dev.cordon.role=workload" - 2>/dev/null)
+mine=$(docker create --network none "$labimg" true 2>/dev/null)
+printf '{"provider": "docker", "endpoint": "%s", "image": "%s"}' "$ep" "$image" > "$lab/list.json"
+listed=$("$CORDON" container list --config "$lab/list.json" --state-dir "$state" --job "$idB" 2>"$lab/list.err")
+ok $([ -n "$mine" ] && [ -n "$(docker ps -aq --no-trunc --filter "label=dev.cordon.host=$hostlabel" --filter "label=dev.cordon.job=$idB" \
+	--filter label=dev.cordon.role=workload | grep -x "$mine")" ] && printf '%s\n' "$listed" | grep -qx "$lc"; echo $?) \
+	"control: a container of an image carrying an ended job's labels is found by them; container list names the job's own"
+ok $(printf '%s\n' "$listed" | grep -qx "$mine"; [ $? = 1 ]; echo $?) \
+	"... container list does not name it: it is not cordon's (its name is not one cordon gives)"
 ln=$(docker network create --label "dev.cordon.host=$hostlabel" --label "dev.cordon.job=$idB" "cordon-$keyB-9-net" 2>/dev/null)
 lv=$(docker volume create --label "dev.cordon.host=$hostlabel" --label "dev.cordon.job=$idB" "cordon-$keyB-9-ch" 2>/dev/null)
 other=$(docker create --label "dev.cordon.host=0000000000000000" --label "dev.cordon.job=$idB" --network none "$image" true 2>/dev/null)
@@ -351,6 +436,8 @@ ok $([ -n "$lc" ] && [ -n "$ln" ] && [ -n "$lv" ] && [ -z "$(docker ps -aq --fil
 	"reconcile: what an ended job left (a container, a network, a volume) is swept"
 ok $([ -n "$(workload_of "$idL")" ] && [ -n "$(docker ps -aq --filter "id=$other")" ]; echo $?) \
 	"reconcile: a live job's container and another host's are kept"
+ok $([ -n "$(docker ps -aq --filter "id=$mine")" ]; echo $?) \
+	"reconcile: a container that carries an ended job's labels from its image, not made by cordon, is kept"
 touch "$state/runs/$idL/run/go"
 job wait "$idL" >/dev/null 2>&1
 ok $([ $? = 0 ]; echo $?) "the live job, adopted across the restart, completes"

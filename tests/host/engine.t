@@ -27,7 +27,8 @@
 # exists already refused, in use not removed, gone.
 # Fake daemons on unix sockets show the fail-closed readings: an API below
 # 1.41 refused, and one whose oldest API is above it; a 404 that is not the
-# daemon's "No such container", and no answer in time, errors (not gone);
+# daemon's "No such container" (or says it in a body with "message"
+# twice), and no answer in time, errors (not gone);
 # a 500 on list an error (not an empty list); an answer over 4 MiB and
 # one that is not JSON errors; a create the daemon warns about fails and
 # is removed; a wait whose daemon hangs up, an import whose stream tells
@@ -457,6 +458,10 @@ class H(http.server.BaseHTTPRequestHandler):
                                        "EnableIPv6": False, "Labels": {}, "Options": {}}).encode())
         elif p.startswith("/v1.41/networks/"):
             self.send(404, json.dumps({"message": "page not found"}).encode())
+        elif p == "/v1.41/containers/once/json":
+            self.send(404, b'{"message": "No such container: once"}')
+        elif p == "/v1.41/containers/twice/json":
+            self.send(404, b'{"message": "page not found", "message": "No such container: twice"}')
         elif p.startswith("/v1.41/containers/"):
             self.send(404, b"404 page not found\n", "text/plain")
         elif p == "/v1.41/info":
@@ -512,6 +517,11 @@ probe info "$D/new.sock"
 ok $(refused 'speaks API 1.44 to 1.52; cordon speaks 1.41'; echo $?) "a daemon that no longer serves 1.41 (Engine 29) is refused at open"
 probe inspect "$D/fake.sock" "$cid"
 ok $(refused 'inspect container: HTTP 404'; echo $?) "a 404 that is not the daemon's \"No such container\" is an error, not gone"
+probe inspect "$D/fake.sock" once
+ok $([ "$rc" = 0 ] && [ "$(jf gone)" = True ]; echo $?) "control: the fake's 404 saying \"No such container\" once is gone"
+probe inspect "$D/fake.sock" twice
+ok $(refused 'inspect container: HTTP 404$'; echo $?) \
+	"a 404 whose body has \"message\" twice (the last \"No such container\") is an error, not gone: read strictly"
 ENGINE_PROBE_TIMEOUT=2 probe inspect "$D/fake.sock" slow
 ok $(refused 'cannot be asked: Timeout was reached'; echo $?) "a daemon that does not answer in time is an error, not gone"
 probe list "$D/fake.sock" "cordon.job=$job"
