@@ -123,6 +123,47 @@ int sandbox_ns_record(const char *record_dir, unsigned long long id, struct err 
 	return fs_write_atomic(dfd, SANDBOX_NS_FILE, text, strlen(text), 0444, false, e);
 }
 
+#define SANDBOX_ROOT_FILE "sandbox-root"
+
+int sandbox_root_record(const char *record_dir, pid_t pid, struct err **e)
+{
+	_cleanup_close_ int dfd = -1;
+	unsigned long long ticks = 0;
+	char text[64];
+
+	if (procfs_start_ticks(pid, &ticks, e) < 0)
+		return err_wrap(e, "note the sandbox's first process");
+	snprintf(text, sizeof(text), "%d %llu\n", (int)pid, ticks);
+	dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "record `%s`", record_dir);
+	return fs_write_atomic(dfd, SANDBOX_ROOT_FILE, text, strlen(text), 0444, false, e);
+}
+
+int sandbox_root_open(const char *record_dir, int *pidfd, struct err **e)
+{
+	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
+	_cleanup_free_ char *text = NULL;
+	unsigned long pid = 0;
+	unsigned long long ticks = 0;
+	char *sp, *end = NULL;
+
+	*pidfd = -1;
+	if (dfd < 0 || fs_read_file(dfd, SANDBOX_ROOT_FILE, 64, &text, NULL, NULL) < 0)
+		return err_set(e, ERR_DENIED, 0, "the record does not name the sandbox's first process");
+	text[strcspn(text, "\n")] = '\0';
+	sp = strchr(text, ' ');
+	if (!sp)
+		return err_set(e, ERR_DENIED, 0, "the record's sandbox-root is malformed");
+	*sp = '\0';
+	errno = 0;
+	ticks = strtoull(sp + 1, &end, 10);
+	if (num_parse_ulong(text, INT_MAX, &pid) < 0 || pid < 2 || errno || !end || *end ||
+	    end == sp + 1)
+		return err_set(e, ERR_DENIED, 0, "the record's sandbox-root is malformed");
+	return procfs_pidfd_proven((pid_t)pid, ticks, pidfd, e);
+}
+
 /* Is any process left in the pid namespace the record names? An exited
  * root proves nothing while the sandbox's own processes run on. */
 int sandbox_ns_left(const char *record_dir, pid_t *left, struct err **e)
