@@ -7,6 +7,7 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
+#include "lib/place.h"
 #include "lib/strv.h"
 
 #include <errno.h>
@@ -66,24 +67,22 @@ int host_claude_path(char **out, struct err **e)
 		       "@anthropic-ai/claude-code)");
 }
 
-/* The operator's claude config under home, where it lies with links
- * followed (what a sandbox would reach), and as written. */
-static bool reaches_operator_claude(const char *dir_real, const char *home)
+/* Is dir_real the operator's claude config under home, inside it or
+ * holding it: by identity (lib/place.h), so a link, a bind mount or any
+ * other spelling of ~/.claude is it. -1 when it cannot be told (taken as
+ * a yes). */
+static int reaches_operator_claude(const char *dir_real, const char *home, struct err **e)
 {
 	static const char *const names[] = { ".claude", ".claude.json" };
 
 	for (size_t i = 0; i < 2; i++) {
 		_cleanup_free_ char *p = fs_path_join(home, names[i]);
-		char real[PATH_MAX];
+		int r = p ? place_overlap(dir_real, p, e) : err_set(e, ERR_INTERNAL, ENOMEM, "path");
 
-		if (!p)
-			return true;
-		if (fs_path_within(dir_real, p) || fs_path_within(p, dir_real))
-			return true;
-		if (realpath(p, real) && (fs_path_within(dir_real, real) || fs_path_within(real, dir_real)))
-			return true;
+		if (r != 0)
+			return r;
 	}
-	return false;
+	return 0;
 }
 
 /* The binding's config directory, made if missing (0700), with its links
@@ -102,7 +101,13 @@ static int claude_config_dir(const struct host_binding *b, char **out, struct er
 	if (!realpath(b->claude_config_dir, real))
 		return err_set(e, ERR_UNAVAILABLE, errno, "claude-code: the config directory `%s`",
 			       b->claude_config_dir);
-	if (reaches_operator_claude(real, home) || (b->home && reaches_operator_claude(real, b->home)))
+	int r = reaches_operator_claude(real, home, e);
+
+	if (r == 0 && b->home)
+		r = reaches_operator_claude(real, b->home, e);
+	if (r < 0)
+		return err_wrap(e, "claude-code: the config directory `%s`", b->claude_config_dir);
+	if (r > 0)
 		return err_set(e, ERR_DENIED, 0,
 			       "claude-code: the config directory `%s` resolves to `%s`, which is, "
 			       "holds or lies inside the operator's ~/.claude or ~/.claude.json",
