@@ -26,7 +26,10 @@ if ! unshare --user --map-root-user true 2>/dev/null; then
 	exit 0
 fi
 mkdir -p "$lab/bin" "$lab/home/.claude" "$lab/s1" "$lab/s2" "$lab/s3" "$lab/s4/sub" "$lab/s5" \
-	"$lab/a5" "$lab/free" "$lab/cc" "$lab/hostcc"
+	"$lab/s6" "$lab/a5" "$lab/free" "$lab/cc" "$lab/hostcc"
+# srt where it is installed: an agent of its own (s6, h7)
+srt=
+command -v srt >/dev/null && srt=yes
 cp "$SRC/tests/helpers/claude-standin" "$lab/bin/claude"
 ln -s "$lab/s3" "$lab/s3link"
 ln -s "$lab/cc" "$lab/cclink"
@@ -46,6 +49,9 @@ hosts() {
   "h5": {"executor": {"kind": "claude-code"}, "workspace": {"dir": "$lab/s5"}$env},
   "h6": {"executor": {"kind": "claude-code"}, "workspace": {"dir": "$lab/free"}$env}
 JSON
+	[ -n "$srt" ] && cat <<JSON
+  , "h7": {"executor": {"kind": "claude-code"}, "workspace": {"dir": "$lab/s6/"}$env}
+JSON
 }
 # Sandboxed agents that plant a hook where claude looks: a1..a4 on s1..s4
 # (spelled plainly), a5 on its own with a second write grant, s5.
@@ -63,13 +69,17 @@ JSON
     "workspace": {"dir": "$lab/a5"},
     "sandbox": {"provider": "native", "policy": {"write": ["{workspace}", "$lab/s5"]}}}
 JSON
+	[ -n "$srt" ] && cat <<JSON
+  , "a6": {"executor": {"kind": "shell", "args": ["sh", "$lab/plant.sh"]}, "workspace": {"dir": "$lab/s6"},
+    "sandbox": {"provider": "srt", "policy": {"write": ["{workspace}"]}}}
+JSON
 }
 printf '{"bindings": {\n%s}}\n' "$(hosts)" > "$lab/config.json"
 start_daemon
 ok $? "the daemon starts"
 
 # ---- before any sandbox ran: the operator's claude runs everywhere
-for i in 1 2 3 4 5 6; do
+for i in 1 2 3 4 5 6 ${srt:+7}; do
 	id=$(job start "h$i" --wait -- hello); rc=$?
 	eval "h$i=\$id"
 	ok $([ "$rc" = 0 ] && [ -n "$(job show --json "$id" | jfield session)" ]; echo $?) \
@@ -80,9 +90,10 @@ echo '{}' > "$lab/home/.claude/settings.json"
 
 # ---- the agents run, sandboxed, and plant hooks
 printf '{"bindings": {\n%s,\n%s}}\n' "$(hosts)" "$(agents)" > "$lab/config.json"
-for i in 1 2 3 4 5; do
-	job start "a$i" --wait >/dev/null; rc=$?
-	ok $([ "$rc" = 0 ]; echo $?) "a$i: a sandboxed agent runs and plants .claude/settings.json"
+for i in 1 2 3 4 5 ${srt:+6}; do
+	id=$(job start "a$i" --wait); rc=$?
+	ok $([ "$rc" = 0 ] && [ -s "$state/runs/$id/sandbox/1/sandbox-root" ]; echo $?) \
+		"a$i: a sandboxed agent runs and plants .claude/settings.json; its record names its sandbox's first process"
 done
 ok $([ -f "$lab/s2/.claude/settings.json" ] && [ -f "$lab/s5/.claude/settings.json" ]; echo $?) \
 	"... its hooks are there (in its workspace, and in s5 through its second write grant)"
@@ -97,6 +108,7 @@ attach_refused "$h2" "attach in it spelled with a trailing '/': refused"
 attach_refused "$h3" "attach in it through a link: refused"
 attach_refused "$h4" "attach in a subdirectory of it: refused"
 attach_refused "$h5" "attach in a directory another of the agent's write grants holds: refused"
+[ -n "$srt" ] && attach_refused "$h7" "srt: attach in an srt agent's workspace spelled with a trailing '/': refused"
 job attach "$h6" </dev/null >"$lab/attach.out" 2>"$lab/attach.err"; rc=$?
 ok $([ "$rc" = 0 ] && [ "$(head -n 1 "$lab/attach.out" | jfield cwd)" = "$lab/free" ]; echo $?) \
 	"attach in an unrelated directory runs claude --resume there (the control)"
@@ -117,6 +129,7 @@ launch_refused h2 "... with a trailing '/': refused, nothing run"
 launch_refused h3 "... through a link: refused, nothing run"
 launch_refused h4 "... in a subdirectory: refused, nothing run"
 launch_refused h5 "... inside another of its write grants: refused, nothing run"
+[ -n "$srt" ] && launch_refused h7 "srt: ... in an srt agent's workspace spelled with a trailing '/': refused, nothing run"
 id=$(job start h6 --wait -- hello); rc=$?
 ok $([ "$rc" = 0 ] && [ -s "$lab/free/standin-report.json" ]; echo $?) "... in an unrelated directory: runs (the control)"
 ok $([ ! -e /tmp/standin-planted-ran ]; echo $?) "nothing planted ran"
