@@ -227,13 +227,31 @@ int adopt_check_root(const struct plan *p, const char *record_dir, pid_t parent,
 	n = parent > 0 && alive(parent) ? adopt_children(parent, kids, 16) : 0;
 	if (!alive(root)) {
 		pid_t left = 0;
+		int rfd = -1, rr;
 
 		if (n > 0)
 			return err_set(e, ERR_DENIED, 0,
 				       "the root has exited but its parent runs something else");
 		/* Nothing of the sandbox may outlive it. Its first process
 		 * dies with the root and takes the namespace with it, which
-		 * can take the kernel a moment: a while is given. */
+		 * can take the kernel a moment: a while is given. That process
+		 * is the record's (pid and start time, through a pidfd); a
+		 * record older than sandbox-root is asked by the namespace's
+		 * number, which a later sandbox may hold (refused then: fail
+		 * closed). */
+		rr = sandbox_root_open(record_dir, &rfd, NULL);
+		if (rr > 0) {
+			bool gone = procfs_pidfd_wait(rfd, 2000);
+
+			close(rfd);
+			if (!gone)
+				return err_set(e, ERR_DENIED, 0,
+					       "the root has exited but the first process of its sandbox "
+					       "still runs");
+			return 1;
+		}
+		if (rr == 0)
+			return 1;
 		for (int i = 0; i < 40; i++) {
 			if (sandbox_ns_left(record_dir, &left, e) < 0)
 				return -1;
