@@ -38,15 +38,20 @@ static int place_resolve(const char *path, struct place *out, struct err **e)
 {
 	_cleanup_free_ char *buf = NULL;
 
+	/* (every failure returns -1 itself: the analyzer does not see
+	 * err_set's value across files) */
 	memset(out, 0, sizeof(*out));
-	if (!path || path[0] != '/')
-		return err_set(e, ERR_CONFIG, 0, "`%s` is not an absolute path", path ? path : "");
-	if (fs_canonical(path, &out->canon, e) < 0)
+	if (!path || path[0] != '/') {
+		err_set(e, ERR_CONFIG, 0, "`%s` is not an absolute path", path ? path : "");
+		return -1;
+	}
+	if (fs_canonical(path, &out->canon, e) < 0 || !out->canon)
 		return -1;
 	buf = strdup(out->canon);
 	if (!buf) {
 		place_clear(out);
-		return err_set(e, ERR_INTERNAL, ENOMEM, "place");
+		err_set(e, ERR_INTERNAL, ENOMEM, "place");
+		return -1;
 	}
 	out->plen = strlen(buf);
 	for (;;) {
@@ -59,7 +64,8 @@ static int place_resolve(const char *path, struct place *out, struct err **e)
 			int saved = errno;
 
 			place_clear(out);
-			return err_set(e, ERR_UNAVAILABLE, saved, "look up `%s`", path);
+			err_set(e, ERR_UNAVAILABLE, saved, "look up `%s`", path);
+			return -1;
 		}
 		out->plen = parent_len(buf, out->plen);
 	}
