@@ -251,6 +251,30 @@ ok $([ -n "$(pgrep -f '^sleep 82$')" ] && [ "$(job show --json "$idb" | jfield r
 	"... and the sandbox now holding the pid namespace number its record names runs on"
 job stop "$idb" >/dev/null; job wait "$idb" >/dev/null
 
+# ---- the operator's own ~/.claude is denied to every sandboxed binding,
+# whatever its executor: a shell agent granted ~ cannot write its
+# settings (the control: outside, the operator can); one granted a path
+# inside it is refused
+printf '%s\n' "echo '{\"hooks\": 1}' > $lab/home/.claude/settings.json; echo \$? > $lab/sw/probe" > "$lab/probe.sh"
+printf '{"bindings": {\n%s,\n%s}}\n' "$(only6 "$lab/hostcc")" "$(cat <<JSON
+  "wh": {"executor": {"kind": "shell", "args": ["sh", "$lab/probe.sh"]}, "workspace": {"dir": "$lab/sw"},
+         "sandbox": {"provider": "native", "policy": {"write": ["{workspace}", "~"]}}},
+  "wc": {"executor": {"kind": "shell", "args": ["true"]}, "workspace": {"dir": "$lab/sw"},
+         "sandbox": {"provider": "native", "policy": {"write": ["{workspace}", "~/.claude"]}}}
+JSON
+)" > "$lab/config.json"
+echo '{}' > "$lab/home/.claude/settings.json"
+ok $([ -w "$lab/home/.claude/settings.json" ]; echo $?) "the operator's ~/.claude/settings.json is writable outside (the control)"
+rm -f "$lab/sw/probe"
+job start wh --wait >/dev/null
+ok $([ -s "$lab/sw/probe" ] && [ "$(cat "$lab/sw/probe")" != 0 ] && [ "$(cat "$lab/home/.claude/settings.json")" = '{}' ]; echo $?) \
+	"a sandboxed shell binding granted ~ cannot write ~/.claude/settings.json"
+r=$(api POST /v1/jobs '{"binding": "wc"}')
+id=$(printf '%s' "${r#* }" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("id",""))' 2>/dev/null)
+[ -n "$id" ] && job wait "$id" >/dev/null 2>&1
+ok $( { printf '%s' "$r" | grep -q sandbox_denied || { [ -n "$id" ] && job show --json "$id" | grep -q sandbox_denied; }; }; echo $?) \
+	"a sandboxed shell binding granted a path inside ~/.claude is refused (sandbox_denied)"
+
 kill -TERM "$dpid"; wait "$dpid"; dpid=
 sanitizer_ok
 echo "1..$n"
