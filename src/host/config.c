@@ -5,10 +5,12 @@
 #include "host/sshcfg.h"
 #include "host/gitws.h"
 #include "host/launch.h"
+#include "host/places.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
+#include "lib/place.h"
 #include "lib/strv.h"
 
 #include <errno.h>
@@ -201,14 +203,18 @@ static int parse_executor(json_t *b, const char *path, struct host_binding *out,
 }
 
 /* The paths claude reads as the operator's own user config: hooks, MCP
- * servers and plugins there run in every session the operator starts. */
+ * servers and plugins there run in every session the operator starts.
+ * By identity and containment (a link or another spelling of ~/.claude
+ * is it); a place that cannot be looked up counts as it. */
 static bool in_operator_claude(const char *dir, const char *home)
 {
 	_cleanup_free_ char *d = fs_path_join(home, ".claude");
 	_cleanup_free_ char *j = fs_path_join(home, ".claude.json");
+	struct err *e = NULL;
+	bool in = !d || !j || place_overlap(dir, d, &e) != 0 || place_overlap(dir, j, &e) != 0;
 
-	return !d || !j || fs_path_within(dir, d) || fs_path_within(d, dir) ||
-	       fs_path_within(dir, j) || fs_path_within(j, dir);
+	err_free(e);
+	return in;
 }
 
 /* A sandboxed claude-code binding has a config directory of its own:
@@ -1003,6 +1009,12 @@ int host_config_parse(const char *buf, size_t len, struct host_config **out, str
 	}
 	if (v)
 		c->retention_ms = (unsigned long long)(json_number_value(v) * 86400000.0);
+	/* across bindings: the operator's claude never reads what a
+	 * sandboxed one writes */
+	if (host_config_check_places(c, e) < 0) {
+		host_config_free(c);
+		return -1;
+	}
 	*out = c;
 	return 0;
 }

@@ -663,18 +663,27 @@ json_t *host_db_jobs_json(struct host_db *db, struct err **e)
 	return arr;
 }
 
-int host_db_workspace_sandboxed(struct host_db *db, const char *workspace, struct err **e)
+int host_db_sandboxed(struct host_db *db,
+		      int (*fn)(void *ctx, const char *workspace, const char *record_dir,
+				const char *digest),
+		      void *ctx, struct err **e)
 {
 	sqlite3_stmt *st = prep(db,
-				"SELECT 1 FROM segments JOIN jobs ON jobs.id = segments.job"
-				" WHERE jobs.workspace = ? AND segments.provider IS NOT NULL LIMIT 1",
-				"s", workspace);
-	int r = st ? sqlite3_step(st) : SQLITE_ERROR;
+				"SELECT jobs.workspace, segments.record_dir, segments.digest"
+				" FROM segments JOIN jobs ON jobs.id = segments.job"
+				" WHERE segments.provider IS NOT NULL ORDER BY segments.started_ms",
+				"");
+	int r = st ? SQLITE_ROW : SQLITE_ERROR;
 
+	while (st && (r = sqlite3_step(st)) == SQLITE_ROW)
+		if (fn(ctx, (const char *)sqlite3_column_text(st, 0),
+		       (const char *)sqlite3_column_text(st, 1),
+		       (const char *)sqlite3_column_text(st, 2)) < 0) {
+			sqlite3_finalize(st);
+			return -1;
+		}
 	sqlite3_finalize(st);
-	if (r == SQLITE_ROW)
-		return 1;
-	return r == SQLITE_DONE ? 0 : db_fail(db, e, "read the workspace's history");
+	return r == SQLITE_DONE ? 0 : db_fail(db, e, "read the sandboxed runs' history");
 }
 
 int host_db_attempt_end(struct host_db *db, const char *job, unsigned int attempt,

@@ -106,10 +106,16 @@ const char *host_result_name(enum host_result r);
  * "ended_ms", "result", "code", "signal", "reason"}]}; NULL with *e set
  * (ERR_CONFIG "no such job" when there is none). */
 json_t *host_db_job_json(struct host_db *db, const char *id, struct err **e);
-/* Did a sandboxed segment of any job on this workspace ever run? (The
- * workspace outlives its jobs: a binding that dropped its sandbox still
- * has the files its sandboxed runs wrote.) 1 yes, 0 no, -1 *e. */
-int host_db_workspace_sandboxed(struct host_db *db, const char *workspace, struct err **e);
+/* Every segment that ran under a provider (a sandbox or a container),
+ * oldest first: fn gets its job's workspace (NULL for none), its record
+ * dir and its pin; a negative return stops the walk and is returned. (A
+ * workspace and what a run's grants reached outlive the job: a binding
+ * that dropped its sandbox still finds the files its sandboxed runs
+ * wrote.) 0, or -1 with *e. */
+int host_db_sandboxed(struct host_db *db,
+		      int (*fn)(void *ctx, const char *workspace, const char *record_dir,
+				const char *digest),
+		      void *ctx, struct err **e);
 /* Every job, newest first, without their segments. */
 json_t *host_db_jobs_json(struct host_db *db, struct err **e);
 

@@ -7,6 +7,7 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
+#include "lib/place.h"
 #include "lib/strv.h"
 
 #include <errno.h>
@@ -66,24 +67,22 @@ int host_claude_path(char **out, struct err **e)
 		       "@anthropic-ai/claude-code)");
 }
 
-/* The operator's claude config under home, where it lies with links
- * followed (what a sandbox would reach), and as written. */
-static bool reaches_operator_claude(const char *dir_real, const char *home)
+/* Is dir_real the operator's claude config under home, inside it or
+ * holding it: by identity (lib/place.h), so a link, a bind mount or any
+ * other spelling of ~/.claude is it. -1 when it cannot be told (taken as
+ * a yes). */
+static int reaches_operator_claude(const char *dir_real, const char *home, struct err **e)
 {
 	static const char *const names[] = { ".claude", ".claude.json" };
 
 	for (size_t i = 0; i < 2; i++) {
 		_cleanup_free_ char *p = fs_path_join(home, names[i]);
-		char real[PATH_MAX];
+		int r = p ? place_overlap(dir_real, p, e) : err_set(e, ERR_INTERNAL, ENOMEM, "path");
 
-		if (!p)
-			return true;
-		if (fs_path_within(dir_real, p) || fs_path_within(p, dir_real))
-			return true;
-		if (realpath(p, real) && (fs_path_within(dir_real, real) || fs_path_within(real, dir_real)))
-			return true;
+		if (r != 0)
+			return r;
 	}
-	return false;
+	return 0;
 }
 
 /* The binding's config directory, made if missing (0700), with its links
@@ -102,7 +101,13 @@ static int claude_config_dir(const struct host_binding *b, char **out, struct er
 	if (!realpath(b->claude_config_dir, real))
 		return err_set(e, ERR_UNAVAILABLE, errno, "claude-code: the config directory `%s`",
 			       b->claude_config_dir);
-	if (reaches_operator_claude(real, home) || (b->home && reaches_operator_claude(real, b->home)))
+	int r = reaches_operator_claude(real, home, e);
+
+	if (r == 0 && b->home)
+		r = reaches_operator_claude(real, b->home, e);
+	if (r < 0)
+		return err_wrap(e, "claude-code: the config directory `%s`", b->claude_config_dir);
+	if (r > 0)
 		return err_set(e, ERR_DENIED, 0,
 			       "claude-code: the config directory `%s` resolves to `%s`, which is, "
 			       "holds or lies inside the operator's ~/.claude or ~/.claude.json",
@@ -111,15 +116,21 @@ static int claude_config_dir(const struct host_binding *b, char **out, struct er
 	return *out ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "claude-code");
 }
 
-static int claude_needs(const struct host_binding *b, const char *config_dir, json_t **out,
-			struct err **e)
+/* The operator's ~/.claude and ~/.claude.json (under the daemon's home
+ * and a HOME the binding sets), where they lie with links followed (the
+ * grant's rules are): denied to every sandboxed binding, whatever its
+ * executor. The operator's own claude, outside any sandbox, runs the
+ * hooks and servers it finds there. */
+static json_t *operator_claude_denies(const struct host_binding *b, struct err **e)
 {
 	const char *home = NULL;
 	json_t *deny = json_array();
 
 	if (!deny || host_home_dir(&home, e) < 0) {
 		json_decref(deny);
-		return deny ? -1 : err_set(e, ERR_INTERNAL, ENOMEM, "needs");
+		if (!deny)
+			err_set(e, ERR_INTERNAL, ENOMEM, "needs");
+		return NULL;
 	}
 	for (int k = 0; k < 2; k++) {
 		const char *h = k == 0 ? home : b->home;
@@ -128,16 +139,25 @@ static int claude_needs(const struct host_binding *b, const char *config_dir, js
 			_cleanup_free_ char *p = fs_path_join(h, f ? ".claude.json" : ".claude");
 			_cleanup_free_ char *canon = NULL;
 
-			/* where it lies, links followed: the grant's rules are */
 			if (!p || fs_canonical(p, &canon, e) < 0 ||
 			    json_array_push_string(deny, canon) < 0) {
 				json_decref(deny);
-				return *e ? -1
-					  : err_set(e, ERR_CONFIG, 0,
-						    "claude-code: a home is not valid UTF-8");
+				if (!*e)
+					err_set(e, ERR_CONFIG, 0, "a home is not valid UTF-8");
+				return NULL;
 			}
 		}
 	}
+	return deny;
+}
+
+static int claude_needs(const struct host_binding *b, const char *config_dir, json_t **out,
+			struct err **e)
+{
+	json_t *deny = operator_claude_denies(b, e);
+
+	if (!deny)
+		return err_wrap(e, "claude-code");
 	*out = json_pack("{s:[s], s:o, s:[s]}", "write", config_dir, "deny", deny, "hosts",
 			 HOST_CLAUDE_API_HOST);
 	return *out ? 0 : err_set(e, ERR_CONFIG, 0, "claude-code: a path is not valid UTF-8");
@@ -295,6 +315,15 @@ int host_exec_build(const struct host_binding *b, char *const *job_args, const c
 		r = 0;
 		if (!v || !v[0])
 			return err_set(e, ERR_CONFIG, 0, "the binding names no args: give them");
+		/* under a process provider: never the operator's claude
+		 * config (a container's ~ is not the host's) */
+		if (b->provider && !b->container) {
+			json_t *deny = operator_claude_denies(b, e);
+
+			out->needs = deny ? json_pack("{s:o}", "deny", deny) : NULL;
+			if (!out->needs)
+				return deny ? err_set(e, ERR_INTERNAL, ENOMEM, "needs") : -1;
+		}
 		for (size_t i = 0; r == 0 && v[i]; i++)
 			if (strv_push(&out->argv, v[i]) < 0)
 				r = err_set(e, ERR_INTERNAL, ENOMEM, "argv");

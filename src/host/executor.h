@@ -1,6 +1,8 @@
 /* executor.h: what a binding's executor runs for a job and what it needs,
  * decided by the host before a launch. The shell executor runs the job's
- * argv. The claude-code executor runs `claude -p` speaking stream-json,
+ * argv; under a process provider it needs the operator's ~/.claude and
+ * ~/.claude.json denied (the operator's own claude reads them). The
+ * claude-code executor runs `claude -p` speaking stream-json,
  * with the job's prompt as its first message on stdin, in a config
  * directory of the binding's own: its needs write that directory, deny
  * the operator's ~/.claude and ~/.claude.json, and reach the API host;

@@ -15,6 +15,7 @@
 #include "host/executor.h"
 #include "host/home.h"
 #include "host/logdrain.h"
+#include "host/places.h"
 #include "hostd/http.h"
 #include "hostd/toolbelt.h"
 #include "host/request.h"
@@ -23,6 +24,7 @@
 #include "lib/fs.h"
 #include "lib/json.h"
 #include "lib/num.h"
+#include "lib/place.h"
 #include "lib/procfs.h"
 #include "lib/strv.h"
 #include "plan/plan.h"
@@ -578,7 +580,9 @@ static json_t *clone_request(struct hostd *d, const struct host_binding *b, bool
 /* Another live job on this workspace? A container's mounts are resolved
  * by the Docker daemon by their paths, after cordon checked them: a
  * sandbox of another job writing there could swap one (a read-only
- * cover, a nested grant) for a link in between. 1 yes (*other names
+ * cover, a nested grant) for a link in between. By identity and
+ * containment: the same directory through a link or a trailing '/', one
+ * inside it or one holding it is this workspace. 1 yes (*other names
  * it), 0 no, -1 *e. */
 static int workspace_shared(struct hostd *d, const char *job, const char *workspace,
 			    char other[HOST_JOB_ID_MAX], struct err **e)
@@ -593,10 +597,15 @@ static int workspace_shared(struct hostd *d, const char *job, const char *worksp
 		const char *id = json_string_value(json_object_get(j, "id"));
 		const char *ws = json_string_value(json_object_get(j, "workspace"));
 
-		if (id && ws && strcmp(id, job) != 0 && strcmp(ws, workspace) == 0 &&
-		    json_integer_value(json_object_get(j, "ended_ms")) == 0) {
+		int r;
+
+		if (!id || !ws || strcmp(id, job) == 0 ||
+		    json_integer_value(json_object_get(j, "ended_ms")) != 0)
+			continue;
+		r = place_overlap(ws, workspace, e);
+		if (r != 0) {
 			snprintf(other, HOST_JOB_ID_MAX, "%s", id);
-			return 1;
+			return r;
 		}
 	}
 	return 0;
@@ -860,6 +869,80 @@ static void on_answer(struct hostd *d, struct seg *s)
 	s->ctl = -1;
 }
 
+/* Where sandboxed runs wrote, as the history says: every workspace of a
+ * job with a sandboxed (or container) segment, and every write grant such
+ * a segment's plan had (read back against its pin). A record that
+ * retention removed leaves its job's workspace only; the grants of the
+ * bindings as the config says now are counted beside. */
+struct wrote_walk {
+	char ***written;
+	struct err **e;
+};
+
+static int wrote_add(void *ctx, const char *ws, const char *record, const char *digest)
+{
+	struct wrote_walk *w = ctx;
+	struct plan *p = NULL;
+	struct stat st;
+	json_t *v;
+	size_t i;
+
+	if (ws && !strv_contains(*w->written, ws) && strv_push(w->written, ws) < 0)
+		return err_set(w->e, ERR_INTERNAL, ENOMEM, "history");
+	if (!record || (lstat(record, &st) < 0 && errno == ENOENT))
+		return 0;
+	if (plan_read_record(record, digest, &p, w->e) < 0)
+		return err_wrap(w->e, "a sandboxed run's record");
+	json_array_foreach(json_object_get(p->data, "write"), i, v) {
+		const char *g = json_string_value(v);
+
+		if (g && !strv_contains(*w->written, g) && strv_push(w->written, g) < 0) {
+			plan_free(p);
+			return err_set(w->e, ERR_INTERNAL, ENOMEM, "history");
+		}
+	}
+	plan_free(p);
+	return 0;
+}
+
+/* A claude that runs as the operator (an unsandboxed claude-code job's,
+ * or an attach's) never starts in, nor takes its config from, a place a
+ * sandboxed run wrote or a sandboxed binding of cfg may write: it would
+ * run the hooks and servers left there as the operator. By identity and
+ * containment: `ws/`, a link, a subdirectory and a grant holding it are
+ * that place. b NULL (or not an unsandboxed claude-code binding): the
+ * workspace alone. 0, or -1 with *e (ERR_DENIED naming both places). */
+static int operator_claude_check(struct hostd *d, const struct host_config *cfg,
+				 const struct host_binding *b, const char *ws, struct err **e)
+{
+	_cleanup_strv_ char **places = NULL, **written = NULL;
+	struct wrote_walk w = { &written, e };
+	const char *place = NULL, *wrote = NULL, *home = NULL;
+	int r;
+
+	if (b && (b->provider || b->executor != HOST_EXEC_CLAUDE_CODE))
+		b = NULL; /* (its workspace is all there is to compare) */
+	if (!b && !ws)
+		return 0;
+	if ((b ? host_claude_operator_places(b, ws, &places, e)
+	       : strv_push(&places, ws) < 0 ? err_set(e, ERR_INTERNAL, ENOMEM, "places") : 0) < 0 ||
+	    host_db_sandboxed(d->db, wrote_add, &w, e) < 0 || host_home_dir(&home, e) < 0)
+		return -1;
+	for (size_t i = 0; b && cfg && i < cfg->n; i++)
+		if (host_binding_writes(&cfg->bindings[i], home, &written, e) < 0)
+			return -1;
+	r = host_places_meet(places, written, &place, &wrote, e);
+	if (r < 0)
+		return err_wrap(e, "claude without a sandbox: where it runs");
+	if (r > 0)
+		return err_set(e, ERR_DENIED, 0,
+			       "claude runs here without a sandbox, in or with its config in `%s`, "
+			       "and a sandboxed run wrote (or a sandboxed binding may write) `%s`: "
+			       "what it left there would run as the operator",
+			       place, wrote);
+	return 0;
+}
+
 /* Another attempt of a job: its binding as the config says now, the
  * job's own args and workspace, the next segment. */
 static int retry(struct hostd *d, const char *job, unsigned int n, struct err **e)
@@ -888,6 +971,8 @@ static int retry(struct hostd *d, const char *job, unsigned int n, struct err **
 		return err_set(e, ERR_CONFIG, 0, "job `%s`: its binding is gone", job);
 	}
 	r = host_db_attempt_new(d->db, job, &attempt, e);
+	if (r == 0 && b->executor == HOST_EXEC_CLAUDE_CODE && !b->provider)
+		r = operator_claude_check(d, cfg, b, json_string_value(json_object_get(j, "workspace")), e);
 	if (r == 0)
 		r = spawn_wrapper(d, b, job, attempt, n,
 				  json_string_value(json_object_get(j, "workspace")), argv, NULL,
@@ -1159,13 +1244,14 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 	e = NULL;
 	if (s->stop_sig) {
 		pid_t left = 0;
-		long long now_ns = (long long)wall_ms() * 1000000LL, started = 0;
 
 		/* a stop is confirmed once nothing of the segment is left: the
-		 * sandbox dies with its root, a moment after it. A process in
-		 * a pid namespace of the same number that started after the
-		 * wrapper ended is another sandbox's (the number is used
-		 * again once the namespace is gone): never signalled. */
+		 * sandbox dies with its first process (pid 1 of its pid
+		 * namespace), a moment after the wrapper. That process is
+		 * found by the pid and start time its record names, through a
+		 * pidfd opened before it is dated: a number (a pid, a pid
+		 * namespace's) used again since names another's, never
+		 * signalled. */
 		for (int i = 0; !s->sandboxed && i < 500; i++) {
 			/* without a sandbox, the wrapper's process group: its
 			 * number stays taken while a member lives */
@@ -1176,15 +1262,14 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 			left = s->pid;
 			usleep(10000);
 		}
-		for (int i = 0; s->sandboxed && i < 500; i++) {
-			if (sandbox_ns_left(s->record, &left, NULL) < 0 || left == 0)
-				break;
-			if (procfs_start_epoch_ns(left, &started, NULL) < 0 || started > now_ns) {
-				left = 0;
-				break;
-			}
-			kill(left, SIGKILL);
-			usleep(10000);
+		int rfd = -1;
+
+		/* (a record naming no first process, a container's, has its
+		 * stop confirmed by its start helper) */
+		if (s->sandboxed && s->record && sandbox_root_open(s->record, &rfd, NULL) > 0) {
+			(void)syscall(SYS_pidfd_send_signal, rfd, SIGKILL, NULL, 0);
+			left = procfs_pidfd_wait(rfd, 5000) ? 0 : s->pid;
+			close(rfd);
 		}
 		seg.result = HOST_STOPPED;
 		seg.signal = s->stop_sig;
@@ -1552,6 +1637,8 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 	_cleanup_json_ json_t *argj = json_strv(argv);
 	args_text = argj ? json_dumps(argj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
 	if (host_db_job_new(d->db, id, name, args_text, workspace, &e) < 0 ||
+	    (bind->executor == HOST_EXEC_CLAUDE_CODE && !bind->provider &&
+	     operator_claude_check(d, cfg, bind, workspace, &e) < 0) ||
 	    (bind->ops && toolbelt_open(d->tb, id, bind->ops, false, &e) < 0) ||
 	    spawn_wrapper(d, bind, id, 1, 1, workspace, argv, input, NULL, &e) < 0) {
 		struct err *e2 = NULL;
@@ -2107,7 +2194,6 @@ static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const c
 	_cleanup_err_ struct err *e = NULL;
 	json_t *j = host_db_job_json(d->db, job, &e);
 	const char *ws;
-	int sandboxed;
 
 	if (!j)
 		return hostd_fail(c, 404, "not_found", "no such job");
@@ -2118,14 +2204,6 @@ static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const c
 		return ret;
 	}
 	ws = json_string_value(json_object_get(j, "workspace"));
-	sandboxed = ws ? host_db_workspace_sandboxed(d->db, ws, &e) : 1;
-	if (sandboxed != 0) {
-		json_decref(j);
-		return sandboxed < 0 ? refuse(c, e)
-				     : hostd_fail(c, 409, "attach_sandboxed",
-					    "a sandboxed run wrote this job's workspace: what it left "
-					    "must not run as the operator");
-	}
 	/* claude-code: its session resumed on the host, in the workspace,
 	 * with the binding's own env (its config directory); the client runs it */
 	const char *session = json_string_value(json_object_get(j, "session"));
@@ -2135,6 +2213,19 @@ static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const c
 
 	if (host_config_load(d->config, &cfg, &e) == 0)
 		b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
+	/* where it would run and what it would read, as the binding says
+	 * now (a binding that dropped its sandbox is the operator's now),
+	 * against every place a sandboxed run wrote */
+	if (!ws || operator_claude_check(d, cfg, b, ws, &e) < 0) {
+		bool denied = !ws || e->reason == ERR_DENIED;
+
+		host_config_free(cfg);
+		json_decref(j);
+		return !denied ? refuse(c, e)
+			       : hostd_fail(c, 409, "attach_sandboxed",
+					    !ws ? "the job has no workspace to attach in"
+						: e->msg);
+	}
 	if (!b || b->executor != HOST_EXEC_CLAUDE_CODE || !session_ok(session)) {
 		bool shell = b && b->executor == HOST_EXEC_SHELL;
 
@@ -2365,8 +2456,10 @@ static bool binding_unsandboxed(struct hostd *d, const char *job, struct err **e
  * beneath it in namespaces all its own. Anything else is stopped (the
  * wrapper's whole process group) and its segment ends lost, with the
  * reason; a wrapper that exited is settled from its exit file. */
-/* Supervise a proven wrapper again: 0, or -1 with *e (nothing kept). */
-static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pid,
+/* Supervise a proven wrapper again through pidfd, the fd held since
+ * before the proof (taken on success; the caller's still on failure). 0,
+ * or -1 with *e (nothing kept). */
+static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pid, int pidfd,
 			 struct err **e)
 {
 	struct seg *t = calloc(1, sizeof(*t));
@@ -2384,7 +2477,7 @@ static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pi
 	t->container = s->container != NULL;
 	t->claude = job_is_claude(d, s->job);
 	t->record = strdup(s->record_dir);
-	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	t->pidfd = pidfd;
 	t->wpid = (struct watch){ .kind = W_PIDFD, .seg = t };
 	t->next = d->segs;
 	d->segs = t;
@@ -2402,6 +2495,9 @@ static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pi
 		*e = NULL;
 		return 0;
 	}
+	if (t->pidfd >= 0)
+		epoll_ctl(d->epfd, EPOLL_CTL_DEL, t->pidfd, NULL);
+	t->pidfd = -1; /* (the caller's) */
 	seg_free(d, t);
 	err_free(*e);
 	*e = NULL;
@@ -2428,6 +2524,18 @@ static int recover_container(const struct host_segment *s, const struct plan *p,
 	return cp->inspect(pin, s->digest, s->job, s->n, NULL, e) < 0 ? -1 : 0;
 }
 
+/* End a proven process and its group, and wait (on its pidfd, taken) for
+ * it to go. The group is signalled only while the process runs and leads
+ * it: its number then cannot be another's. */
+static void end_proven(pid_t pid, int pidfd)
+{
+	if (!procfs_pidfd_wait(pidfd, 0) && getpgid(pid) == pid)
+		kill(-pid, SIGKILL);
+	(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	(void)procfs_pidfd_wait(pidfd, 2000);
+	close(pidfd);
+}
+
 /* In the record dir: {"pid", "start_ticks"} of a resume child (which
  * writes it), for the next restart to end it before another takes its
  * place. */
@@ -2449,14 +2557,11 @@ static void end_old_resume(const struct host_segment *s)
 		return;
 	}
 	pid_t pid = (pid_t)json_integer_value(json_object_get(j, "pid"));
-	if (pid > 1 && procfs_start_ticks(pid, &ticks, NULL) == 0 &&
-	    ticks == (unsigned long long)json_integer_value(json_object_get(j, "start_ticks"))) {
-		if (getsid(pid) == pid)
-			kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		for (int i = 0; i < 200 && kill(pid, 0) == 0; i++)
-			usleep(10000);
-	}
+	int pidfd = -1;
+
+	ticks = (unsigned long long)json_integer_value(json_object_get(j, "start_ticks"));
+	if (pid > 1 && procfs_pidfd_proven(pid, ticks, &pidfd, NULL) > 0)
+		end_proven(pid, pidfd);
 }
 
 /* A container segment whose start helper is gone, its run still there
@@ -2494,7 +2599,11 @@ static int resume_container(struct hostd *d, const struct host_segment *s, struc
 	}
 	if (rc != 0)
 		return -1;
-	if (adopt_segment(d, s, pid, e) < 0) {
+	/* (its own child, not yet reaped: the number is its own) */
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0 || adopt_segment(d, s, pid, pidfd, e) < 0) {
+		if (pidfd >= 0)
+			close(pidfd);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return -1;
@@ -2562,7 +2671,7 @@ static int recover_one(void *ctx, const struct host_segment *s)
 	struct plan *p = NULL;
 	char *slash;
 	struct err *e = NULL;
-	unsigned long long ticks = 0;
+	_cleanup_close_ int wfd = -1;	/* the wrapper, from its proof on */
 	pid_t pid = 0;
 	bool live = false, p_ok = false;
 	int r = -1;
@@ -2570,13 +2679,15 @@ static int recover_one(void *ctx, const struct host_segment *s)
 	dfd = s->record_dir ? fs_open_nofollow(AT_FDCWD, s->record_dir, O_PATH | O_DIRECTORY, 0)
 			    : -1;
 	/* The wrapper is the root pinned with the plan (pid and start
-	 * time): a pid reused since is another process, never signalled. */
+	 * time): a pid reused since is another process, never signalled.
+	 * Its pidfd is opened before it is dated, and everything after
+	 * (the wait, the signal, the adoption) goes through that fd. */
 	exec_dir = s->record_dir ? strdup(s->record_dir) : NULL;
 	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
 		*slash = '\0';
 	if (exec_dir && plan_read_pin_root(exec_dir, s->n, &pinned, &root, NULL) == 0)
 		pid = root.pid;
-	live = pid > 0 && procfs_start_ticks(pid, &ticks, NULL) == 0 && ticks == root.start_ticks;
+	live = procfs_pidfd_proven(pid, root.start_ticks, &wfd, NULL) > 0;
 	/* the record must hash to the pin this database holds */
 	if (dfd < 0 || !s->digest)
 		err_set(&e, ERR_DENIED, 0, "the segment's record is gone");
@@ -2595,8 +2706,10 @@ static int recover_one(void *ctx, const struct host_segment *s)
 		int cr = recover_container(s, p, live, pid, &e);
 
 		plan_free(p);
-		if (cr == 0 && adopt_segment(d, s, pid, &e) == 0)
+		if (cr == 0 && adopt_segment(d, s, pid, wfd, &e) == 0) {
+			wfd = -1;
 			return 0;
+		}
 		/* without its helper: taken up again where the provider can */
 		if (!live && resume_container(d, s, &e) == 0) {
 			err_free(e);
@@ -2605,9 +2718,8 @@ static int recover_one(void *ctx, const struct host_segment *s)
 		/* not adopted: its helper (the pinned root, by pid and start
 		 * time) goes, and the container is settled on its own */
 		if (live) {
-			kill(pid, SIGKILL);
-			for (int i = 0; i < 200 && kill(pid, 0) == 0; i++)
-				usleep(10000);
+			(void)syscall(SYS_pidfd_send_signal, wfd, SIGKILL, NULL, 0);
+			(void)procfs_pidfd_wait(wfd, 2000);
 		}
 		recover_container_end(d, s, e);
 		err_free(e);
@@ -2621,23 +2733,20 @@ static int recover_one(void *ctx, const struct host_segment *s)
 	/* A wrapper between its sandbox's end and its own (or before its
 	 * sandbox exists) cannot be proven: its record verified, it is given
 	 * a moment to exit and is settled from its exit file if it does. */
-	for (int i = 0; r < 0 && p_ok && live && i < 40 && kill(pid, 0) == 0; i++)
-		usleep(50000);
-	if (r < 0 && p_ok && live && kill(pid, 0) < 0)
+	if (r < 0 && p_ok && live && procfs_pidfd_wait(wfd, 2000))
 		r = 1;
-	if (r == 0 && kill(pid, 0) == 0) {
-		if (adopt_segment(d, s, pid, &e) == 0)
+	if (r == 0 && live && !procfs_pidfd_wait(wfd, 0)) {
+		if (adopt_segment(d, s, pid, wfd, &e) == 0) {
+			wfd = -1;
 			return 0;
+		}
 		r = -1;
 	}
 	if (r < 0 && live) {
 		/* not proven: stopped, whole (the sandbox dies with its root);
-		 * the group only when the wrapper leads it */
-		if (getsid(pid) == pid)
-			kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		for (int i = 0; i < 200 && kill(pid, 0) == 0; i++)
-			usleep(10000);
+		 * the group only while the wrapper leads it */
+		end_proven(pid, wfd);
+		wfd = -1;
 	}
 	if (r >= 0 && dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, NULL) == 0) {
 		/* it ended: what it wrote */
@@ -2698,53 +2807,39 @@ static void settle_unlaunched(struct hostd *d)
 #define RECONCILE_S 5
 #define STRAY_WINDOW_MS 600000LL
 
-/* Is path the workspace w or beneath it? */
-static bool beneath(const char *path, const char *w)
+/* A sandbox still running after its job ended (its wrapper gone, its
+ * first process not): killed through a pidfd of that process, opened
+ * before it is dated against its record (sandbox_root_open), so the
+ * signal reaches the sandbox the record names or nothing. Never found by
+ * a working directory, a path or a namespace's number: the operator's own
+ * processes, another live job's (on the same directory by any spelling)
+ * and a sandbox that took a number since are none of these. */
+static int sweep_segment(void *ctx, const struct host_segment *s)
 {
-	size_t n = strlen(w);
+	int rfd = -1;
 
-	return strncmp(path, w, n) == 0 && (path[n] == '\0' || path[n] == '/');
+	(void)ctx;
+	if (!s->provider || s->container || !s->record_dir ||
+	    sandbox_root_open(s->record_dir, &rfd, NULL) <= 0)
+		return 0;
+	if (syscall(SYS_pidfd_send_signal, rfd, SIGKILL, NULL, 0) == 0)
+		fprintf(stderr,
+			"cordon: daemon: reconcile: killed the sandbox of segment %u of %s, still "
+			"running after its job ended\n",
+			s->n, s->job);
+	close(rfd);
+	return 0;
 }
 
-/* Sandboxed processes (namespaces all their own) whose working directory
- * is the workspace of a finished job that no running job shares: strays,
- * killed. */
-static void sweep_cwd(char *const *finished, char *const *running)
+static void sweep_strays(struct hostd *d, char *const *finished)
 {
-	DIR *proc = opendir("/proc");
-	struct dirent *de;
+	for (size_t i = 0; finished && finished[i]; i++) {
+		struct err *e = NULL;
 
-	if (!proc)
-		return;
-	while ((de = readdir(proc))) {
-		unsigned long pid;
-		char link[64], cwd[4096];
-		ssize_t n;
-
-		if (num_parse_ulong(de->d_name, INT_MAX, &pid) < 0 || (pid_t)pid == getpid())
-			continue;
-		snprintf(link, sizeof(link), "/proc/%lu/cwd", pid);
-		n = readlink(link, cwd, sizeof(cwd) - 1);
-		if (n <= 0)
-			continue;
-		cwd[n] = '\0';
-		for (size_t i = 0; finished && finished[i]; i++) {
-			bool shared = false;
-
-			if (!beneath(cwd, finished[i]))
-				continue;
-			for (size_t k = 0; running && running[k]; k++)
-				shared |= beneath(cwd, running[k]) || beneath(running[k], finished[i]);
-			if (!shared && adopt_namespaces_differ((pid_t)pid)) {
-				fprintf(stderr,
-					"cordon: daemon: reconcile: killed stray pid %lu in a finished job's workspace\n",
-					pid);
-				kill((pid_t)pid, SIGKILL);
-			}
-			break;
-		}
+		if (host_db_segments(d->db, finished[i], sweep_segment, d, &e) < 0)
+			err_print(stderr, e);
+		err_free(e);
 	}
-	closedir(proc);
 }
 
 /* Every few seconds and at start: sweep strays of finished jobs, and
@@ -2807,7 +2902,7 @@ static void reconcile(struct hostd *d)
 {
 	_cleanup_err_ struct err *e = NULL, *ce = NULL;
 	_cleanup_json_ json_t *jobs = host_db_jobs_json(d->db, &e);
-	_cleanup_strv_ char **running = NULL, **finished = NULL;
+	_cleanup_strv_ char **finished = NULL;
 	unsigned long long keep = HOST_RETENTION_DEFAULT_DAYS * 86400000ULL;
 	struct host_config *cfg = NULL;
 	int64_t now = wall_ms();
@@ -2820,12 +2915,9 @@ static void reconcile(struct hostd *d)
 	if (host_config_load(d->config, &cfg, &ce) == 0)
 		keep = cfg->retention_ms;
 	json_array_foreach(jobs, i, j) {
-		const char *ws = json_string_value(json_object_get(j, "workspace"));
 		const char *id = json_string_value(json_object_get(j, "id"));
 		if (json_integer_value(json_object_get(j, "ended_ms")) != 0)
 			continue;
-		if (ws)
-			(void)strv_push(&running, ws);
 		if (id)
 			(void)strv_push(&live, id);
 	}
@@ -2837,7 +2929,6 @@ static void reconcile(struct hostd *d)
 	host_config_free(cfg);
 	json_array_foreach(jobs, i, j) {
 		const char *id = json_string_value(json_object_get(j, "id"));
-		const char *ws = json_string_value(json_object_get(j, "workspace"));
 		int64_t ended = json_integer_value(json_object_get(j, "ended_ms"));
 		_cleanup_free_ char *runs = NULL;
 		_cleanup_close_ int rfd = -1;
@@ -2856,13 +2947,10 @@ static void reconcile(struct hostd *d)
 			host_job_home_remove(d->state, name);
 			continue;
 		}
-		/* (a finished sandbox's own processes died with its pid 1; a
-		 * namespace's number is used again once it is gone, so it
-		 * names nothing to kill here) */
-		if (now - ended < STRAY_WINDOW_MS && ws)
-			(void)strv_push(&finished, ws);
+		if (now - ended < STRAY_WINDOW_MS)
+			(void)strv_push(&finished, id);
 	}
-	sweep_cwd(finished, running);
+	sweep_strays(d, finished);
 	sweep_toolbelts(d);
 }
 

@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Field 22 of /proc/<pid>/stat is the 20th after the comm field. */
@@ -332,6 +334,39 @@ int procfs_start_ticks(pid_t pid, unsigned long long *ticks, struct err **e)
 	if (st && st[1] == ' ' && (st[2] == 'Z' || st[2] == 'X'))
 		return err_set(e, ERR_INTERNAL, ESRCH, "pid %d has ended", (int)pid);
 	return 0;
+}
+
+int procfs_pidfd_proven(pid_t pid, unsigned long long ticks, int *pidfd, struct err **e)
+{
+	unsigned long long now = 0;
+	struct err *ie = NULL;
+	int fd;
+
+	*pidfd = -1;
+	if (pid <= 0)
+		return 0;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return errno == ESRCH ? 0 : err_set(e, ERR_UNAVAILABLE, errno, "pidfd of pid %d", (int)pid);
+	/* (a zombie has ended: it is not proven, and runs nothing) */
+	if (procfs_start_ticks(pid, &now, &ie) < 0 || now != ticks) {
+		err_free(ie);
+		close(fd);
+		return 0;
+	}
+	*pidfd = fd;
+	return 1;
+}
+
+bool procfs_pidfd_wait(int pidfd, int ms)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	int r;
+
+	do
+		r = poll(&p, 1, ms);
+	while (r < 0 && errno == EINTR);
+	return r > 0;
 }
 
 static int boot_time(long long *btime, struct err **e)

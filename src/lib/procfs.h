@@ -5,6 +5,7 @@
 
 #include "err.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -40,6 +41,15 @@ int procfs_start_ticks(pid_t pid, unsigned long long *ticks, struct err **e);
  * btime plus ticks), for comparing with a file's mtime. Whole seconds of
  * precision from btime, so callers allow one second of slack. */
 int procfs_start_epoch_ns(pid_t pid, long long *ns, struct err **e);
+
+/* A pidfd (O_CLOEXEC) of pid, proven to be the process that started at
+ * ticks: opened first and dated after, so the fd is the proven process
+ * whatever becomes of the number later (a signal sent through it reaches
+ * that process or nothing). 1 with *pidfd, 0 when that process has ended
+ * (the number may be another's now), -1 with *e. */
+int procfs_pidfd_proven(pid_t pid, unsigned long long ticks, int *pidfd, struct err **e);
+/* Wait up to ms for the process of pidfd to end: true once it has. */
+bool procfs_pidfd_wait(int pidfd, int ms);
 
 /* Inode number of /proc/<pid>/ns/<ns> ("mnt", "net", "pid", "user", ...). */
 int procfs_ns_id(pid_t pid, const char *ns, unsigned long long *id,

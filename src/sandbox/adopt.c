@@ -123,6 +123,47 @@ int sandbox_ns_record(const char *record_dir, unsigned long long id, struct err 
 	return fs_write_atomic(dfd, SANDBOX_NS_FILE, text, strlen(text), 0444, false, e);
 }
 
+#define SANDBOX_ROOT_FILE "sandbox-root"
+
+int sandbox_root_record(const char *record_dir, pid_t pid, struct err **e)
+{
+	_cleanup_close_ int dfd = -1;
+	unsigned long long ticks = 0;
+	char text[64];
+
+	if (procfs_start_ticks(pid, &ticks, e) < 0)
+		return err_wrap(e, "note the sandbox's first process");
+	snprintf(text, sizeof(text), "%d %llu\n", (int)pid, ticks);
+	dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "record `%s`", record_dir);
+	return fs_write_atomic(dfd, SANDBOX_ROOT_FILE, text, strlen(text), 0444, false, e);
+}
+
+int sandbox_root_open(const char *record_dir, int *pidfd, struct err **e)
+{
+	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
+	_cleanup_free_ char *text = NULL;
+	unsigned long pid = 0;
+	unsigned long long ticks = 0;
+	char *sp, *end = NULL;
+
+	*pidfd = -1;
+	if (dfd < 0 || fs_read_file(dfd, SANDBOX_ROOT_FILE, 64, &text, NULL, NULL) < 0)
+		return err_set(e, ERR_DENIED, 0, "the record does not name the sandbox's first process");
+	text[strcspn(text, "\n")] = '\0';
+	sp = strchr(text, ' ');
+	if (!sp)
+		return err_set(e, ERR_DENIED, 0, "the record's sandbox-root is malformed");
+	*sp = '\0';
+	errno = 0;
+	ticks = strtoull(sp + 1, &end, 10);
+	if (num_parse_ulong(text, INT_MAX, &pid) < 0 || pid < 2 || errno || !end || *end ||
+	    end == sp + 1)
+		return err_set(e, ERR_DENIED, 0, "the record's sandbox-root is malformed");
+	return procfs_pidfd_proven((pid_t)pid, ticks, pidfd, e);
+}
+
 /* Is any process left in the pid namespace the record names? An exited
  * root proves nothing while the sandbox's own processes run on. */
 int sandbox_ns_left(const char *record_dir, pid_t *left, struct err **e)
@@ -186,13 +227,31 @@ int adopt_check_root(const struct plan *p, const char *record_dir, pid_t parent,
 	n = parent > 0 && alive(parent) ? adopt_children(parent, kids, 16) : 0;
 	if (!alive(root)) {
 		pid_t left = 0;
+		int rfd = -1, rr;
 
 		if (n > 0)
 			return err_set(e, ERR_DENIED, 0,
 				       "the root has exited but its parent runs something else");
 		/* Nothing of the sandbox may outlive it. Its first process
 		 * dies with the root and takes the namespace with it, which
-		 * can take the kernel a moment: a while is given. */
+		 * can take the kernel a moment: a while is given. That process
+		 * is the record's (pid and start time, through a pidfd); a
+		 * record older than sandbox-root is asked by the namespace's
+		 * number, which a later sandbox may hold (refused then: fail
+		 * closed). */
+		rr = sandbox_root_open(record_dir, &rfd, NULL);
+		if (rr > 0) {
+			bool gone = procfs_pidfd_wait(rfd, 2000);
+
+			close(rfd);
+			if (!gone)
+				return err_set(e, ERR_DENIED, 0,
+					       "the root has exited but the first process of its sandbox "
+					       "still runs");
+			return 1;
+		}
+		if (rr == 0)
+			return 1;
 		for (int i = 0; i < 40; i++) {
 			if (sandbox_ns_left(record_dir, &left, e) < 0)
 				return -1;

@@ -35,6 +35,18 @@ int sandbox_ns_id(pid_t pid, unsigned long long *id, struct err **e);
  * exited, adoption looks for any process still in it. */
 int sandbox_ns_record(const char *record_dir, unsigned long long id, struct err **e);
 
+/* Note the sandbox's first process (pid 1 of its pid namespace: all of the
+ * sandbox dies with it) by pid and start time, in the record dir
+ * (sandbox-root, 0444), while it runs. */
+int sandbox_root_record(const char *record_dir, pid_t pid, struct err **e);
+
+/* A pidfd of the sandbox's first process the record dir names, proven
+ * by its start time (procfs_pidfd_proven): 1 with *pidfd while it runs,
+ * 0 when it has ended (nothing of that sandbox is left), -1 with *e when
+ * the record names none. A signal sent through the fd reaches the sandbox
+ * or nothing: never a process that took its number since. */
+int sandbox_root_open(const char *record_dir, int *pidfd, struct err **e);
+
 /* A process still in the pid namespace the record dir names (*left), or
  * 0 when none is; -1 when the record names none. */
 int sandbox_ns_left(const char *record_dir, pid_t *left, struct err **e);

@@ -187,7 +187,7 @@ refused_job 'sandbox_config' "a sandboxed binding without CLAUDE_CONFIG_DIR is r
 config native "$lab/home/.claude/cc"
 refused_job 'sandbox_config' "... one inside ~/.claude is refused (sandbox_config), nothing run"
 config native "$lab/cclink"
-refused_job 'sandbox_denied' "... one that is a link to ~/.claude is refused at launch (sandbox_denied), nothing run"
+refused_job 'sandbox_config' "... one that is a link to ~/.claude is refused at load, by identity (sandbox_config), nothing run"
 config native "$lab/cc" "$lab/home/.claude"
 refused_job 'sandbox_denied' "... a policy that grants ~/.claude is refused (sandbox_denied), nothing run"
 config native "$lab/cc"

@@ -57,6 +57,7 @@ trap cleanup EXIT
 host_own_cordon
 cp "$static" "$lab/bin/cordon-static" || exit 1
 mkdir -p "$lab/home" "$lab/ws/.git/hooks" "$lab/ws/.git/info" "$lab/ws2/.git" "$lab/www"
+ln -s "$lab/ws" "$lab/wslink"
 touch "$lab/ws/.git/config" "$lab/elsewhere"
 ln -s "$lab/elsewhere" "$lab/ws2/.git/config"
 export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
@@ -123,6 +124,8 @@ cat > "$lab/config.json" <<JSON
   "sc": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
           "container": $(container '{"write": ["{workspace}"]}')},
   "again": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"}, "retries": 1,
+          "container": $(container '{"write": ["{workspace}"]}')},
+  "alias": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/wslink/"},
           "container": $(container '{"write": ["{workspace}"]}')},
   "noimage": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
           "container": {"provider": "docker", "endpoint": "$ep",
@@ -326,6 +329,9 @@ before=$(count_all)
 job start box -- true >"$lab/o4" 2>"$lab/e4"; rc=$?
 ok $([ "$rc" != 0 ] && grep -q "in use by job $id" "$lab/e4" && [ "$(count_all)" = "$before" ]; echo $?) \
 	"a container job on a workspace another live job runs on is refused (its mounts could be swapped), nothing created"
+job start alias -- true >"$lab/o4" 2>"$lab/e4"; rc=$?
+ok $([ "$rc" != 0 ] && grep -q "in use by job $id" "$lab/e4" && [ "$(count_all)" = "$before" ]; echo $?) \
+	"... spelled through a link and a trailing '/' too (by identity), nothing created"
 touch "$state/runs/$id/run/go"
 job wait "$id" >/dev/null 2>&1
 job start box --wait -- true >/dev/null 2>&1

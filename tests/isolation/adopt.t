@@ -119,26 +119,26 @@ ok $? "an exited sandbox is adopted"
 [ -s "$lab/err" ] && echo "# $(cat "$lab/err")"
 
 # An exited root proves nothing while its sandbox's processes run on: the
-# record names the sandbox's pid namespace (sandbox-ns), and a process
-# left in it refuses adoption. A live namespace stands in for it (a sleep
-# in a pid namespace of its own, as root); the control names one that is
-# gone.
+# record names the sandbox's first process (sandbox-root: pid 1 of its pid
+# namespace, by pid and start time), and that process still running
+# refuses adoption. A live one stands in for it (a sleep in a pid
+# namespace of its own, as root); the control names one that is gone.
 if [ "$(id -u)" = 0 ] && unshare --pid --fork true 2>/dev/null; then
 	unshare --pid --fork sleep 34 &
 	holder=$!
 	for _ in $(seq 100); do pgrep -f "^sleep 34" >/dev/null && break; sleep 0.05; done
 	inner=$(pgrep -f "^sleep 34" | head -1)
-	cp -p "$rec/sandbox-ns" "$lab/ns.good"
-	chmod u+w "$rec/sandbox-ns"
-	stat -Lc %i "/proc/$inner/ns/pid" > "$rec/sandbox-ns"
+	cp -p "$rec/sandbox-root" "$lab/root.good"
+	chmod u+w "$rec/sandbox-root"
+	printf '%s %s\n' "$inner" "$(awk '{print $22}' "/proc/$inner/stat")" > "$rec/sandbox-root"
 	"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
-	ok $([ $? = 125 ] && grep -q "the root has exited but pid $inner of its sandbox still runs" "$lab/err"; echo $?) \
+	ok $([ $? = 125 ] && grep -q "the root has exited but the first process of its sandbox still runs" "$lab/err"; echo $?) \
 		"an exited root whose sandbox still has a process is refused"
 	[ -s "$lab/err" ] && echo "# $(cat "$lab/err")"
 	kill "$holder" 2>/dev/null; pkill -f "^sleep 34" 2>/dev/null; wait "$holder" 2>/dev/null
-	cp -p "$lab/ns.good" "$rec/sandbox-ns"
+	cp -p "$lab/root.good" "$rec/sandbox-root"
 	"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
-	ok $? "control: with its own namespace (gone) named again, it is adopted"
+	ok $? "control: with its own first process (gone) named again, it is adopted"
 else
 	n=$((n + 1)); echo "ok $n # skip a pid namespace of its own for the stand-in needs root"
 	n=$((n + 1)); echo "ok $n # skip as above"

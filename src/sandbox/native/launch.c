@@ -424,6 +424,8 @@ static int alongside(int sync_fd, bool unix_all, const struct child_args *a,
 	if (r == 0)
 		r = sandbox_ns_record(record_dir, ns, e);
 	if (r == 0)
+		r = sandbox_root_record(record_dir, pid, e);
+	if (r == 0)
 		r = sync_start(syncer, record_dir, e);
 	if (r == 0)
 		r = native_seccomp_compile(unix_all, &filter, e);

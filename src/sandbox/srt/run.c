@@ -485,7 +485,8 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 			 : spawn(g, p, rec->quiet, &old, &lp, sockdir, &pidfd, &go, e);
 	if (pid < 0) {
 		/* nothing of the command ran */
-	} else if (sandbox_ns_id(pid, &ns, e) < 0 || sandbox_ns_record(paths->record_dir, ns, e) < 0) {
+	} else if (sandbox_ns_id(pid, &ns, e) < 0 || sandbox_ns_record(paths->record_dir, ns, e) < 0 ||
+		   sandbox_root_record(paths->record_dir, pid, e) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	} else if (wait_srt(pid, pidfd, sfd, gw, &code) < 0) {
