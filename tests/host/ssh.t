@@ -208,7 +208,7 @@ job stop "$id" >/dev/null 2>&1
 job wait "$id" >/dev/null 2>&1
 for _ in $(seq 50); do after=$(sleeps); [ "$after" = 0 ] && break; sleep 0.1; done
 ok $([ "$before" = 1 ] && [ "$after" = 0 ]; echo $?) \
-	"a stop of a none run: its command's child (sleep 317) ran before it (control) and runs no more after it"
+	"a stop of a none run: its command's child (sleep 317) ran before it (control: $before) and runs no more after it ($after)"
 
 # ---- a labels file never shadows the status: a run that writes
 # state=gone and code=0 at the head of its labels still reads as running,
@@ -222,6 +222,8 @@ planted=$(SSH_LAB_AS=$u_sc rsh 'head -n 1 .cordon/runs/*/labels')
 insp=$("$CORDON" container inspect --pin "$lab/pin.json" 2>/dev/null | jfield status)
 "$CORDON" container stop --pin "$lab/pin.json" >/dev/null 2>&1; src=$?
 after=$("$CORDON" container inspect --pin "$lab/pin.json" 2>/dev/null | jfield status)
+# (a stop through the daemon too: a run the stop did not end ends here)
+job stop "$id" >/dev/null 2>&1
 job wait "$id" >/dev/null 2>&1
 ok $([ "$planted" = state=gone ] && [ "$insp" = running ] && [ "$src" = 0 ] && [ "$after" != running ]; echo $?) \
 	"labels saying state=gone first (planted: '$planted'): the run still reads as running ($insp), and a stop is 0 once it is not ($after)"
@@ -242,7 +244,7 @@ job wait "$idB2" >/dev/null 2>&1; rcB2=$?
 ok $([ "$rcB" = 125 ] && printf '%s' "$whyB" | grep -q "container_busy: the remote account \`$u_sc@" &&
 	[ "$rcA" = 0 ] && [ ! -e "$state/runs/$idA/run/planted.txt" ] && [ "$rcB2" = 0 ]; echo $?) \
 	"a second none job on a busy account: refused (container_busy), the first's copy back brings nothing of it; the next, once the first ended, runs"
-[ "$rcB" = 125 ] || printf '%s\n' "rcB=$rcB rcA=$rcA rcB2=$rcB2" "$whyB" | sed 's/^/# /'
+[ "$rcB" = 125 ] || printf '%s\n' "rcB=$rcB rcA=$rcA rcB2=$rcB2 planted.txt in the first's run dir on the host: $(cat "$state/runs/$idA/run/planted.txt" 2>&1)" "$whyB" | sed 's/^/# /'
 
 # ---- secrets never rest in a file on the remote: a process left on the
 # account (what a none run can leave) reads every file of every run's
@@ -256,6 +258,7 @@ seen=$(rsh "grep -c '^job=$id\$' /var/tmp/loot")
 ok $([ "$rc" = 0 ] && grep -q "^got=${#secret}\$" "$state/runs/$id/log" && [ "${seen:-0}" -gt 0 ] &&
 	! rsh grep -qF "$secret" /var/tmp/loot; echo $?) \
 	"the secret reaches the run over its connection: a reader of the account's records saw them ($seen times), never the secret"
+rsh grep -qF "$secret" /var/tmp/loot && echo "# the reader on the account has the secret"
 rsh rm -f /var/tmp/loot
 
 # ---- a forced command on the account's key runs before cordon's calls:
@@ -354,7 +357,7 @@ fp=$(ssh-keygen -lf "$lab/hostkey.orig.pub" | cut -d' ' -f2)
 ok $([ "$rcK" = 125 ] && [ "$passes" -gt 0 ] && grep -qF "presents another key: \"$ot $ok_\", not the pinned host key ($fp)" "$state/runs/$idK/log" &&
 	! grep -q ran-k "$state/runs/$idK/log"; echo $?) \
 	"a key changed within a pass's ten minutes ($passes passes stood): the launch is refused naming both keys"
-[ "$rcK" = 125 ] || sed 's/^/# /' "$state/runs/$idK/log"
+grep -qF "presents another key: \"$ot $ok_\"" "$state/runs/$idK/log" || sed 's/^/# /' "$state/runs/$idK/log"
 # (looked at while the remote presents the other key, before a sweep
 # could run on the restored one)
 printf 'cordon-lab %s %s\n' "$ot" "$ok_" > "$lab/other.kh"
