@@ -265,8 +265,11 @@ static int run_attached(const struct ssh_conn *c, const json_t *pin, const struc
 				       "the remote run's gateway socket cannot be bound again (exit %d)",
 				       ust);
 	}
-	if (!resume && (feed = io.in = feed_stdin(envb, envlen, &feeder, e)) < 0)
-		return -1;
+	if (!resume) {
+		if ((feed = feed_stdin(envb, envlen, &feeder, e)) < 0)
+			return -1;
+		io.in = feed;
+	}
 	int sr = ssh_spawn(c, resume ? ssh_script_watch : ssh_script_start, args, fwds, &io, true,
 			   &pid, e);
 	if (sr == 0 && (pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {

@@ -959,7 +959,7 @@ static int binding_cmp(const void *a, const void *b)
  * (sshcfg.h). */
 static int ssh_accounts(const struct host_config *c, struct err **e)
 {
-	_cleanup_free_ const json_t **cs = calloc(c->n + 1, sizeof(*cs));
+	_cleanup_json_ json_t *cs = json_array();
 	_cleanup_free_ const char **names = calloc(c->n + 1, sizeof(*names));
 	size_t n = 0;
 
@@ -968,10 +968,11 @@ static int ssh_accounts(const struct host_config *c, struct err **e)
 	for (size_t i = 0; i < c->n; i++)
 		if (c->bindings[i].provider && strcmp(c->bindings[i].provider, "ssh") == 0 &&
 		    c->bindings[i].container) {
-			cs[n] = c->bindings[i].container;
+			if (json_array_append(cs, c->bindings[i].container) < 0)
+				return oom(e);
 			names[n++] = c->bindings[i].name;
 		}
-	return sshcfg_accounts_check(cs, names, n, e);
+	return sshcfg_accounts_check(cs, names, e);
 }
 
 int host_config_parse(const char *buf, size_t len, struct host_config **out, struct err **e)

@@ -196,15 +196,16 @@ static bool isolation_none(const json_t *c)
 	return iso && strcmp(iso, "none") == 0;
 }
 
-int sshcfg_accounts_check(const json_t *const *containers, const char *const *names, size_t n,
-			  struct err **e)
+int sshcfg_accounts_check(const json_t *containers, const char *const *names, struct err **e)
 {
+	size_t n = json_array_size(containers);
+
 	for (size_t i = 0; i < n; i++) {
-		if (!isolation_none(containers[i]))
+		if (!isolation_none(json_array_get(containers, i)))
 			continue;
 		struct ssh_target a = { 0 };
 
-		if (ssh_target_from(&a, containers[i], e) < 0)
+		if (ssh_target_from(&a, json_array_get(containers, i), e) < 0)
 			return -1;
 		for (size_t j = 0; j < n; j++) {
 			struct ssh_target b = { 0 };
@@ -212,7 +213,7 @@ int sshcfg_accounts_check(const json_t *const *containers, const char *const *na
 
 			if (j == i)
 				continue;
-			if (ssh_target_from(&b, containers[j], e) < 0) {
+			if (ssh_target_from(&b, json_array_get(containers, j), e) < 0) {
 				ssh_target_clear(&a);
 				return -1;
 			}

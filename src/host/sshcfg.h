@@ -40,12 +40,12 @@ void ssh_target_clear(struct ssh_target *t);
  * makes them one account). */
 bool ssh_target_same_account(const struct ssh_target *a, const struct ssh_target *b);
 
-/* A config's ssh bindings (their "container" objects, and names): a
+/* A config's ssh bindings (an array of their "container" objects, and
+ * their names in the same order): a
  * remote account a binding with isolation "none" runs on is that
  * binding's alone (its runs can do anything there, for as long as the
  * account exists): another binding on the same account is refused
  * (ERR_CONFIG, naming both). */
-int sshcfg_accounts_check(const json_t *const *containers, const char *const *names, size_t n,
-			  struct err **e);
+int sshcfg_accounts_check(const json_t *containers, const char *const *names, struct err **e);
 
 #endif

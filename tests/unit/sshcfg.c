@@ -22,14 +22,15 @@ static int two(const char *iso_a, const char *ra, const char *ka, const char *is
 {
 	json_t *a = json_pack("{s:s, s:s, s:s}", "remote", ra, "host_key", ka, "isolation", iso_a);
 	json_t *b = json_pack("{s:s, s:s, s:s}", "remote", rb, "host_key", kb, "isolation", iso_b);
-	const json_t *cs[] = { a, b };
+	json_t *cs = json_pack("[OO]", a, b);
 	const char *names[] = { "a", "b" };
 	struct err *e = NULL;
-	int r = sshcfg_accounts_check(cs, names, 2, &e);
+	int r = sshcfg_accounts_check(cs, names, &e);
 
 	if (r < 0 && (!e || e->reason != ERR_CONFIG || !strstr(e->msg, "binding `")))
 		r = -2;
 	err_free(e);
+	json_decref(cs);
 	json_decref(a);
 	json_decref(b);
 	return r;
