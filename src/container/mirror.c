@@ -727,7 +727,9 @@ int mirror_unknown_paths(const json_t *manifest, char *const *remote_paths, char
 
 /* Would an apply consider path at all: strictly beneath a grant, not
  * kept? */
-static bool fetch_wanted(const struct mirror_rules *r, const char *path)
+/* 1: strictly beneath a write grant and not kept; 2: beneath one and
+ * kept; 0: neither. */
+static int fetch_wanted(const struct mirror_rules *r, const char *path)
 {
 	bool in = false;
 
@@ -736,18 +738,20 @@ static bool fetch_wanted(const struct mirror_rules *r, const char *path)
 			in = true;
 	for (size_t i = 0; in && r->kept && r->kept[i]; i++)
 		if (fs_path_within(path, r->kept[i]))
-			in = false;
-	return in;
+			return 2;
+	return in ? 1 : 0;
 }
 
 int mirror_fetch_choice(const struct mirror_rules *r, const json_t *manifest,
 			const struct mirror_remote_entry *ent, size_t n, long long stamp_ns,
-			char ***fetch, struct err **e)
+			char ***fetch, char ***dropped, struct err **e)
 {
-	struct mirror_vec v = { 0 };
+	struct mirror_vec v = { 0 }, k = { 0 };
 	const json_t *paths = NULL;
 
 	*fetch = NULL;
+	if (dropped)
+		*dropped = NULL;
 	if (mirror_manifest_paths(manifest, &paths, e) < 0 ||
 	    mirror_check_paths(r->grants, "write grant", false, e) < 0 ||
 	    mirror_check_paths(r->kept, "kept path", true, e) < 0)
@@ -755,14 +759,27 @@ int mirror_fetch_choice(const struct mirror_rules *r, const json_t *manifest,
 	for (size_t i = 0; i < n; i++) {
 		struct mirror_stat st;
 		bool known;
+		int want;
 
-		if (!ent[i].path || !mirror_path_ok(ent[i].path) || !fetch_wanted(r, ent[i].path))
+		if (!ent[i].path || !mirror_path_ok(ent[i].path) ||
+		    !(want = fetch_wanted(r, ent[i].path)))
 			continue;
 		known = mirror_manifest_get(paths, ent[i].path, &st);
-		if (ent[i].type != 'd' && known && st.type == ent[i].type &&
-		    ent[i].mtime_ns <= stamp_ns && ent[i].ctime_ns <= stamp_ns)
+		if (known && st.type == ent[i].type && ent[i].mtime_ns <= stamp_ns &&
+		    ent[i].ctime_ns <= stamp_ns && (ent[i].type != 'd' || want == 2))
 			continue;
-		if (mirror_vec_push(&v, ent[i].path) < 0) {
+		/* a kept path the run changed: not fetched, but said */
+		if (want == 2 && (ent[i].type == 'd' || !dropped))
+			continue;
+		if (mirror_vec_push(want == 2 ? &k : &v, ent[i].path) < 0) {
+			mirror_vec_free(&v);
+			mirror_vec_free(&k);
+			return err_set(e, ERR_INTERNAL, ENOMEM, "mirror: fetch choice");
+		}
+	}
+	if (dropped) {
+		mirror_vec_sort(&k);
+		if (!(*dropped = mirror_vec_steal(&k))) {
 			mirror_vec_free(&v);
 			return err_set(e, ERR_INTERNAL, ENOMEM, "mirror: fetch choice");
 		}

@@ -117,10 +117,13 @@ struct mirror_remote_entry {
  * remote's time once the upload was in place: a rename or cp -p keeps
  * the mtime, not the ctime). Sorted, so a directory comes before what
  * it holds. A NULL-terminated vector; the caller frees it with
- * strv_free. */
+ * strv_free. *dropped (when dropped is not NULL), likewise: the paths
+ * beneath a write grant and kept that are not a directory and that the
+ * same test finds changed: what the run changed and will not come back,
+ * for the caller to say. */
 int mirror_fetch_choice(const struct mirror_rules *r, const json_t *manifest,
 			const struct mirror_remote_entry *ent, size_t n, long long stamp_ns,
-			char ***fetch, struct err **e);
+			char ***fetch, char ***dropped, struct err **e);
 
 /* Apply a copy back. remote_paths is the remote's listing of every path
  * now under the write grants (NULL-terminated, as mirror_paths_split

@@ -8,7 +8,11 @@
  * binary and the recorded plan go with the records; `cordon remote-run`),
  * its network a gateway in the host's helper (ssh_start.c); with "none"
  * it is the remote account's, which the config acknowledges: nothing on
- * the remote then holds network.allow or the paths. */
+ * the remote then holds network.allow or the paths, and the account is
+ * that work's (ssh_account.c: one binding's, one run at a time, never a
+ * native run's after). The stub and the run's environment: ssh_stub.c.
+ * Nothing the remote answers is read as cordon's unless cordon's script
+ * said it once (line_value). */
 #include "container/ssh.h"
 #include "container/ssh_int.h"
 
@@ -18,7 +22,6 @@
 #include "lib/json.h"
 #include "lib/strv.h"
 #include "plan/container.h"
-#include "policy/envfilter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,30 +34,35 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
 static const char *str(const json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
 }
 
-/* key=value lines of a probe or status answer: the value of key. */
+/* key=value lines of a probe or status answer: the value of key, when
+ * one line says it; a key said twice is no answer (what a run on the
+ * account could have added never shadows what cordon's script said). */
 static const char *line_value(const char *text, const char *key, char *buf, size_t max)
 {
 	size_t kl = strlen(key);
+	const char *found = NULL;
 
 	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		if (strncmp(l, key, kl) == 0 && l[kl] == '=') {
-			size_t n = strcspn(l + kl + 1, "\n");
-
-			if (n >= max)
-				n = max - 1;
-			memcpy(buf, l + kl + 1, n);
-			buf[n] = '\0';
-			return buf;
+			if (found)
+				return NULL;
+			found = l + kl + 1;
 		}
 	}
-	return NULL;
+	if (!found)
+		return NULL;
+	size_t n = strcspn(found, "\n");
+
+	if (n >= max)
+		n = max - 1;
+	memcpy(buf, found, n);
+	buf[n] = '\0';
+	return buf;
 }
 
 /* The last pass of the probe, {"time", "home", "userns"}, one per remote
@@ -80,8 +88,12 @@ int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, ch
 	 * the operator's file, read by ssh on every call) */
 	if (ssh_forwards_configured(c, e) < 0)
 		return -1;
-	if (use_pass && fs_read_file(AT_FDCWD, pp, 65536, &buf, NULL, NULL) == 0) {
-		_cleanup_json_ json_t *j = json_loads(buf, 0, NULL);
+	size_t blen = 0;
+	if (use_pass && fs_read_file(AT_FDCWD, pp, 65536, &buf, &blen, NULL) == 0) {
+		struct err *je = NULL;
+		_cleanup_json_ json_t *j = json_parse_strict(buf, blen, &je);
+
+		err_free(je);
 		json_int_t t = json_integer_value(json_object_get(j, "time"));
 
 		if (str(j, "home") && t > 0 && time(NULL) - (time_t)t < SSH_PASS_SECONDS &&
@@ -172,44 +184,6 @@ int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, ch
 	return 0;
 }
 
-/* What the remote presents, for a refusal that names the value to set:
- * ssh-keyscan's line of the pinned key's type, or NULL. */
-static char *presented_key(const struct ssh_conn *c)
-{
-	_cleanup_free_ char *cmd = NULL;
-	char line[16384];
-	char *found = NULL;
-	FILE *f;
-
-	/* (an environment of its own: none of the launch's) */
-	if (asprintf(&cmd,
-		     "env -i PATH=/usr/local/bin:/usr/bin:/bin ssh-keyscan -T 5 -t %s -p %u -- %s "
-		     "2>/dev/null",
-		     c->t.key_type,
-		     c->t.port, c->t.host) < 0)
-		return NULL;
-	/* (the host and type are narrow words: sshcfg.c lets nothing else by) */
-	if (!(f = popen(cmd, "r")))
-		return NULL;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *sp = strchr(line, ' ');
-
-		if (line[0] == '#' || !sp)
-			continue;
-		struct ssh_target t = { 0 };
-		struct err *ke = NULL;
-
-		sp[strcspn(sp, "\n")] = '\0';
-		/* (the network's answer: shown only when it is a key) */
-		if (ssh_target_key(&t, sp + 1, "keyscan", &ke) == 0)
-			found = strdup(sp + 1);
-		err_free(ke);
-		ssh_target_clear(&t);
-	}
-	pclose(f);
-	return found;
-}
-
 /* The plan's container part: where it runs, what is copied there and
  * what may come back. */
 static int roots_of(const struct grant *g, const struct container_launch *cl, json_t *c,
@@ -284,26 +258,11 @@ static int ssh_plan(const struct grant *g, const struct plan_paths *paths,
 		return err_set(e, ERR_UNAVAILABLE, 0, "an attach on an ssh remote is not built");
 	if (ssh_conn_from_config(&c, cl->config, cl->state_dir, e) < 0)
 		goto out;
-	if (ssh_probe(&c, cl->state_dir, true, &home, &userns, NULL, e) < 0) {
-		if (*e && (*e)->reason == ERR_DENIED) {
-			_cleanup_free_ char *k = presented_key(&c);
-
-			err_free(*e);
-			*e = NULL;
-			if (k)
-				err_set(e, ERR_CONFIG, 0,
-					"container.host_key: the remote `%s@%s:%u` presents another key: "
-					"\"%s\" (set it once you have checked it is the remote's, "
-					"not a machine in between)",
-					c.t.user, c.t.host, c.t.port, k);
-			else
-				err_set(e, ERR_DENIED, 0,
-					"container.host_key: the remote `%s@%s:%u` does not present "
-					"the pinned key (%s)",
-					c.t.user, c.t.host, c.t.port, c.t.fingerprint);
-		}
+	/* an account that ran isolation none work is that work's */
+	if (native && ssh_account_tainted(&c, e) < 0)
 		goto out;
-	}
+	if (ssh_probe(&c, cl->state_dir, true, &home, &userns, NULL, e) < 0)
+		goto out;
 	if (native) {
 		/* cordon's sandbox there, or nothing: a run without it is
 		 * the config's to say (isolation none) */
@@ -373,118 +332,6 @@ out:
 	return r;
 }
 
-/* A word for the stub (single quotes). */
-static int put_word(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++)
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	return fputc('\'', f) == EOF ? -1 : 0;
-}
-
-/* The entry stub: reads and removes the environment file, goes to the
- * workspace, runs the command with the connection's stdin (a native run:
- * cordon's sandbox there, on the plan of digest), passes TERM (marked
- * first), INT and HUP on, and records the status. */
-static char *make_stub(const char *rec, const char *cwd, char *const *argv, const char *digest,
-		       size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-
-	if (!f)
-		return NULL;
-	fputs("# cordon's entry stub of one run on this machine (its nonce is $1)\nrec=", f);
-	put_word(f, rec);
-	fputs("\nif [ -f \"$rec/env\" ]; then . \"$rec/env\"; rm -f \"$rec/env\"; fi\n"
-	      "done_with() { printf '%s\\n' \"$1\" > \"$rec/status.new\" &&"
-	      " mv -f \"$rec/status.new\" \"$rec/status\"; exit \"$1\"; }\n",
-	      f);
-	/* the command's umask is the launch's (the call's is owner-only) */
-	mode_t um = umask(077);
-	umask(um);
-	fprintf(f, "umask %04o\ncd ", (unsigned)um);
-	put_word(f, cwd);
-	fputs(" || { echo 'cordon: the run'\\''s directory is not on the remote' >&2;"
-	      " done_with 125; }\n"
-	      "child=\n"
-	      "fwd() { [ -z \"$child\" ] || kill -s \"$1\" \"$child\" 2>/dev/null; }\n"
-	      "trap ': > \"$rec/term\"; fwd TERM' TERM\n"
-	      "trap 'fwd INT' INT\ntrap 'fwd HUP' HUP\n"
-	      "exec 3<&0\n",
-	      f);
-	if (digest) {
-		/* (the digest is hex: a plain word) */
-		fprintf(f, "\"$rec/cordon\" remote-run --record \"$rec\" --digest %s --channel "
-			   "\"$rec/" SSH_CHANNEL "\" ",
-			digest);
-	} else {
-		for (size_t i = 0; argv[i]; i++) {
-			put_word(f, argv[i]);
-			fputc(' ', f);
-		}
-	}
-	fputs("<&3 3<&- &\nchild=$!\nexec 3<&-\n"
-	      "while :; do\n"
-	      "  wait \"$child\"; st=$?\n"
-	      "  if [ \"$st\" -gt 128 ] && kill -0 \"$child\" 2>/dev/null; then continue; fi\n"
-	      "  break\ndone\n"
-	      "done_with \"$st\"\n",
-	      f);
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* The run's environment, as `export NAME='value'` lines (a file the stub
- * reads and removes; never in the plan or on ssh's command line). */
-static char *make_env(const struct plan *p, const char *home, size_t *len)
-{
-	_cleanup_strv_ char **pass = NULL, **env = NULL;
-	char *buf = NULL;
-	FILE *f;
-
-	if (json_to_strv(json_object_get(p->data, "env_pass"), &pass) < 0 ||
-	    envfilter_for_command(environ, pass, p->env, NULL, &env) < 0)
-		return NULL;
-	if (!(f = open_memstream(&buf, len))) {
-		envfilter_scrub(env);
-		return NULL;
-	}
-	for (size_t i = 0; env[i]; i++) {
-		size_t n = strcspn(env[i], "=");
-
-		if (!env[i][n] || strspn(env[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-						  "0123456789_") != n)
-			continue;
-		/* the job's home is the run's HOME (and claude's config) */
-		if (home && ((n == 4 && strncmp(env[i], "HOME", 4) == 0) ||
-			     (n == 17 && strncmp(env[i], "CLAUDE_CONFIG_DIR", 17) == 0)))
-			continue;
-		fprintf(f, "export %.*s=", (int)n, env[i]);
-		put_word(f, env[i] + n + 1);
-		fputc('\n', f);
-	}
-	if (home) {
-		fputs("export HOME=", f);
-		put_word(f, home);
-		fputs("\nexport CLAUDE_CONFIG_DIR=\"$HOME\"\n", f);
-	}
-	envfilter_scrub(env);
-	if (fclose(f) != 0) {
-		if (buf)
-			explicit_bzero(buf, *len);
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /* The paths of an array, one per line (none holds a line break: the
  * plan refuses one). */
 static char *lines_of(const json_t *arr)
@@ -521,12 +368,15 @@ static int run_status(const struct ssh_conn *c, const json_t *pin, bool check,
 		      struct ssh_run_status *st, struct err **e);
 
 /* A job's run while another of it runs is refused (container_running);
- * its ended ones are removed first. A listing that fails refuses. */
+ * its ended ones are removed first. With whole (an isolation none run's
+ * account), a run of any other job there, of any host, refuses too
+ * (container_busy): the account holds one run at a time. A listing that
+ * fails refuses. */
 static int one_at_a_time(const struct ssh_conn *c, const json_t *pc, const char *host,
-			 const char *job, struct err **e)
+			 const char *job, bool whole, struct err **e)
 {
 	_cleanup_free_ char *out = NULL;
-	char *const args[] = { (char *)host, (char *)job, NULL };
+	char *const args[] = { (char *)(whole ? "" : host), (char *)(whole ? "" : job), NULL };
 	int status = 0;
 
 	if (ssh_call(c, ssh_script_list, args, NULL, 0, &out, NULL, (size_t)4 << 20, &status, e) < 0)
@@ -543,6 +393,16 @@ static int one_at_a_time(const struct ssh_conn *c, const json_t *pc, const char 
 		if (strspn(l, "0123456789abcdef") != 32 || l[32] != ' ')
 			continue;
 		l[32] = '\0';
+		if (whole && strcmp(l + 33, job) != 0) {
+			for (char *ch = l + 33; *ch; ch++)
+				if ((unsigned char)*ch < ' ' || *ch == 0x7f)
+					*ch = ' ';
+			return err_set(e, ERR_DENIED, 0,
+				       "container_busy: the remote account `%s@%s:%u` holds a run of "
+				       "job %.64s (isolation none: one run at a time; a sweep of the "
+				       "host that made it removes it once that job ended)",
+				       c->t.user, c->t.host, c->t.port, l + 33);
+		}
 		_cleanup_json_ json_t *pin = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?}", "container",
 						       l, "remote", str(pc, "remote"), "host_key",
 						       str(pc, "host_key"), "known_hosts",
@@ -566,12 +426,12 @@ static int ssh_create(const struct plan *p, const struct plan_paths *paths,
 {
 	const json_t *pc = json_object_get(p->data, "container");
 	struct ssh_conn c = { 0 };
-	_cleanup_free_ char *stub = NULL, *env = NULL, *labels = NULL, *rec = NULL, *out = NULL,
+	_cleanup_free_ char *stub = NULL, *labels = NULL, *rec = NULL, *out = NULL,
 			   *copies = lines_of(json_object_get(pc, "copies"));
 	_cleanup_free_ void *tar = NULL;
 	_cleanup_free_ char *rt = NULL, *plan_text = NULL;
 	_cleanup_json_ json_t *made = NULL;
-	size_t stub_len = 0, env_len = 0, tar_len = 0, rt_len = 0, plan_len = 0;
+	size_t stub_len = 0, tar_len = 0, rt_len = 0, plan_len = 0;
 	const char *iso = str(pc, "isolation");
 	bool native = iso && strcmp(iso, "native") == 0;
 	char id[33], host[17], rt_hex[65];
@@ -580,15 +440,21 @@ static int ssh_create(const struct plan *p, const struct plan_paths *paths,
 	*pin = NULL;
 	if (!pc || ssh_conn_from_pin(&c, pc, e) < 0)
 		goto out;
+	/* a none run's account: one run at a time (the remote's listing
+	 * first, which says container_running for a run of the same job,
+	 * then the host's lock), and never a native run's again; a native
+	 * run's: never one that ran none work */
 	if (new_id(id, e) < 0 || container_host_label(cl->state_dir, host, e) < 0 ||
-	    one_at_a_time(&c, pc, host, paths->execution, e) < 0)
+	    (native && ssh_account_tainted(&c, e) < 0) ||
+	    one_at_a_time(&c, pc, host, paths->execution, !native, e) < 0 ||
+	    (!native && ssh_account_take(&c, paths->execution, e) < 0))
 		goto out;
 	if (asprintf(&rec, "%s/" SSH_RECORDS "/%s", str(pc, "remote_home"), id) < 0 ||
 	    asprintf(&labels, "host=%s\njob=%s\nsegment=%u\ndigest=%s\n", host, paths->execution,
 		     paths->segment, p->digest) < 0 ||
-	    !(stub = make_stub(rec, str(p->data, "workspace"), p->argv, native ? p->digest : NULL,
+	    !(stub = ssh_make_stub(rec, str(p->data, "workspace"), p->argv, native ? p->digest : NULL,
 			       &stub_len)) ||
-	    !(env = make_env(p, str(pc, "home"), &env_len)) || !copies) {
+	    !copies) {
 		err_set(e, ERR_INTERNAL, ENOMEM, "ssh create");
 		goto out;
 	}
@@ -610,28 +476,23 @@ static int ssh_create(const struct plan *p, const struct plan_paths *paths,
 	struct engine_tar_file files[] = {
 		{ "labels", 0600, 0, 0, labels, strlen(labels) },
 		{ "stub", 0600, 0, 0, stub, stub_len },
-		{ "env", 0600, 0, 0, env, env_len },
 		{ "copies", 0600, 0, 0, copies, strlen(copies) },
 		{ "plan.json", 0400, 0, 0, plan_text, plan_len },
 		{ "cordon", 0500, 0, 0, rt, rt_len },
 	};
-	int tr = engine_tar_build(files, native ? 6 : 4, (long long)time(NULL), &tar, &tar_len, e);
-	explicit_bzero(env, env_len);
-	if (tr < 0)
+	if (engine_tar_build(files, native ? 5 : 3, (long long)time(NULL), &tar, &tar_len, e) < 0)
 		goto out;
 	char *const cargs[] = { id, NULL };
-	int cr = ssh_call(&c, ssh_script_create, cargs, tar, tar_len, &out, NULL, 4096, &status, e);
-	/* (the tar holds the environment file: wiped once sent) */
-	explicit_bzero(tar, tar_len);
-	if (cr < 0)
+	if (ssh_call(&c, ssh_script_create, cargs, tar, tar_len, &out, NULL, 4096, &status, e) < 0)
 		goto wipe;
 	if (status != 0) {
 		/* (the remote's words: printable only) */
 		for (char *ch = out; ch && *ch; ch++)
 			if ((unsigned char)*ch < ' ' || *ch == 0x7f)
 				*ch = ' ';
-		err_set(e, ERR_UNAVAILABLE, 0, "the remote refused the run's records (exit %d)%s%.200s",
-			status, out && out[0] ? ": " : "", out ? out : "");
+		err_set(e, status == 3 ? ERR_DENIED : ERR_UNAVAILABLE, 0,
+			"the remote refused the run's records (exit %d)%s%.200s", status,
+			out && out[0] ? ": " : "", out ? out : "");
 		goto out;
 	}
 	made = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:s, s:O}", "provider",
@@ -663,8 +524,6 @@ wipe:
 		err_free(re);
 	}
 out:
-	if (env)
-		explicit_bzero(env, env_len);
 	ssh_conn_clear(&c);
 	return r;
 }
@@ -723,18 +582,23 @@ static int run_status(const struct ssh_conn *c, const json_t *pin, bool check,
 	}
 	if (!check)
 		return 0;
-	/* labels: the host's, job's, segment's and digest's, as pinned */
+	/* labels ("label." lines): the host's, job's, segment's and
+	 * digest's, as pinned */
 	char want[256];
 	static const char *const keys[] = { "host", "job", "digest", NULL };
-	for (size_t i = 0; keys[i]; i++)
-		if (!line_value(out, keys[i], v, sizeof(v)) || !str(pin, keys[i]) ||
+	for (size_t i = 0; keys[i]; i++) {
+		char lk[32];
+
+		snprintf(lk, sizeof(lk), "label.%s", keys[i]);
+		if (!line_value(out, lk, v, sizeof(v)) || !str(pin, keys[i]) ||
 		    strcmp(v, str(pin, keys[i])) != 0)
 			return err_set(e, ERR_DENIED, 0,
 				       "the remote's run of the pinned ID is not the pinned one (its "
 				       "%s differs)",
 				       keys[i]);
+	}
 	snprintf(want, sizeof(want), "%lld", (long long)json_integer_value(json_object_get(pin, "segment")));
-	if (!line_value(out, "segment", v, sizeof(v)) || strcmp(v, want) != 0)
+	if (!line_value(out, "label.segment", v, sizeof(v)) || strcmp(v, want) != 0)
 		return err_set(e, ERR_DENIED, 0,
 			       "the remote's run of the pinned ID is not the pinned one (its segment "
 			       "differs)");
@@ -984,8 +848,9 @@ json_t *ssh_last_pass(const json_t *config, const char *state_dir)
 		err_free(e);
 		return r;
 	}
-	if ((pp = pass_path(&c)) && fs_read_file(AT_FDCWD, pp, 65536, &buf, NULL, &e) == 0)
-		j = json_loads(buf, 0, NULL);
+	size_t blen = 0;
+	if ((pp = pass_path(&c)) && fs_read_file(AT_FDCWD, pp, 65536, &buf, &blen, &e) == 0)
+		j = json_parse_strict(buf, blen, &e);
 	err_free(e);
 	t = json_integer_value(json_object_get(j, "time"));
 	if (!j || t <= 0 || time(NULL) < (time_t)t || time(NULL) - (time_t)t >= SSH_PASS_SECONDS)
@@ -1029,8 +894,12 @@ int ssh_main(int argc, char **argv)
 		return help ? 0 : 125;
 	}
 	for (int i = 2; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--config-json") == 0 && !cfg)
-			cfg = json_loads(argv[i + 1], JSON_REJECT_DUPLICATES, NULL);
+		if (strcmp(argv[i], "--config-json") == 0 && !cfg) {
+			struct err *je = NULL;
+
+			cfg = json_parse_strict(argv[i + 1], strlen(argv[i + 1]), &je);
+			err_free(je);
+		}
 		else if (strcmp(argv[i], "--state-dir") == 0 && !state)
 			state = realpath(argv[i + 1], NULL);
 	}

@@ -200,22 +200,41 @@ static int push_opt(char ***argv, const char *key, const char *v)
 	return strv_push(argv, "-o") < 0 || strv_push(argv, o) < 0 ? -1 : 0;
 }
 
-char *ssh_conn_file(const struct ssh_conn *c, const char *suffix)
+/* <known_hosts dir>/<kind>-<16 hex of who><suffix> (short: a socket's
+ * path must fit 108 bytes with ssh's temporary suffix) */
+static char *file_beside(const struct ssh_conn *c, const char *kind, const char *who,
+			 const char *suffix)
 {
-	_cleanup_free_ char *where = NULL;
 	const char *slash = c->known_hosts ? strrchr(c->known_hosts, '/') : NULL;
 	char hex[SHA256_HEX_LEN + 1];
 	char *p = NULL;
 
-	/* (short: a socket's path must fit 108 bytes with ssh's temporary
-	 * suffix) */
-	if (!slash || asprintf(&where, "%s %s@%s:%u", c->t.alias, c->t.user, c->t.host, c->t.port) < 0 ||
-	    sha256_hex(where, strlen(where), hex) < 0)
+	if (!slash || !who || sha256_hex(who, strlen(who), hex) < 0)
 		return NULL;
-	return asprintf(&p, "%.*s/r-%.16s%s", (int)(slash - c->known_hosts), c->known_hosts, hex,
-			suffix) < 0
+	return asprintf(&p, "%.*s/%s-%.16s%s", (int)(slash - c->known_hosts), c->known_hosts, kind,
+			hex, suffix) < 0
 		       ? NULL
 		       : p;
+}
+
+char *ssh_conn_file(const struct ssh_conn *c, const char *suffix)
+{
+	_cleanup_free_ char *where = NULL;
+
+	if (asprintf(&where, "%s %s@%s:%u", c->t.alias, c->t.user, c->t.host, c->t.port) < 0)
+		return NULL;
+	return file_beside(c, "r", where, suffix);
+}
+
+char *ssh_account_file(const struct ssh_conn *c, const char *suffix)
+{
+	_cleanup_free_ char *who = NULL;
+
+	/* (the account: the user and the pinned key, not the host's
+	 * spelling) */
+	if (asprintf(&who, "%s %s", c->t.alias, c->t.user) < 0)
+		return NULL;
+	return file_beside(c, "a", who, suffix);
 }
 
 /* The provider's own master connection to a remote, shared by its short
@@ -395,6 +414,43 @@ static void first_line(int fd, char *buf, size_t max)
 	buf[i] = '\0';
 }
 
+/* What the remote presents now, for a refusal that names the value to
+ * set: ssh-keyscan's line of the pinned key's type, or NULL. */
+static char *presented_key(const struct ssh_conn *c)
+{
+	_cleanup_free_ char *cmd = NULL;
+	char line[16384];
+	char *found = NULL;
+	FILE *f;
+
+	/* (an environment of its own: none of the launch's; the host and
+	 * type are narrow words: sshcfg.c lets nothing else by) */
+	if (asprintf(&cmd,
+		     "env -i PATH=/usr/local/bin:/usr/bin:/bin ssh-keyscan -T 5 -t %s -p %u -- %s "
+		     "2>/dev/null",
+		     c->t.key_type, c->t.port, c->t.host) < 0)
+		return NULL;
+	if (!(f = popen(cmd, "re")))
+		return NULL;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+
+		if (line[0] == '#' || !sp)
+			continue;
+		struct ssh_target t = { 0 };
+		struct err *ke = NULL;
+
+		sp[strcspn(sp, "\n")] = '\0';
+		/* (the network's answer: shown only when it is a key) */
+		if (ssh_target_key(&t, sp + 1, "keyscan", &ke) == 0)
+			found = strdup(sp + 1);
+		err_free(ke);
+		ssh_target_clear(&t);
+	}
+	pclose(f);
+	return found;
+}
+
 int ssh_failed(const struct ssh_conn *c, int errfd, struct err **e)
 {
 	char all[ERR_MAX], line[ERR_MAX];
@@ -405,11 +461,24 @@ int ssh_failed(const struct ssh_conn *c, int errfd, struct err **e)
 		n = read(errfd, all, sizeof(all) - 1);
 	all[n > 0 ? n : 0] = '\0';
 	if (strstr(all, "Host key verification failed") || strstr(all, "HOST IDENTIFICATION") ||
-	    strstr(all, "No ED25519 host key is known") || strstr(all, "host key is known for"))
+	    strstr(all, "No ED25519 host key is known") || strstr(all, "host key is known for")) {
+		/* a pass of the probe made before the change stands no more */
+		_cleanup_free_ char *pass = ssh_conn_file(c, ".pass"), *k = presented_key(c);
+
+		if (pass)
+			(void)unlink(pass);
+		if (k)
+			return err_set(e, ERR_DENIED, 0,
+				       "container.host_key: the remote `%s@%s:%u` presents another key: "
+				       "\"%s\", not the pinned host key (%s); set it once you have checked "
+				       "it is the remote's, not a machine in between: nothing is run "
+				       "there, adopted or confirmed stopped",
+				       c->t.user, c->t.host, c->t.port, k, c->t.fingerprint);
 		return err_set(e, ERR_DENIED, 0,
 			       "the remote `%s@%s:%u` does not present the pinned host key (%s): "
 			       "nothing is run there, adopted or confirmed stopped",
 			       c->t.user, c->t.host, c->t.port, c->t.fingerprint);
+	}
 	return err_set(e, ERR_UNAVAILABLE, 0, "cannot reach the remote `%s@%s:%u`%s%s", c->t.user,
 		       c->t.host, c->t.port, line[0] ? ": " : "", line);
 }

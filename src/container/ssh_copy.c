@@ -216,7 +216,7 @@ int ssh_copy_back(const struct ssh_conn *c, const json_t *pc, const json_t *pin,
 		  const struct plan_paths *paths, struct err **e)
 {
 	_cleanup_strv_ char **grants = NULL, **kept = NULL, **args = NULL, **remote = NULL,
-			    **fetch = NULL;
+			    **fetch = NULL, **dropped = NULL;
 	_cleanup_free_ char *mbuf = NULL, *listing = NULL;
 	_cleanup_free_ struct mirror_remote_entry *ents = NULL;
 	_cleanup_json_ json_t *manifest = NULL, *report = NULL;
@@ -224,17 +224,17 @@ int ssh_copy_back(const struct ssh_conn *c, const json_t *pc, const json_t *pin,
 						     O_PATH | O_DIRECTORY, 0);
 	_cleanup_close_ int ifd = memfd_create("ssh-in", MFD_CLOEXEC);
 	_cleanup_close_ int efd = memfd_create("ssh-err", MFD_CLOEXEC);
-	size_t llen = 0, n = 0;
+	size_t llen = 0, n = 0, mlen = 0;
 	long long stamp = 0;
 	int status = 0, pfd[2] = { -1, -1 }, ar;
 	pid_t pid = -1;
 
 	if (rdir < 0 || ifd < 0 || efd < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "copy back");
-	if (fs_read_file(rdir, MANIFEST, (size_t)1 << 30, &mbuf, NULL, e) < 0)
+	if (fs_read_file(rdir, MANIFEST, (size_t)1 << 30, &mbuf, &mlen, e) < 0)
 		return err_wrap(e, "copy back: the copy's manifest");
-	if (!(manifest = json_loads(mbuf, 0, NULL)))
-		return err_set(e, ERR_DENIED, 0, "copy back: the copy's manifest cannot be read");
+	if (!(manifest = json_parse_strict(mbuf, mlen, e)))
+		return err_wrap(e, "copy back: the copy's manifest");
 	if (strv_of(json_object_get(pc, "grants"), &grants) < 0 ||
 	    strv_of(json_object_get(pc, "kept"), &kept) < 0 ||
 	    strv_push(&args, json_string_value(json_object_get(pin, "container"))) < 0)
@@ -250,7 +250,7 @@ int ssh_copy_back(const struct ssh_conn *c, const json_t *pc, const json_t *pin,
 			       status);
 	struct mirror_rules rules = { .grants = grants, .kept = kept };
 	if (parse_listing(listing, llen, &stamp, &ents, &n, &remote, e) < 0 ||
-	    mirror_fetch_choice(&rules, manifest, ents, n, stamp, &fetch, e) < 0)
+	    mirror_fetch_choice(&rules, manifest, ents, n, stamp, &fetch, &dropped, e) < 0)
 		return err_wrap(e, "copy back");
 	/* what to fetch, NUL-separated, relative to / */
 	for (size_t i = 0; fetch[i]; i++)
@@ -287,6 +287,14 @@ int ssh_copy_back(const struct ssh_conn *c, const json_t *pc, const json_t *pin,
 	}
 	if (ar < 0)
 		return err_wrap(e, "copy back");
+	/* what the run changed of a read-only need was never fetched: it is
+	 * said with the refusals */
+	json_t *refused = json_object_get(report, "refused");
+	for (size_t i = 0; dropped[i] && json_is_array(refused); i++)
+		json_array_insert_new(refused, i,
+				      json_pack("{s:s, s:s}", "path", dropped[i], "why",
+						"a read-only path (kept): the run's change is not "
+						"copied back"));
 	say_report(report);
 	return 0;
 }

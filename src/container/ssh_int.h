@@ -7,6 +7,7 @@
 #define CORDON_CONTAINER_SSH_INT_H
 
 #include "container/contract.h"
+#include "plan/plan.h"
 #include "host/sshcfg.h"
 
 #include <stdbool.h>
@@ -41,6 +42,9 @@ void ssh_conn_clear(struct ssh_conn *c);
  * <suffix> (the master connection's socket, the probe's last pass).
  * NULL: no memory. */
 char *ssh_conn_file(const struct ssh_conn *c, const char *suffix);
+/* ... and one for the account (the user and the key's alias, whatever
+ * the host's spelling): a-<16 hex><suffix>. */
+char *ssh_account_file(const struct ssh_conn *c, const char *suffix);
 
 /* The fds of an ssh child: -1 is /dev/null. */
 struct ssh_io {
@@ -101,6 +105,24 @@ int ssh_upload(const struct ssh_conn *c, const json_t *pc, const json_t *pin,
  * could not be read or applied; refusals are said on stderr. */
 int ssh_copy_back(const struct ssh_conn *c, const json_t *pc, const json_t *pin,
 		  const struct plan_paths *paths, struct err **e);
+
+/* The entry stub (ssh_stub.c) of the run whose records are rec: in cwd,
+ * argv (isolation none) or cordon's native sandbox on the plan of digest;
+ * NULL: no memory. */
+char *ssh_make_stub(const char *rec, const char *cwd, char *const *argv, const char *digest,
+		    size_t *len);
+/* The run's environment for its stub, on the start connection's stdin
+ * ahead of the command's: "NAME <value, printf %b escapes>" lines, then
+ * ".". NULL: no memory. The caller wipes and frees it. */
+char *ssh_env_block(const struct plan *p, const char *home, size_t *len);
+
+/* The account as a tenant (ssh_account.c): -1 (ERR_DENIED) when it ran
+ * isolation none work (a native run is not given it). */
+int ssh_account_tainted(const struct ssh_conn *c, struct err **e);
+/* A none run's: the account's lock taken for this process's life
+ * (another's: container_busy, ERR_DENIED), and the account marked as
+ * having run none work (job). */
+int ssh_account_take(const struct ssh_conn *c, const char *job, struct err **e);
 
 /* The scripts (ssh_scripts.c). */
 extern const char ssh_script_probe[];

@@ -3,9 +3,9 @@
  * is installed there: a remote needs sh, setsid, ps, tar (GNU's, for the
  * copy back), find and env. A run's records are $HOME/.cordon/runs/<id>,
  * owner-only: labels (host, job, segment, digest), the entry stub, the
- * environment file the stub reads and removes, the upload's stamp, pid
- * ("<pid> <host ms>", once started), status (once ended) and term (the
- * stub got a TERM).
+ * upload's stamp, pid ("<pid> <host ms>", once started), status (once
+ * ended) and term (the stub got a TERM). No secret: the run's
+ * environment comes on the start call's stdin (ssh_stub.c).
  *
  * A run is alive only while its pid leads its own process group and its
  * arguments carry the run's nonce: a pid reused by another process is
@@ -60,8 +60,21 @@ const char ssh_script_probe[] = PRELUDE
 	"if unshare -U -r true >/dev/null 2>&1; then echo userns=ok; else echo userns=no; fi\n"
 	"echo done=1\n";
 
-/* $1 id; stdin: a tar of the run's records (labels, stub, env). */
+/* $1 id; stdin: a tar of the run's records (labels, stub, copies; a
+ * native run's plan and binary). First what cordon can see of the
+ * account's sign-in: no forced command or environment on a key of
+ * authorized_keys, no ~/.ssh/rc or ~/.ssh/environment (what would run
+ * or be set before or instead of cordon's calls). */
 const char ssh_script_create[] = PRELUDE
+	"for f in \"$HOME/.ssh/rc\" \"$HOME/.ssh/environment\"; do\n"
+	"  [ ! -e \"$f\" ] || { echo \"refused: the account has ~/.ssh/${f##*/}\"; exit 3; }\n"
+	"done\n"
+	"for f in \"$HOME/.ssh/authorized_keys\" \"$HOME/.ssh/authorized_keys2\"; do\n"
+	"  [ -f \"$f\" ] || continue\n"
+	"  if grep -Eiq '(^|[ ,])(command|environment)=' \"$f\"; then\n"
+	"    echo \"refused: ~/.ssh/${f##*/} holds a forced command or an environment\"; exit 3\n"
+	"  fi\n"
+	"done\n"
 	"rec=\"$runs/$1\"\n"
 	"mkdir -p \"$runs\" || exit 4\n"
 	"mkdir \"$rec\" || { echo \"refused: a run of that id is there\"; exit 3; }\n"
@@ -93,24 +106,31 @@ const char ssh_script_start[] = PRELUDE
 	"pid=$!\n"
 	"exec 3<&-\n"
 	"printf '%s %s\\n' \"$pid\" \"$3\" > \"$rec/pid.new\" && mv -f \"$rec/pid.new\" \"$rec/pid\"\n"
-	"wait \"$pid\"\n"
+	/* (the stub ends by a KILL to its group, once its status is
+	 * recorded: the shell's word on it is not the run's output) */
+	"wait \"$pid\" 2>/dev/null\n"
 	"exit 0\n";
 
-/* $1 id, $2 nonce: labels, then term=1, started=, code=, and last
- * state=gone|created|running|exited. */
+/* $1 id, $2 nonce: term=1, started=, code=, state=gone|created|running|
+ * exited, each once, then the run's labels, each line prefixed "label.":
+ * a labels file (which a run on the account could have written) never
+ * says a status key. */
 const char ssh_script_status[] = PRELUDE
 	"rec=\"$runs/$1\"\n"
-	"if [ ! -f \"$rec/labels\" ]; then echo state=gone; exit 0; fi\n"
-	"cat \"$rec/labels\"\n"
+	/* (read first: the records may go while this runs) */
+	"labels=$(cat \"$rec/labels\" 2>/dev/null) || { echo state=gone; exit 0; }\n"
 	"[ ! -e \"$rec/term\" ] || echo term=1\n"
-	"if [ ! -f \"$rec/pid\" ]; then echo state=created; exit 0; fi\n"
-	"if alive \"$1\" \"$2\"; then echo \"started=$started\"; echo state=running; exit 0; fi\n"
-	"read -r pid started < \"$rec/pid\" || started=\n"
-	"echo \"started=$started\"\n"
-	"code=137\n"
-	"[ ! -f \"$rec/status\" ] || read -r code < \"$rec/status\" || code=137\n"
-	"echo \"code=$code\"\n"
-	"echo state=exited\n";
+	"if [ ! -f \"$rec/pid\" ]; then echo state=created\n"
+	"elif alive \"$1\" \"$2\"; then echo \"started=$started\"; echo state=running\n"
+	"else\n"
+	"  read -r pid started < \"$rec/pid\" || started=\n"
+	"  echo \"started=$started\"\n"
+	"  code=137\n"
+	"  [ ! -f \"$rec/status\" ] || read -r code < \"$rec/status\" || code=137\n"
+	"  echo \"code=$code\"\n"
+	"  echo state=exited\n"
+	"fi\n"
+	"printf '%s\\n' \"$labels\" | sed 's/^/label./'\n";
 
 /* $1 id, $2 nonce: a run whose helper died watched in its place (a new
  * connection, the run's own stdio gone with the old one): the stale
@@ -136,12 +156,13 @@ const char ssh_script_signal[] = PRELUDE
 	"if [ \"$4\" = group ]; then kill -s \"$3\" -- \"-$pid\"; else kill -s \"$3\" \"$pid\"; fi\n"
 	"echo sent\n";
 
-/* $1 host label, $2 job ('' for all): "<id> <job>" of each of its runs. */
+/* $1 host label ('' for every host's), $2 job ('' for all): "<id> <job>"
+ * of each of its runs. */
 const char ssh_script_list[] = PRELUDE
 	"[ -d \"$runs\" ] || exit 0\n"
 	"for d in \"$runs\"/*; do\n"
 	"  [ -f \"$d/labels\" ] || continue\n"
-	"  grep -qx \"host=$1\" \"$d/labels\" || continue\n"
+	"  [ -z \"$1\" ] || grep -qx \"host=$1\" \"$d/labels\" || continue\n"
 	"  if [ -n \"$2\" ]; then grep -qx \"job=$2\" \"$d/labels\" || continue; fi\n"
 	"  j=$(sed -n 's/^job=//p' \"$d/labels\" | head -n 1)\n"
 	"  printf '%s %s\\n' \"${d##*/}\" \"$j\"\n"

@@ -4,7 +4,9 @@
  * stderr, with one forward: a native run's gateway (served here, the
  * plan's lists, the audit log the segment's) to the run's records, or
  * the toolbelt's socket to the same path on the remote (isolation none);
- * the remote starts the stub in a session of its own. TERM, INT
+ * the remote starts the stub in a session of its own, the run's
+ * environment on ssh's stdin ahead of this process's (a child of the
+ * helper feeds it: never a file on the remote). TERM, INT
  * and HUP are recorded as the host's and then sent to the stub over a
  * second connection (retried until the run has started). When ssh ends,
  * the run's status is asked of the remote: a run a lost connection left
@@ -176,12 +178,51 @@ static int gw_start(const struct plan *p, const struct plan_paths *paths, struct
 	return gateway_add_listener(h->gw, fd, GW_PROTO_ANY, e);
 }
 
-/* Run ssh (the start script) until it ends, passing signals on (and
- * serving the gateway, when the run has one). */
-static int run_attached(const struct ssh_conn *c, const json_t *pin, const struct plan_paths *paths,
-			const char *toolbelt_dir, struct host_gw *h, bool resume, int sfd,
-			struct err **e)
+/* ssh's stdin for a start: the run's environment (block, never a file
+ * on the remote), then this process's stdin, through a pipe a child of
+ * this process feeds; -1 with *e. The child is ended by the caller. */
+static int feed_stdin(const char *block, size_t len, pid_t *feeder, struct err **e)
 {
+	int pfd[2];
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "ssh start: pipe");
+	*feeder = fork();
+	if (*feeder < 0) {
+		int saved = errno;
+
+		close(pfd[0]);
+		close(pfd[1]);
+		return err_set(e, ERR_UNAVAILABLE, saved, "ssh start: fork");
+	}
+	if (*feeder == 0) {
+		char buf[16384];
+		ssize_t n;
+
+		/* (ends with ssh: its write then fails, SIGPIPE blocked) */
+		close(pfd[0]);
+		if (fs_write_exact(pfd[1], block, len) < 0)
+			_exit(1);
+		while ((n = read(0, buf, sizeof(buf))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 || fs_write_exact(pfd[1], buf, (size_t)n) < 0)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(pfd[1]);
+	return pfd[0];
+}
+
+/* Run ssh (the start script) until it ends, passing signals on (and
+ * serving the gateway, when the run has one); envb: the run's
+ * environment for its stub (a start, not a resume). */
+static int run_attached(const struct ssh_conn *c, const json_t *pin, const struct plan_paths *paths,
+			const char *toolbelt_dir, struct host_gw *h, const char *envb,
+			size_t envlen, int sfd, struct err **e)
+{
+	bool resume = !envb;
 	_cleanup_free_ char *sock = NULL, *fwd = NULL;
 	_cleanup_close_ int pidfd = -1;
 	char started[32];
@@ -210,7 +251,9 @@ static int run_attached(const struct ssh_conn *c, const json_t *pin, const struc
 			       NULL };
 	/* resumed: the run started long ago, its stdin went with the
 	 * connection that started it */
-	struct ssh_io io = { resume ? -1 : 0, 1, 2 };
+	struct ssh_io io = { -1, 1, 2 };
+	_cleanup_close_ int feed = -1;
+	pid_t feeder = -1;
 	if (resume && h->gw) {
 		_cleanup_free_ char *out = NULL;
 		int ust = 0;
@@ -222,13 +265,24 @@ static int run_attached(const struct ssh_conn *c, const json_t *pin, const struc
 				       "the remote run's gateway socket cannot be bound again (exit %d)",
 				       ust);
 	}
-	if (ssh_spawn(c, resume ? ssh_script_watch : ssh_script_start, args, fwds, &io, true, &pid,
-		      e) < 0)
-		return -1;
-	if ((pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
+	if (!resume) {
+		if ((feed = feed_stdin(envb, envlen, &feeder, e)) < 0)
+			return -1;
+		io.in = feed;
+	}
+	int sr = ssh_spawn(c, resume ? ssh_script_watch : ssh_script_start, args, fwds, &io, true,
+			   &pid, e);
+	if (sr == 0 && (pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		return err_set(e, ERR_UNAVAILABLE, errno, "ssh start: pidfd");
+		sr = err_set(e, ERR_UNAVAILABLE, errno, "ssh start: pidfd");
+	}
+	if (sr < 0) {
+		if (feeder > 0) {
+			kill(feeder, SIGKILL);
+			waitpid(feeder, NULL, 0);
+		}
+		return -1;
 	}
 	for (;;) {
 		struct pollfd p[3] = { { sfd, POLLIN, 0 }, { pidfd, POLLIN, 0 },
@@ -271,6 +325,11 @@ static int run_attached(const struct ssh_conn *c, const json_t *pin, const struc
 		if (n > 0 && (p[1].revents & POLLIN))
 			break;
 	}
+	if (feeder > 0) {
+		kill(feeder, SIGKILL);
+		while (waitpid(feeder, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return err_set(e, ERR_UNAVAILABLE, errno, "ssh start: wait");
@@ -287,6 +346,8 @@ static int helper(const struct plan *p, const struct plan_paths *paths, const js
 	struct host_gw gw = { 0 };
 	const char *iso = json_string_value(json_object_get(pc, "isolation"));
 	_cleanup_close_ int sfd = -1;
+	_cleanup_free_ char *envb = NULL;
+	size_t envlen = 0;
 	int code = -1;
 	bool lost = false;
 
@@ -297,8 +358,16 @@ static int helper(const struct plan *p, const struct plan_paths *paths, const js
 		goto remove;
 	if (iso && strcmp(iso, "native") == 0 && gw_start(p, paths, &gw, e) < 0)
 		goto remove;
+	if (!resume && !(envb = ssh_env_block(p, json_string_value(json_object_get(pc, "home")),
+					      &envlen))) {
+		err_set(e, ERR_INTERNAL, ENOMEM, "the run's environment");
+		goto remove;
+	}
 	int ar = run_attached(&c, pin, paths, json_string_value(json_object_get(pc, "toolbelt_dir")),
-			      &gw, resume, sfd, e);
+			      &gw, envb, envlen, sfd, e);
+	/* (sent: not kept) */
+	if (envb)
+		explicit_bzero(envb, envlen);
 	/* the run's connection is gone: so is its way out */
 	gw_stop(&gw);
 	if (ar < 0)

@@ -961,6 +961,26 @@ static int binding_cmp(const void *a, const void *b)
 		      ((const struct host_binding *)b)->name);
 }
 
+/* A remote account that runs isolation none work is one binding's only
+ * (sshcfg.h). */
+static int ssh_accounts(const struct host_config *c, struct err **e)
+{
+	_cleanup_json_ json_t *cs = json_array();
+	_cleanup_free_ const char **names = calloc(c->n + 1, sizeof(*names));
+	size_t n = 0;
+
+	if (!cs || !names)
+		return oom(e);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->bindings[i].provider && strcmp(c->bindings[i].provider, "ssh") == 0 &&
+		    c->bindings[i].container) {
+			if (json_array_append(cs, c->bindings[i].container) < 0)
+				return oom(e);
+			names[n++] = c->bindings[i].name;
+		}
+	return sshcfg_accounts_check(cs, names, e);
+}
+
 int host_config_parse(const char *buf, size_t len, struct host_config **out, struct err **e)
 {
 	static const char *const keys[] = { "bindings", "retention_days", NULL };
@@ -998,6 +1018,10 @@ int host_config_parse(const char *buf, size_t len, struct host_config **out, str
 		}
 	}
 	qsort(c->bindings, c->n, sizeof(*c->bindings), binding_cmp);
+	if (ssh_accounts(c, e) < 0) {
+		host_config_free(c);
+		return -1;
+	}
 	c->retention_ms = HOST_RETENTION_DEFAULT_DAYS * 86400000ULL;
 	v = json_object_get(root, "retention_days");
 	if (v && (!json_is_number(v) || !(json_number_value(v) > 0.0) ||

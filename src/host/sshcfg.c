@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define KEY_B64_MAX 16384
 
@@ -177,4 +178,59 @@ void ssh_target_clear(struct ssh_target *t)
 	free(t->key_type);
 	free(t->key_b64);
 	t->user = t->host = t->key_type = t->key_b64 = NULL;
+}
+
+bool ssh_target_same_account(const struct ssh_target *a, const struct ssh_target *b)
+{
+	if (!a->user || !b->user || strcmp(a->user, b->user) != 0)
+		return false;
+	if (a->key_b64 && b->key_b64 && strcmp(a->key_b64, b->key_b64) == 0)
+		return true;
+	return a->host && b->host && strcasecmp(a->host, b->host) == 0 && a->port == b->port;
+}
+
+static bool isolation_none(const json_t *c)
+{
+	const char *iso = json_string_value(json_object_get(c, "isolation"));
+
+	return iso && strcmp(iso, "none") == 0;
+}
+
+int sshcfg_accounts_check(const json_t *containers, const char *const *names, struct err **e)
+{
+	size_t n = json_array_size(containers);
+
+	for (size_t i = 0; i < n; i++) {
+		if (!isolation_none(json_array_get(containers, i)))
+			continue;
+		struct ssh_target a = { 0 };
+
+		if (ssh_target_from(&a, json_array_get(containers, i), e) < 0)
+			return -1;
+		for (size_t j = 0; j < n; j++) {
+			struct ssh_target b = { 0 };
+			bool same;
+
+			if (j == i)
+				continue;
+			if (ssh_target_from(&b, json_array_get(containers, j), e) < 0) {
+				ssh_target_clear(&a);
+				return -1;
+			}
+			same = ssh_target_same_account(&a, &b);
+			ssh_target_clear(&b);
+			if (same) {
+				int r = err_set(e, ERR_CONFIG, 0,
+						"bindings.%s.container.remote: the account `%s@%s` runs "
+						"isolation none work, which can do anything there: it "
+						"is not shared with binding `%s` (give each its own "
+						"account)",
+						names[i], a.user, a.host, names[j]);
+				ssh_target_clear(&a);
+				return r;
+			}
+		}
+		ssh_target_clear(&a);
+	}
+	return 0;
 }

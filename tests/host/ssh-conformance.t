@@ -3,9 +3,12 @@
 # the host's lifecycle relies on of any container provider) against the
 # SSH provider, through `cordon-host container ...`, on a real OpenSSH
 # server this test starts (tests/host/ssh-lib.sh: loopback, a host key
-# made for the run, an account and a mount namespace of its own).
-# tests/container/fake.t shows the same suite failing the fake
-# provider's flawed variants.
+# made for the run, an account and a mount namespace of its own), with
+# isolation native: the suite makes two jobs' containers on one place,
+# which an account running isolation none work never holds (one run at a
+# time there: tests/host/ssh.t shows that, and the none lifecycle
+# through the daemon). tests/container/fake.t shows the same suite
+# failing the fake provider's flawed variants.
 set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,6 +17,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../container/conformance.sh"
 ssh_skip
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 not installed (drives the wrapper)"; exit 0; }
+static=${CORDON_STATIC:-$(cd "$(dirname "$CORDON")" && cd .. && pwd)/cordon-static}
+[ -x "$static" ] || static=$(cd "$(dirname "$CORDON")" && pwd)/cordon-static
+[ -x "$static" ] || { echo "Bail out! no cordon-static (make build/cordon-static)"; exit 1; }
 host_lab /var/tmp/cordon-sconf.XXXXXX
 cleanup() {
 	sshd_cleanup
@@ -22,6 +28,7 @@ cleanup() {
 trap cleanup EXIT
 host_own_cordon
 [ -x "$lab/bin/cordon-host" ] || { echo "Bail out! no cordon-host beside $CORDON"; exit 1; }
+cp "$static" "$lab/bin/cordon-static" || exit 1
 mkdir -p "$lab/home" "$lab/ws"
 export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
 unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
@@ -32,7 +39,7 @@ remote_exists() { ssh_lab_ssh test -e "$1" 2>/dev/null; }
 remote_touch() { ssh_lab_ssh touch "$1" 2>/dev/null; }
 CONFORMANCE_EXISTS=remote_exists CONFORMANCE_TOUCH=remote_touch \
 CONFORMANCE_PREFIX="ssh: " conformance_run "$lab/bin/cordon-host" \
-	"$(printf '{"provider": "ssh", "remote": "%s", "host_key": "%s", "identity": "%s", "isolation": "none", "network": "host"}' \
+	"$(printf '{"provider": "ssh", "remote": "%s", "host_key": "%s", "identity": "%s"}' \
 		"$SSH_LAB_REMOTE" "$SSH_LAB_HOSTKEY_PUB" "$SSH_LAB_IDENTITY")" \
 	"$lab/ws" "$lab/state"
 left=$(ssh_lab_ssh 'ls -A "$HOME/.cordon/runs" 2>/dev/null | grep -c .' 2>/dev/null)

@@ -7,7 +7,12 @@
 # there is not on the host), /etc/ssh is the lab's (its sshd_config and a
 # host key made for the run) and /proc shows the remote's processes only.
 # One login, an account made for the run (not root) whose home is on the
-# remote's /home, by a client key made for the run; ssh_lab_ssh is the
+# remote's /home, by a client key made for the run (SSH_LAB_ACCOUNTS=N
+# before sshd_up: N such accounts by name, each its own home and the same
+# key, for a suite whose bindings each need an account of their own by
+# cordon's rule, the user and the host key; they share the first's uid,
+# so that every account can make the host's paths there, which the
+# first makes owner-only); ssh_lab_ssh is the
 # system's ssh client pinned to the lab (its host key only). A test keeps
 # its own trap and calls sshd_cleanup from it, as docker-lib.sh's do: it
 # ends the remote and every process of the account, removes the account
@@ -15,9 +20,11 @@
 # (CORDON_SSHD: another sshd)
 sshd_bin=${CORDON_SSHD:-/usr/sbin/sshd}
 # what sshd_up made so far, for sshd_cleanup: the unshare holding the
-# remote (its child, sshd, is the remote's PID 1), the account
+# remote (its child, sshd, is the remote's PID 1), the accounts (the
+# first is $sshd_user)
 sshd_upid=
 sshd_user=
+sshd_users=
 SSH_LAB_DIR=
 # ssh_skip: `1..0 # SKIP reason` and exit when the lab cannot run here
 ssh_skip() {
@@ -43,20 +50,23 @@ sshd_bail() {
 	[ -n "$SSH_LAB_DIR" ] && tail -20 "$SSH_LAB_DIR/sshd.log" 2>/dev/null | sed 's/^/# /'
 	exit 1
 }
-# sshd_account: $sshd_user, an account made for the run: cordon-rt<pid>,
+# sshd_account: $sshd_user, an account made for the run (added to
+# $sshd_users; the first stays $sshd_user): cordon-rt<pid>,
 # another suffix while the name is taken (two labs at once, or what a
 # killed run left); no home on the host (its home is made on the remote)
 # and a password of "*", no login by password but not locked (sshd without
 # PAM refuses a locked account even its keys)
 sshd_account() {
-	local i=0 rc=1 name _
+	local i=0 rc=1 name _ uid=
+	[ -z "$sshd_user" ] || uid=$(id -u "$sshd_user")
 	for _ in $(seq 40); do
 		name=cordon-rt$$
 		[ "$i" = 0 ] || name=cordon-rt$$x$i
-		useradd -M -d "/home/$name" -s /bin/sh -p '*' -c "cordon SSH lab" "$name" 2>/dev/null
+		useradd -M -d "/home/$name" -s /bin/sh -p '*' -c "cordon SSH lab" ${uid:+-o -u "$uid"} "$name" 2>/dev/null
 		rc=$?
 		if [ "$rc" = 0 ]; then
-			sshd_user=$name
+			[ -n "$sshd_user" ] || sshd_user=$name
+			sshd_users="${sshd_users:+$sshd_users }$name"
 			return 0
 		fi
 		# 9: the name (or its group) is taken; else /etc/passwd is
@@ -83,7 +93,7 @@ HostbasedAuthentication no
 PermitRootLogin no
 UsePAM no
 StrictModes yes
-AllowUsers $sshd_user
+AllowUsers $sshd_users
 AllowTcpForwarding yes
 AllowStreamLocalForwarding yes
 StreamLocalBindUnlink yes
@@ -97,7 +107,7 @@ Subsystem sftp internal-sftp
 EOF
 }
 # The remote's own mounts, run in its namespaces as their PID 1 before it
-# becomes sshd: ARGS the lab's etc/, the account, its authorized key. The
+# becomes sshd: ARGS the lab's etc/, the accounts, their authorized key. The
 # lab's etc/ is bound first (the lab may be under /tmp, which the tmpfs
 # hides next).
 sshd_remote_sh='set -e
@@ -106,10 +116,12 @@ for m in /tmp /var/tmp /dev/shm; do mount -t tmpfs -o mode=1777,nosuid,nodev cor
 mount -t tmpfs -o mode=755,nosuid,nodev cordon-lab /home
 mount -t tmpfs -o mode=755,nosuid,nodev cordon-lab /run
 mkdir -m 755 /run/sshd
-mkdir -m 700 "/home/$2" "/home/$2/.ssh"
-printf "%s\n" "$3" > "/home/$2/.ssh/authorized_keys"
-chmod 600 "/home/$2/.ssh/authorized_keys"
-chown -R "$2:" "/home/$2"
+for u in $2; do
+	mkdir -m 700 "/home/$u" "/home/$u/.ssh"
+	printf "%s\n" "$3" > "/home/$u/.ssh/authorized_keys"
+	chmod 600 "/home/$u/.ssh/authorized_keys"
+	chown -R "$u:" "/home/$u"
+done
 exec "$4" -D -e -f /etc/ssh/sshd_config'
 # sshd_start PORT: the remote on PORT, $sshd_upid; 0 once it listens
 # there (says its log: another's on PORT answers too) and the port answers
@@ -122,7 +134,7 @@ sshd_start() {
 	# setpriv: the remote ends with the test's shell, even a killed one;
 	# unshare's --kill-child: with unshare, the remote's PID 1, so all of it
 	setpriv --pdeathsig KILL unshare --mount --propagation private --pid --fork --kill-child \
-		--mount-proc sh -c "$sshd_remote_sh" sh "$SSH_LAB_DIR/etc" "$sshd_user" \
+		--mount-proc sh -c "$sshd_remote_sh" sh "$SSH_LAB_DIR/etc" "$sshd_users" \
 		"$(cat "$SSH_LAB_IDENTITY.pub")" "$sshd_bin" >>"$SSH_LAB_DIR/sshd.log" 2>&1 &
 	sshd_upid=$!
 	for _ in $(seq 100); do
@@ -146,6 +158,7 @@ sshd_start() {
 #   SSH_LAB_DIR          the lab (on the host; the remote sees its etc/ only)
 #   SSH_LAB_PORT         sshd's port on 127.0.0.1
 #   SSH_LAB_USER         the account (not root) logged in as
+#   SSH_LAB_USERS        every account (SSH_LAB_ACCOUNTS), the first first
 #   SSH_LAB_REMOTE       $SSH_LAB_USER@127.0.0.1:$SSH_LAB_PORT
 #   SSH_LAB_IDENTITY     the client's private key (its .pub beside it)
 #   SSH_LAB_HOSTKEY_PUB  the host key, "ssh-ed25519 AAAA..."
@@ -164,8 +177,8 @@ sshd_up() {
 	read -r t k _ < "$SSH_LAB_DIR/etc/ssh_host_ed25519_key.pub"
 	export SSH_LAB_HOSTKEY_PUB="$t $k"
 	echo "cordon-lab $SSH_LAB_HOSTKEY_PUB" > "$SSH_LAB_KNOWN_HOSTS"
-	sshd_account
-	export SSH_LAB_USER=$sshd_user
+	for i in $(seq "${SSH_LAB_ACCOUNTS:-1}"); do sshd_account; done
+	export SSH_LAB_USER=$sshd_user SSH_LAB_USERS=$sshd_users
 	# a port from the pid, below the kernel's ephemeral range; the next
 	# while one listens there, or sshd cannot bind it (another lab's, the
 	# same moment)
@@ -182,7 +195,8 @@ sshd_up() {
 	export SSH_LAB_PORT=$port SSH_LAB_REMOTE=$SSH_LAB_USER@127.0.0.1:$port
 	ssh_lab_ssh true 2>>"$SSH_LAB_DIR/sshd.log" || sshd_bail "no login to the SSH lab ($SSH_LAB_REMOTE)"
 }
-# ssh_lab_ssh ARGS...: the system's ssh to the lab, as its account, by its
+# ssh_lab_ssh ARGS...: the system's ssh to the lab, as its account
+# ($SSH_LAB_AS, another of $SSH_LAB_USERS, when set), by its
 # key only, trusting its host key only ($SSH_LAB_KNOWN_HOSTS, a test may
 # point it at another), no config, agent or known_hosts of the host's;
 # ARGS: options (-R ...), then the remote command
@@ -191,7 +205,7 @@ ssh_lab_ssh() {
 		-o IdentityAgent=none -o BatchMode=yes -o StrictHostKeyChecking=yes \
 		-o UserKnownHostsFile="$SSH_LAB_KNOWN_HOSTS" -o GlobalKnownHostsFile=/dev/null \
 		-o HostKeyAlias=cordon-lab -o UpdateHostKeys=no -o ConnectTimeout=10 \
-		"$SSH_LAB_USER@127.0.0.1" "$@"
+		"${SSH_LAB_AS:-$SSH_LAB_USER}@127.0.0.1" "$@"
 }
 # sshd_cleanup: for the test's trap, whatever happened: the remote ended
 # (its PID 1 killed while unshare, its parent, waits for it: the kernel
@@ -199,22 +213,22 @@ ssh_lab_ssh() {
 # process of the account's left, the account, the lab dir; again is
 # harmless
 sshd_cleanup() {
-	local _
+	local _ u
 	if [ -n "$sshd_upid" ]; then
 		pkill -KILL -P "$sshd_upid" 2>/dev/null || kill -KILL "$sshd_upid" 2>/dev/null
 		wait "$sshd_upid" 2>/dev/null
 		sshd_upid=
 	fi
-	if [ -n "$sshd_user" ]; then
-		for _ in $(seq 50); do pkill -KILL -u "$sshd_user" 2>/dev/null || break; sleep 0.1; done
+	for u in $sshd_users; do
+		for _ in $(seq 50); do pkill -KILL -u "$u" 2>/dev/null || break; sleep 0.1; done
 		# (/etc/passwd may be locked by another's useradd a moment)
 		for _ in $(seq 50); do
-			userdel "$sshd_user" 2>/dev/null && break
-			getent passwd "$sshd_user" >/dev/null || break
+			userdel "$u" 2>/dev/null && break
+			getent passwd "$u" >/dev/null || break
 			sleep 0.1
 		done
-		sshd_user=
-	fi
+	done
+	sshd_user= sshd_users=
 	[ -n "$SSH_LAB_DIR" ] && rm -rf "$SSH_LAB_DIR"
 	SSH_LAB_DIR=
 }

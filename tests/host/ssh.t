@@ -20,12 +20,26 @@
 # presents another key
 # by then: nothing adopted or confirmed stopped (the run still runs).
 # Reconcile's sweep removes what an ended job left on the remote.
+# A remote account is a tenant (each binding here has an account of its
+# own): a stop ends what the command left in the run's group; labels
+# that say state=gone do not shadow the status; a second none job on a
+# busy account is refused, so it never writes the first's copies; a
+# reader left on the account never sees the secret; a forced command on
+# the account's key refuses the run; changes to read-only needs are said
+# on the log; a key changed within a pass is refused naming both keys; a
+# config sharing a none binding's account is refused at load; a native
+# run on an account that ran none work is refused. Each with its control.
 set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/ssh-lib.sh"
 ssh_skip
+# (a native run, on an account that never ran none work: the control of
+# the last case)
+static=${CORDON_STATIC:-$(cd "$(dirname "$CORDON")" && cd .. && pwd)/cordon-static}
+[ -x "$static" ] || static=$(cd "$(dirname "$CORDON")" && pwd)/cordon-static
+[ -x "$static" ] || { echo "Bail out! no cordon-static (make build/cordon-static)"; exit 1; }
 host_lab /var/tmp/cordon-ssh.XXXXXX
 cleanup() {
 	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
@@ -34,7 +48,10 @@ cleanup() {
 }
 trap cleanup EXIT
 host_own_cordon
-sshd_up
+cp "$static" "$lab/bin/cordon-static" || exit 1
+# an account per binding that runs (isolation none: each binding's own)
+SSH_LAB_ACCOUNTS=6 sshd_up
+read -r u_box u_sc u_sc2 u_sc3 u_nofwd u_fresh _ <<< "$SSH_LAB_USERS"
 mkdir -p "$lab/home" "$lab/ws/.git/hooks" "$lab/ws/.git/info" "$lab/ws/sub"
 echo '[core]' > "$lab/ws/.git/config"
 echo 'ref: refs/heads/main' > "$lab/ws/.git/HEAD"
@@ -46,24 +63,31 @@ printf '%s\n' "tok-$RANDOM-$RANDOM-secret" > "$lab/secret"
 secret=$(cat "$lab/secret")
 ssh-keygen -q -N '' -t ed25519 -f "$lab/otherkey" || exit 1
 read -r ot ok_ _ < "$lab/otherkey.pub"
-remote() { # KEY POLICY
-	printf '{"provider": "ssh", "remote": "%s", "host_key": "%s", "identity": "%s", "isolation": "none", "network": "host", "policy": %s}' \
-		"$SSH_LAB_REMOTE" "$1" "$SSH_LAB_IDENTITY" "$2"
+remote() { # KEY POLICY USER [ISOLATION]
+	local iso='"isolation": "none", "network": "host"'
+	[ "${4:-none}" = none ] || iso="\"isolation\": \"$4\""
+	printf '{"provider": "ssh", "remote": "%s@127.0.0.1:%s", "host_key": "%s", "identity": "%s", %s, "policy": %s}' \
+		"$3" "$SSH_LAB_PORT" "$1" "$SSH_LAB_IDENTITY" "$iso" "$2"
 }
 pol='{"write": ["{workspace}"]}'
+# (badkey and fwd never sign in: accounts of no one)
 cat > "$lab/config.json" <<JSON
 {"bindings": {
   "box": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"}, "grace": 1,
-          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol"), "operations": ["job.status"],
+          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" "$u_box"), "operations": ["job.status"],
           "secrets": {"API_TOKEN": {"file": "$lab/secret"}}},
   "sc": {"executor": {"kind": "shell"}, "workspace": {"scratch": true}, "grace": 1,
-          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol")},
+          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" "$u_sc")},
+  "sc2": {"executor": {"kind": "shell"}, "workspace": {"scratch": true}, "grace": 1,
+          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" "$u_sc2")},
+  "sc3": {"executor": {"kind": "shell"}, "workspace": {"scratch": true}, "grace": 1,
+          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" "$u_sc3")},
   "badkey": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
-          "container": $(remote "$ot $ok_" "$pol")},
+          "container": $(remote "$ot $ok_" "$pol" nobody-badkey)},
   "fwd": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
-          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" | sed "s|^{|{\"ssh_config\": \"$lab/fwd.conf\", |")},
+          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" nobody-fwd | sed "s|^{|{\"ssh_config\": \"$lab/fwd.conf\", |")},
   "nofwd": {"executor": {"kind": "shell"}, "workspace": {"scratch": true},
-          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" | sed "s|^{|{\"ssh_config\": \"$lab/nofwd.conf\", |")}
+          "container": $(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" "$u_nofwd" | sed "s|^{|{\"ssh_config\": \"$lab/nofwd.conf\", |")}
 }}
 JSON
 printf 'Host *\n  RemoteForward %s/fwd.sock %s/host.sock\n' "$lab" "$lab" > "$lab/fwd.conf"
@@ -71,7 +95,8 @@ printf 'Host *\n  ServerAliveInterval 10\n' > "$lab/nofwd.conf"
 start_daemon || { echo "Bail out! the daemon did not start"; sed 's/^/# /' "$lab/daemon.err"; exit 1; }
 rsh() { ssh_lab_ssh "$@" 2>/dev/null; }
 on_remote() { for _ in $(seq 300); do rsh test -e "$1" && return 0; sleep 0.1; done; return 1; }
-runs_left() { rsh 'ls -A "$HOME/.cordon/runs" 2>/dev/null | grep -c .'; }
+# (the lab's accounts share a uid: one sees every account's records)
+runs_left() { rsh 'ls -d /home/*/.cordon/runs/* 2>/dev/null | grep -c .'; }
 
 # ---- mirrored, not mounted: the workspace is not on the remote before
 ok $([ -d "$lab/ws" ] && ! rsh test -e "$lab/ws"; echo $?) \
@@ -87,7 +112,7 @@ rm sub/gone.txt
 mkdir -p deep/er && echo d > deep/er/f.txt
 echo outside > "$HOME_OUTSIDE/outside.txt" 2>/dev/null
 echo "secret=$API_TOKEN"
-echo "env_file=$(ls "$HOME/.cordon/runs/"*/env 2>/dev/null | grep -c .)"
+echo "env_file=$(grep -rlF "$API_TOKEN" "$HOME/.cordon/runs/" 2>/dev/null | grep -c .)"
 # the toolbelt, through the forwarded socket beside the token
 tb() { python3 - "$1" "$(dirname "$CORDON_TOOLBELT")/toolbelt.sock" <<'PY'
 import socket, sys
@@ -125,7 +150,7 @@ ok $([ "$(cat "$lab/ws/kept.txt")" = changed ] && [ "$(cat "$lab/ws/new.txt")" =
 	"its changes came back: a change, a new file, a deletion, new directories (owned by the operator)"
 ok $([ ! -e "$lab/outside.txt" ]; echo $?) "a write outside the write grants stays on the remote"
 ok $(grep -q "^secret=$secret\$" "$log" && grep -q '^env_file=0$' "$log"; echo $?) \
-	"the secret reaches the command, and its file on the remote is gone before it runs"
+	"the secret reaches the command, and no file of the run's records on the remote holds it"
 ok $([ "$seen_cmdline" = 0 ] && ! grep -rqF "$secret" "$state/runs/$id/sandbox" "$state/runs/$id/pins.json"; echo $?) \
 	"the secret is not on ssh's command line nor in the plan and records"
 ok $(grep -q '^toolbelt=job.status$' "$log" && grep -q '^toolbelt_bad=0$' "$log"; echo $?) \
@@ -146,6 +171,19 @@ ok $([ -f "$lab/ws/suid" ] && [ "$(stat -c %a "$lab/ws/suid")" = 755 ] && [ ! -e
 	[ "$(cat "$lab/ws/plain")" = ok ]; echo $?) \
 	"a set-ID file comes back without the bit, a FIFO not at all (the control: a plain file comes back)"
 rm -f "$lab/ws/suid" "$lab/ws/plain"
+
+# ---- a run's changes to read-only needs (.git/config, a hook) do not
+# come back, and the log says so (the control: its plain change came back)
+id=$(job start box -- sh -c 'echo "[core] fsmonitor=evil" >> .git/config && printf "#!/bin/sh\n" > .git/hooks/pre-commit && echo ok > plain2')
+job wait "$id" >/dev/null 2>&1
+log=$state/runs/$id/log
+ok $([ "$(cat "$lab/ws/.git/config")" = '[core]' ] && [ ! -e "$lab/ws/.git/hooks/pre-commit" ] &&
+	[ "$(cat "$lab/ws/plain2")" = ok ] && grep -q "copy back refused $lab/ws/.git/config: a read-only path" "$log" &&
+	grep -q "copy back refused $lab/ws/.git/hooks/pre-commit: a read-only path" "$log" &&
+	grep -q 'copied back from the remote: .* [1-9][0-9]* refused$' "$log"; echo $?) \
+	"changes to .git/config and a new hook: not copied back, and each said on the log with the count (the control: a plain change came back)"
+grep -q 'copy back refused' "$log" || grep 'cordon:' "$log" | sed 's/^/# /'
+rm -f "$lab/ws/plain2"
 
 # ---- a key that is not the remote's: refused with the value to set
 id=$(job start badkey -- sh -c 'echo ran > ran.txt')
@@ -174,6 +212,84 @@ job wait "$id" >/dev/null 2>&1; rc=$?
 ok $([ "$rc" = 5 ] && grep -q trapped "$state/runs/$id/log"; echo $?) \
 	"a stop's TERM reaches the remote command's trap, and its status is the job's (5)"
 
+# ---- a stop of a none run ends what its command left in the run's
+# process group too (the TERM reaches the command only; the stub kills
+# its group once the status is recorded)
+id=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; sleep 317; true')
+on_remote "$state/runs/$id/run/up"
+sleeps() { rsh 'ps -eo args=' | grep -c '^sleep 317$'; }
+before=$(sleeps)
+job stop "$id" >/dev/null 2>&1
+job wait "$id" >/dev/null 2>&1
+for _ in $(seq 50); do after=$(sleeps); [ "$after" = 0 ] && break; sleep 0.1; done
+ok $([ "$before" = 1 ] && [ "$after" = 0 ]; echo $?) \
+	"a stop of a none run: its command's child (sleep 317) ran before it (control: $before) and runs no more after it ($after)"
+
+# ---- a labels file never shadows the status: a run that writes
+# state=gone and code=0 at the head of its labels still reads as running,
+# and a stop is 0 only once it is not
+# (the lab's accounts share a uid: every home is the run's to write)
+id=$(job start sc -- sh -c 'for l in /home/*/.cordon/runs/*/labels; do { echo state=gone; echo code=0; cat "$l"; } > "$l.n" && mv "$l.n" "$l"; done
+	touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
+on_remote "$state/runs/$id/run/up"
+job show --json "$id" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["segments"][0]["container"]))' > "$lab/pin.json"
+planted=$(SSH_LAB_AS=$u_sc rsh 'head -n 1 .cordon/runs/*/labels')
+insp=$("$CORDON" container inspect --pin "$lab/pin.json" 2>/dev/null | jfield status)
+"$CORDON" container stop --pin "$lab/pin.json" >/dev/null 2>&1; src=$?
+after=$("$CORDON" container inspect --pin "$lab/pin.json" 2>/dev/null | jfield status)
+# (a stop through the daemon too: a run the stop did not end ends here)
+job stop "$id" >/dev/null 2>&1
+job wait "$id" >/dev/null 2>&1
+ok $([ "$planted" = state=gone ] && [ "$insp" = running ] && [ "$src" = 0 ] && [ "$after" != running ]; echo $?) \
+	"labels saying state=gone first (planted: '$planted'): the run still reads as running ($insp), and a stop is 0 once it is not ($after)"
+
+# ---- isolation none: one run at a time on the account. Another job's
+# run there while one runs is refused, so it never writes the first's
+# copies (which that job's copy back would bring to the host, outside the
+# second's grant); once the first has ended, the next runs (the control)
+idA=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done')
+on_remote "$state/runs/$idA/run/up"
+idB=$(job start sc -- sh -c "echo planted > '$state/runs/$idA/run/planted.txt'")
+job wait "$idB" >/dev/null 2>&1; rcB=$?
+whyB=$(cat "$state/runs/$idB/log" 2>/dev/null)
+rsh touch "$state/runs/$idA/run/go"
+job wait "$idA" >/dev/null 2>&1; rcA=$?
+idB2=$(job start sc -- sh -c 'echo next')
+job wait "$idB2" >/dev/null 2>&1; rcB2=$?
+ok $([ "$rcB" = 125 ] && printf '%s' "$whyB" | grep -q "container_busy: the remote account \`$u_sc@" &&
+	[ "$rcA" = 0 ] && [ ! -e "$state/runs/$idA/run/planted.txt" ] && [ "$rcB2" = 0 ]; echo $?) \
+	"a second none job on a busy account: refused (container_busy), the first's copy back brings nothing of it; the next, once the first ended, runs"
+[ "$rcB" = 125 ] || printf '%s\n' "rcB=$rcB rcA=$rcA rcB2=$rcB2 planted.txt in the first's run dir on the host: $(cat "$state/runs/$idA/run/planted.txt" 2>&1)" "$whyB" | sed 's/^/# /'
+
+# ---- secrets never rest in a file on the remote: a process left on the
+# account (what a none run can leave) reads every file of every run's
+# records there as they come and go; it sees the run's records (the
+# control) and never the secret
+rsh 'setsid sh -c "while :; do cat /home/*/.cordon/runs/*/* 2>/dev/null; sleep 0.01; done >> /var/tmp/loot" </dev/null >/dev/null 2>&1 & echo $!' > "$lab/looter"
+id=$(job start box -- sh -c 'echo "got=${#API_TOKEN}"')
+job wait "$id" >/dev/null 2>&1; rc=$?
+rsh "kill $(cat "$lab/looter")"
+seen=$(rsh "grep -c '^job=$id\$' /var/tmp/loot")
+ok $([ "$rc" = 0 ] && grep -q "^got=${#secret}\$" "$state/runs/$id/log" && [ "${seen:-0}" -gt 0 ] &&
+	! rsh grep -qF "$secret" /var/tmp/loot; echo $?) \
+	"the secret reaches the run over its connection: a reader of the account's records saw them ($seen times), never the secret"
+rsh grep -qF "$secret" /var/tmp/loot && echo "# the reader on the account has the secret"
+rsh rm -f /var/tmp/loot
+
+# ---- a forced command on the account's key runs before cordon's calls:
+# the create sees it and refuses before records or secrets go there
+# (the control: the forced command did run on cordon's connections)
+# (the provider's master connections, which signed in before, end first)
+pkill -f "^ssh: $state/containers/ssh/.*\[mux\]" 2>/dev/null
+printf 'command="echo owned >> /var/tmp/owned; exec /bin/sh -c \\"$SSH_ORIGINAL_COMMAND\\"" %s\n' "$(cat "$SSH_LAB_IDENTITY.pub")" |
+	SSH_LAB_AS=$u_nofwd rsh 'cat > .ssh/ak.new && mv .ssh/ak.new .ssh/authorized_keys'
+id=$(job start nofwd -- sh -c 'echo ran-forced')
+job wait "$id" >/dev/null 2>&1; rc=$?
+ok $([ "$rc" = 125 ] && grep -q 'refused: ~/.ssh/authorized_keys holds a forced command' "$state/runs/$id/log" &&
+	! grep -q ran-forced "$state/runs/$id/log" && rsh test -s /var/tmp/owned; echo $?) \
+	"a forced command on the account's key (it ran on cordon's calls: the control): the run is refused before anything is sent"
+[ "$rc" = 125 ] || sed 's/^/# /' "$state/runs/$id/log"
+
 # ---- a lost connection: the run stopped (TERM), its changes back, 125
 id=$(job start sc -- sh -c 'echo before > "$CORDON_RUN/part.txt"; trap "echo termed > \"\$CORDON_RUN/term.txt\"; exit 0" TERM;
 	touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
@@ -193,13 +309,13 @@ ok $([ "$rc" = 125 ] && [ "$(cat "$state/runs/$id/run/part.txt" 2>/dev/null)" = 
 respawn() { kill -KILL "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; dpid=; }
 helper_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$state/runs/$1/sandbox/1/wrapper.json" 2>/dev/null; }
 idA=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done; exit 4')
-idB=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done; exit 6')
-idC=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
+idB=$(job start sc2 -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done; exit 6')
+idC=$(job start sc3 -- sh -c 'touch "$CORDON_RUN/up"; while :; do sleep 0.1; done')
 for i in "$idA" "$idB" "$idC"; do on_remote "$state/runs/$i/run/up"; done
 respawn
 kill -KILL "$(helper_of "$idB")" "$(helper_of "$idC")"
 rsh touch "$state/runs/$idB/run/go"
-rundir_of() { rsh "grep -l 'job=$1' \$HOME/.cordon/runs/*/labels 2>/dev/null | head -n 1 | xargs -r dirname"; }
+rundir_of() { rsh "grep -l 'job=$1' /home/*/.cordon/runs/*/labels 2>/dev/null | head -n 1 | xargs -r dirname"; }
 rB=$(rundir_of "$idB")
 for _ in $(seq 100); do [ -n "$rB" ] && rsh test -f "$rB/status" && break; sleep 0.1; done
 start_daemon || echo "# the daemon did not start again"
@@ -226,6 +342,7 @@ idE=$(job start sc -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/g
 on_remote "$state/runs/$idE/run/up"
 respawn
 kill -KILL "$(helper_of "$idE")"
+passes=$(ls "$state"/containers/ssh/*.pass 2>/dev/null | grep -c .)
 cp "$SSH_LAB_DIR/etc/ssh_host_ed25519_key" "$lab/hostkey.orig"
 cp "$SSH_LAB_DIR/etc/ssh_host_ed25519_key.pub" "$lab/hostkey.orig.pub"
 cp "$lab/otherkey" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key"
@@ -246,6 +363,16 @@ json.dump(c, open(sys.argv[1], "w"))
 PY
 start_daemon || echo "# the daemon did not start again"
 sE=$(job show --json "$idE")
+# a launch while the remote presents another key, a pass of its checks
+# made a minute ago (the control: it was there): refused, naming the key
+# presented and the pinned one (no pass outlives a key change)
+idK=$(job start box -- sh -c 'echo ran-k')
+job wait "$idK" >/dev/null 2>&1; rcK=$?
+fp=$(ssh-keygen -lf "$lab/hostkey.orig.pub" | cut -d' ' -f2)
+ok $([ "$rcK" = 125 ] && [ "$passes" -gt 0 ] && grep -qF "presents another key: \"$ot $ok_\", not the pinned host key ($fp)" "$state/runs/$idK/log" &&
+	! grep -q ran-k "$state/runs/$idK/log"; echo $?) \
+	"a key changed within a pass's ten minutes ($passes passes stood): the launch is refused naming both keys"
+grep -qF "presents another key: \"$ot $ok_\"" "$state/runs/$idK/log" || sed 's/^/# /' "$state/runs/$idK/log"
 # (looked at while the remote presents the other key, before a sweep
 # could run on the restored one)
 printf 'cordon-lab %s %s\n' "$ot" "$ok_" > "$lab/other.kh"
@@ -268,6 +395,44 @@ for _ in $(seq 100); do [ -z "$(rundir_of "$idE")" ] && break; sleep 0.2; done
 r=$([ -z "$(rundir_of "$idE")" ]; echo $?)
 ok "$r" "reconcile's sweep removes the run an ended job left on the remote (its group killed)"
 [ "$r" = 0 ] || { job show --json "$idE" | sed 's/^/# /'; tail -25 "$lab/daemon.err" | sed 's/^/# /'; rsh 'ls -la $HOME/.cordon/runs/*; ps -eo pid,pgid,stat,args' | sed 's/^/# /'; }
+# ---- a none binding's account is its own: a config that gives it to
+# another binding too is refused where it loads (the control: the
+# suite's config, each binding its own account, loaded and serves)
+python3 - "$lab/config.json" "$lab/shared.json" "$(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" "$u_sc" native)" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["bindings"]["nat"] = {"executor": {"kind": "shell"}, "workspace": {"scratch": True}, "container": json.loads(sys.argv[3])}
+json.dump(c, open(sys.argv[2], "w"))
+PY
+mkdir -p "$lab/st2"
+timeout 60 "$CORDON" daemon --state-dir "$lab/st2" --config "$lab/shared.json" 2>"$lab/shared.err" >/dev/null; rc=$?
+ok $([ "$rc" = 125 ] && grep -q "sandbox_config: .*the account \`$u_sc@127.0.0.1\` runs isolation none work.*binding \`nat\`" "$lab/shared.err" &&
+	api GET /v1/health >/dev/null 2>&1; echo $?) \
+	"a config giving a none binding's account to a native binding too: refused at load (the control: the suite's own config serves)"
+[ "$rc" = 125 ] || sed 's/^/# /' "$lab/shared.err"
+
+# ---- an account that ran none work is never a native run's again: the
+# none binding gone, the same account given to a native binding is
+# refused at launch (the control: a native binding on an account that
+# never ran none work runs)
+python3 - "$lab/config.json" "$(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" "$u_sc" native)" "$(remote "$SSH_LAB_HOSTKEY_PUB" "$pol" "$u_fresh" native)" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); del c["bindings"]["sc"]
+c["bindings"]["nat"] = {"executor": {"kind": "shell"}, "workspace": {"scratch": True}, "container": json.loads(sys.argv[2])}
+c["bindings"]["nat2"] = {"executor": {"kind": "shell"}, "workspace": {"scratch": True}, "container": json.loads(sys.argv[3])}
+json.dump(c, open(sys.argv[1], "w"))
+PY
+respawn
+start_daemon || echo "# the daemon did not start again"
+id=$(job start nat -- sh -c 'echo ran-nat')
+job wait "$id" >/dev/null 2>&1; rc=$?
+id2=$(job start nat2 -- sh -c 'echo ran-nat2')
+job wait "$id2" >/dev/null 2>&1; rc2=$?
+ok $([ "$rc" = 125 ] && grep -q "the remote account \`$u_sc@127.0.0.1:$SSH_LAB_PORT\` ran isolation none work (job " "$state/runs/$id/log" &&
+	! grep -q ran-nat "$state/runs/$id/log" && [ "$rc2" = 0 ] && grep -q '^ran-nat2$' "$state/runs/$id2/log"; echo $?) \
+	"a native binding on an account that ran none work: refused at launch, naming the job (the control: on a fresh account it runs)"
+[ "$rc" = 125 ] && [ "$rc2" = 0 ] || sed 's/^/# /' "$state/runs/$id/log" "$state/runs/$id2/log"
+
 sanitizer_ok
 echo "1..$n"
 [ "$fails" = 0 ]

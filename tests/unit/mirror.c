@@ -1114,18 +1114,27 @@ static void test_helpers(void)
 		struct mirror_remote_entry ent4[] = {
 			{ P("w/old"), 'l', 0, 0 }, /* now a link */
 		};
-		_cleanup_strv_ char **f2 = NULL, **f3 = NULL, **f4 = NULL;
+		struct mirror_remote_entry ent5[] = {
+			{ P("w/kept"), 'f', 0, 0 }, /* kept, unchanged */
+		};
+		_cleanup_strv_ char **f2 = NULL, **f3 = NULL, **f4 = NULL, **f5 = NULL,
+				    **dropped = NULL, **d5 = NULL;
 		_cleanup_err_ struct err *e6 = NULL;
 
-		ok(mirror_fetch_choice(&r, m, ent, 6, stamp, &fetch, &e6) == 0 &&
+		ok(mirror_fetch_choice(&r, m, ent, 6, stamp, &fetch, &dropped, &e6) == 0 &&
 		   strv_len(fetch) == 2 && strcmp(fetch[0], P("w/d")) == 0 &&
 		   strcmp(fetch[1], P("w/new")) == 0,
 		   "fetch: directories and new paths; not unchanged, kept or outside ones");
-		ok(mirror_fetch_choice(&r, m, ent2, 1, stamp, &f2, &e6) == 0 && strv_len(f2) == 1,
+		ok(strv_len(dropped) == 1 && strcmp(dropped[0], P("w/kept")) == 0,
+		   "... the kept path the run changed: dropped, to be said");
+		ok(mirror_fetch_choice(&r, m, ent5, 1, stamp, &f5, &d5, &e6) == 0 && strv_len(f5) == 0 &&
+		   strv_len(d5) == 0,
+		   "control: a kept path unchanged is neither fetched nor dropped");
+		ok(mirror_fetch_choice(&r, m, ent2, 1, stamp, &f2, NULL, &e6) == 0 && strv_len(f2) == 1,
 		   "fetch: a later mtime");
-		ok(mirror_fetch_choice(&r, m, ent3, 1, stamp, &f3, &e6) == 0 && strv_len(f3) == 1,
+		ok(mirror_fetch_choice(&r, m, ent3, 1, stamp, &f3, NULL, &e6) == 0 && strv_len(f3) == 1,
 		   "fetch: a later ctime");
-		ok(mirror_fetch_choice(&r, m, ent4, 1, stamp, &f4, &e6) == 0 && strv_len(f4) == 1,
+		ok(mirror_fetch_choice(&r, m, ent4, 1, stamp, &f4, NULL, &e6) == 0 && strv_len(f4) == 1,
 		   "fetch: another type");
 	}
 }
