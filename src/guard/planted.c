@@ -22,8 +22,16 @@
  *                          the merge strategy its options name
  *   info                   excludes and attributes (no program, but kept
  *                          read-only as before)
- * Not moved: objects/info/alternates (objects only), remotes/ and
- * branches/ (where a fetch or push goes, not what runs). */
+ *   .git                   a repository (or a gitdir file) inside the git
+ *                          dir: git given the git dir's path (a fetch or
+ *                          push to <ws>/.git, `git -C <ws>/.git`) tries
+ *                          <path>/.git first, and takes its config, hooks
+ *                          and refs instead
+ *   objects/info/alternates, objects/info/http-alternates
+ *                          object stores git reads from elsewhere (a fetch
+ *                          from the workspace would serve their objects)
+ * Not moved: remotes/ and branches/ (where a fetch or push goes, not what
+ * runs), shallow (which commits are left out, not where they are). */
 #include "guard/planted.h"
 #include "guard/planted_int.h"
 #include "lib/cleanup.h"
@@ -46,12 +54,14 @@
 /* Read-only where they exist, in every git dir of the workspace's. */
 static const char *const git_ro[] = {
 	"config", "config.worktree", "hooks", "info", "commondir", "worktrees",
-	"rebase-merge", "rebase-apply", "sequencer",
+	"rebase-merge", "rebase-apply", "sequencer", ".git", "objects/info/alternates",
+	"objects/info/http-alternates",
 };
 /* Moved out when the run made them appear or changed them. */
 static const char *const git_watch[] = {
 	"config", "config.worktree", "hooks", "commondir", "worktrees",
-	"rebase-merge", "rebase-apply", "sequencer",
+	"rebase-merge", "rebase-apply", "sequencer", ".git", "objects/info/alternates",
+	"objects/info/http-alternates",
 };
 
 /* Files a person's tools run commands from when the workspace is opened

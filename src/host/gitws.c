@@ -5,6 +5,7 @@
 #include "lib/fs.h"
 #include "lib/strv.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -313,8 +314,48 @@ bool host_git_is_clone(const char *workspace)
 	       S_ISDIR(st.st_mode);
 }
 
+/* A symbolic link in the git dir, its objects or their packs would have
+ * the host's git read refs or objects from wherever it leads. */
+static int no_links(int gfd, const char *gitdir, struct err **e)
+{
+	static const char *const dirs[] = { ".", "objects", "objects/info", "objects/pack", "refs",
+					    "refs/heads", NULL };
+
+	for (size_t i = 0; dirs[i]; i++) {
+		int fd = openat(gfd, dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct dirent *d;
+		DIR *dir;
+
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0 || !(dir = fdopendir(fd))) {
+			if (fd >= 0)
+				close(fd);
+			return err_set(e, ERR_DENIED, errno, "fetch: `%s/%s`", gitdir, dirs[i]);
+		}
+		while ((d = readdir(dir)))
+			if (d->d_type == DT_LNK || d->d_type == DT_UNKNOWN) {
+				struct stat st;
+
+				if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    !S_ISLNK(st.st_mode))
+					continue;
+				closedir(dir);
+				return err_set(e, ERR_DENIED, 0,
+					       "fetch: `%s/%s` holds a symbolic link: the repository "
+					       "is not the one cordon made", gitdir, dirs[i]);
+			}
+		closedir(dir);
+	}
+	return 0;
+}
+
 int host_git_fetch(const char *workspace, const char *job, const char *into, struct err **e)
 {
+	/* .git: git given a path tries <path>/.git before the path itself;
+	 * commondir, alternates: config, hooks or objects from elsewhere */
+	static const char *const elsewhere[] = { ".git", "commondir", "objects/info/alternates",
+						 "objects/info/http-alternates", NULL };
 	_cleanup_free_ char *gitdir = fs_path_join(workspace, ".git"), *spec = NULL;
 	_cleanup_strv_ char **env = NULL;
 	_cleanup_close_ int gfd = -1;
@@ -328,24 +369,31 @@ int host_git_fetch(const char *workspace, const char *job, const char *into, str
 		return err_set(e, ERR_CONFIG, 0,
 			       "fetch: the job's workspace `%s` is not a clone (no .git directory)",
 			       workspace);
-	/* a repository that takes its config or objects from elsewhere is
-	 * not the one the host made */
+	/* a repository that takes its config, refs or objects from
+	 * elsewhere is not the one the host made (the look after each run
+	 * moves these out; one it could not move is still refused here) */
 	gfd = fs_open_nofollow(AT_FDCWD, gitdir, O_PATH | O_DIRECTORY, 0);
 	if (gfd < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "fetch: `%s`", gitdir);
-	if (fstatat(gfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return err_set(e, ERR_DENIED, 0,
-			       "fetch: `%s/commondir` is there: the repository is not the one cordon made",
-			       gitdir);
+	for (size_t i = 0; elsewhere[i]; i++)
+		if (fstatat(gfd, elsewhere[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+			return err_set(e, ERR_DENIED, 0,
+				       "fetch: `%s/%s` is there: the repository is not the one "
+				       "cordon made", gitdir, elsewhere[i]);
+	if (no_links(gfd, gitdir, e) < 0)
+		return -1;
 	env = git_env();
 	if (!env || asprintf(&spec, "+refs/heads/" HOST_GIT_WORK_PREFIX "%s:refs/heads/"
 				    HOST_GIT_WORK_PREFIX "%s", job, job) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "fetch");
 	{
 		/* objects checked as they come; that one ref, nothing else */
+		/* upload-pack --strict: the path given is the repository, never
+		 * <path>/.git or <path>.git */
 		const char *argv[] = { "-c", "transfer.fsckObjects=true", "fetch", "--quiet",
 				       "--no-tags", "--no-recurse-submodules",
-				       "--no-write-fetch-head", "--", gitdir, spec, NULL };
+				       "--no-write-fetch-head", "--upload-pack=git-upload-pack --strict",
+				       "--", gitdir, spec, NULL };
 
 		if (git(env, "file", into, "the fetch of the job's work branch", argv, e) < 0)
 			return -1;

@@ -489,7 +489,7 @@ static int fetch(struct client *c, const char *id, const char *into)
 	if (s != 200)
 		return print_error(s, j);
 	/* while a segment runs, its sandbox may still make what the check
-	 * below refuses (a .git/commondir): only an ended job is fetched */
+	 * below refuses (a .git/commondir, a .git/.git): only an ended job is fetched */
 	if (json_integer_value(json_object_get(j, "ended_ms")) == 0) {
 		fprintf(stderr, "cordon: sandbox_denied: job %s has not ended: fetch its work once "
 				"it has (cordon job wait %s)\n", id, id);

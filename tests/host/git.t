@@ -201,6 +201,48 @@ job fetch "$id" --into "$lab/home-local" >/dev/null 2>&1; frc2=$?
 ok $([ "$frc" = 125 ] && printf '%s' "$out" | grep -q 'has not ended' && [ "$frc2" = 0 ]; echo $?) \
 	"a running job's work is not fetched (rc $frc), an ended one's is (rc $frc2)"
 
+# A repository planted inside the clone's .git: git given the path <ws>/.git
+# tries <ws>/.git/.git first. The run commits "planted" into it on the work
+# branch's name, with a pre-receive hook, and "real" into the clone. After
+# the run it is moved out (and named), so the fetch brings "real" and an
+# operator's push to <ws>/.git runs no hook of the run's. The control: the
+# same repository put there after the run (as a run's would be without the
+# move) is what a push to <ws>/.git runs, and the fetch refuses it.
+id=$(job start local --wait -- sh -c '
+	b=$(git rev-parse --abbrev-ref HEAD)
+	git commit -q --allow-empty -m planted && git init -q --bare .git/.git &&
+		git push -q .git/.git "HEAD:refs/heads/$b" && git reset -q --hard HEAD~1 &&
+		git commit -q --allow-empty -m real || exit 1
+	printf "#!/bin/sh\ntouch \"%s/hooked\"\n" "$PWD" > .git/.git/hooks/pre-receive
+	chmod +x .git/.git/hooks/pre-receive' 2>"$lab/planted.err"); rc=$?
+ws=$state/workspaces/$id
+out=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc=$?
+subj=$(git -C "$lab/home-local" log -1 --format=%s "refs/heads/cordon/$id" 2>/dev/null)
+ok $([ "$rc" = 0 ] && [ "$frc" = 0 ] && [ ! -e "$ws/.git/.git" ] &&
+	[ -x "$state/runs/$id/sandbox/1/planted/.git/.git/hooks/pre-receive" ] &&
+	grep -q 'cordon: planted: .git/.git: .git (moved to' "$state/runs/$id/log" &&
+	[ "$subj" = real ]; echo $?) \
+	"a repository the run made at .git/.git is moved out and named; job fetch brings the clone's commit (rc $rc, fetch $frc, fetched \"$subj\")"
+git -C "$lab/home-local" push -q "$ws/.git" "refs/heads/cordon/$id:refs/heads/pushed" 2>/dev/null
+ok $([ ! -e "$ws/hooked" ] && [ -n "$(git --git-dir="$ws/.git" for-each-ref refs/heads/pushed)" ]; echo $?) \
+	"an operator's push to the workspace's .git reaches the clone and runs no hook of the run's"
+mv "$state/runs/$id/sandbox/1/planted/.git/.git" "$ws/.git/.git"
+git -C "$lab/home-local" push -q "$ws/.git" "refs/heads/cordon/$id:refs/heads/pushed2" 2>/dev/null
+out=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc=$?
+ok $([ -e "$ws/hooked" ] && [ "$frc" = 125 ] && printf '%s' "$out" | grep -q '\.git/\.git` is there'; echo $?) \
+	"the control: left in place, it is what a push to <ws>/.git runs (the hook ran), and job fetch refuses it (rc $frc: $out)"
+rm -rf "$ws/.git/.git" "$ws/hooked"
+printf '%s\n' "$lab/srv/repo.git/objects" > "$ws/.git/objects/info/alternates"
+out=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc=$?
+rm -f "$ws/.git/objects/info/alternates"
+ln -s "$lab/srv/repo.git/refs/heads/main" "$ws/.git/refs/heads/linked"
+out2=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc2=$?
+rm -f "$ws/.git/refs/heads/linked"
+job fetch "$id" --into "$lab/home-local" >/dev/null 2>&1; frc3=$?
+ok $([ "$frc" = 125 ] && printf '%s' "$out" | grep -q 'objects/info/alternates` is there' &&
+	[ "$frc2" = 125 ] && printf '%s' "$out2" | grep -q 'holds a symbolic link' && [ "$frc3" = 0 ]; echo $?) \
+	"job fetch refuses alternates ($frc) and a link in .git ($frc2); without them it fetches ($frc3)"
+
 # a clone that fails (no such branch) refuses the job and leaves nothing
 config '{"branch": "no-such-branch"}'
 id=$(job start clone-native --wait -- touch ran 2>/dev/null); rc=$?
