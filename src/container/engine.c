@@ -182,7 +182,7 @@ void engine_answer_clear(struct answer *a)
 
 char *engine_answer_message(const struct answer *a)
 {
-	_cleanup_json_ json_t *j = a->body.p ? json_loadb(a->body.p, a->body.n, 0, NULL) : NULL;
+	_cleanup_json_ json_t *j = a->body.p ? json_parse_strict(a->body.p, a->body.n, NULL) : NULL;
 	const char *m = json_string_value(json_object_get(j, "message"));
 	char *out;
 

@@ -153,7 +153,7 @@ static void read_log(struct feed *f)
 				json_t *j;
 
 				f->line[f->n] = '\0';
-				j = json_loads(f->line, 0, NULL);
+				j = json_parse_strict(f->line, f->n, NULL);
 				if (json_is_object(j) &&
 				    json_string_value(json_object_get(j, "type")) &&
 				    strcmp(json_string_value(json_object_get(j, "type")), "result") == 0)

@@ -97,7 +97,7 @@ static long call(struct client *c, const char *method, const char *path, const c
 	curl_slist_free_all(h);
 	curl_easy_cleanup(k);
 	if (b.p)
-		*out = json_loads(b.p, 0, NULL);
+		*out = json_parse_strict(b.p, strlen(b.p), NULL);
 	free(b.p);
 	return status;
 }
@@ -239,7 +239,7 @@ static int logs(struct client *c, const char *id, bool follow)
 		curl_easy_cleanup(st.k);
 		offset += st.n;
 		if (status != 200 && status != 0) {
-			json_t *j = st.err.p ? json_loads(st.err.p, 0, NULL) : NULL;
+			json_t *j = st.err.p ? json_parse_strict(st.err.p, strlen(st.err.p), NULL) : NULL;
 			int rc = print_error(status, j);
 
 			json_decref(j);
