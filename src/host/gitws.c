@@ -4,6 +4,7 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/strv.h"
+#include "lib/text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -130,26 +131,58 @@ static int git_argv(char ***argv, const char *proto)
 	return strv_push_take(argv, allow);
 }
 
+/* What git prints may quote what a sandbox wrote (a fetch's fsck names
+ * a .gitmodules URL): it reaches stderr through the one escaper, so no
+ * control byte of the sandbox's reaches the operator's terminal. */
+static void pass_output(int fd)
+{
+	struct text_term st = { .n = 0 };
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		text_term_write(stderr, &st, buf, (size_t)n, true);
+	}
+	text_term_end(stderr, &st);
+	fflush(stderr);
+}
+
 /* Run argv (git, from PATH) in cwd with env; stdin is /dev/null, its
- * output goes to stderr. Its exit status, or -1 with *e set. */
+ * output goes to stderr (escaped). Its exit status, or -1 with *e set. */
 static int run(char *const *argv, char *const *env, const char *cwd, struct err **e)
 {
 	posix_spawn_file_actions_t fa;
-	int rc, status = 0;
+	int rc, status = 0, out[2];
 	pid_t pid = -1;
 
-	if (posix_spawn_file_actions_init(&fa) != 0)
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "git: a pipe");
+	if (posix_spawn_file_actions_init(&fa) != 0) {
+		close(out[0]);
+		close(out[1]);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "git");
+	}
 	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (rc == 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, 2, 1);
+		rc = posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, out[1], 2);
 	if (rc == 0 && cwd)
 		rc = posix_spawn_file_actions_addchdir_np(&fa, cwd);
 	if (rc == 0)
 		rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0)
+	close(out[1]);
+	if (rc != 0) {
+		close(out[0]);
 		return err_set(e, ERR_UNAVAILABLE, rc, "`%s`", argv[0]);
+	}
+	pass_output(out[0]);
+	close(out[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return err_set(e, ERR_UNAVAILABLE, errno, "`%s`", argv[0]);

@@ -243,6 +243,20 @@ ok $([ "$frc" = 125 ] && printf '%s' "$out" | grep -q 'objects/info/alternates` 
 	[ "$frc2" = 125 ] && printf '%s' "$out2" | grep -q 'holds a symbolic link' && [ "$frc3" = 0 ]; echo $?) \
 	"job fetch refuses alternates ($frc) and a link in .git ($frc2); without them it fetches ($frc3)"
 
+# What the host's git prints may quote what the sandbox wrote: fsck names a
+# .gitmodules URL, here holding U+009D (OSC, in UTF-8), which git passes as
+# it is. job fetch shows it as \xNN (the control: the bytes are in the
+# commit as written).
+id=$(job start local --wait -- sh -c '
+	printf "[submodule \"x\"]\n\tpath = x\n\turl = -x\302\23552\n" > .gitmodules &&
+	git add .gitmodules && git commit -qm gitmodules'); rc=$?
+out=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc=$?
+ok $([ "$rc" = 0 ] && [ "$frc" = 125 ] &&
+	git --git-dir="$state/workspaces/$id/.git" show HEAD:.gitmodules | LC_ALL=C grep -q "$(printf '\302\235')" &&
+	printf '%s' "$out" | grep -qF -- '-x\xc2\x9d52' &&
+	! printf '%s' "$out" | LC_ALL=C grep -q "$(printf '\302\235')"; echo $?) \
+	"git's output in job fetch shows a control character the sandbox wrote as \\xNN (rc $rc, fetch $frc)"
+
 # a clone that fails (no such branch) refuses the job and leaves nothing
 config '{"branch": "no-such-branch"}'
 id=$(job start clone-native --wait -- touch ran 2>/dev/null); rc=$?
