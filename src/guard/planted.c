@@ -64,6 +64,15 @@ static const char *const git_watch[] = {
 	"objects/info/http-alternates",
 };
 
+/* Names git reads and writes through on every command: a symbolic link
+ * the run put at one sends the operator's git to read refs and write
+ * objects wherever it leads (another repository's objects, as the
+ * operator). Moved out when one is a link that was not there at launch. */
+static const char *const git_links[] = {
+	"objects", "objects/info", "objects/pack", "refs", "refs/heads", "refs/tags",
+	"packed-refs", "HEAD", "index", "logs",
+};
+
 /* Files a person's tools run commands from when the workspace is opened
  * (or a session resumed) in it, with what runs them. */
 static const struct {
@@ -454,6 +463,10 @@ int planted_before(const char *workspace, struct planted_state **out, struct err
 			(void)planted_join(rel, sizeof(rel), m.rel[i], git_watch[j]);
 			rc = watch_push(st, rel, R_NAME);
 		}
+		for (size_t j = 0; rc == 0 && j < sizeof(git_links) / sizeof(*git_links); j++) {
+			(void)planted_join(rel, sizeof(rel), m.rel[i], git_links[j]);
+			rc = watch_push(st, rel, R_NAME);
+		}
 		(void)planted_join(rel, sizeof(rel), m.rel[i], "modules");
 		if (rc == 0)
 			rc = watch_push(st, rel, R_MODULES);
@@ -657,6 +670,13 @@ static void undo_gitdir(struct mover *mv, const char *g, size_t depth)
 		w = find(mv->st, rel);
 		if (now.err != ENOENT && (!w || !same(&w->at, &now)))
 			move_out(mv, rel, git_watch[j]);
+	}
+	for (size_t j = 0; j < sizeof(git_links) / sizeof(*git_links); j++) {
+		(void)planted_join(rel, sizeof(rel), g, git_links[j]);
+		look_at(&mv->st->ws, rel, &now);
+		w = find(mv->st, rel);
+		if (now.err == 0 && S_ISLNK(now.mode) && (!w || !same_object(&w->at, &now)))
+			move_out(mv, rel, "symbolic link");
 	}
 	(void)planted_join(rel, sizeof(rel), g, "modules");
 	look_at(&mv->st->ws, rel, &now);

@@ -333,6 +333,24 @@ static void moves(void)
 	ok(!exists("ws/.git/modules") && !exists("ws/.git/hooks") &&
 	   exists("rec/planted/.git/modules/z/HEAD") && exists("rec/planted/.git/hooks/pre-commit"),
 	   "a new .git/modules and a new .git/hooks are moved");
+
+	/* A link where git reads and writes on every command: objects put
+	 * through it would land in another repository, as the operator. */
+	reset_lab();
+	gitdir("ws/.git", "");
+	put("ws/.git/packed-refs", "", 0644);
+	settle();
+	st = before();
+	move("ws/.git/objects", "ws/.git/objects.real");
+	sym("/srv/other.git/objects", "ws/.git/objects");
+	sym("/srv/other.git/packed-refs", "ws/.git/packed-refs");
+	after(st, rec);
+	snprintf(p, sizeof(p), ".git/objects: symbolic link (moved to %s/planted/.git/objects)", rec);
+	okr(said(p) && !exists("ws/.git/objects") && !exists("ws/.git/packed-refs") &&
+	   exists("rec/planted/.git/packed-refs"),
+	   "links made at .git/objects and .git/packed-refs are moved");
+	ok(exists("ws/.git/objects.real") && exists("ws/.git/refs") && exists("ws/.git/HEAD"),
+	   "control: the rest, and the directory renamed aside, stay");
 }
 
 static void walk(void)
