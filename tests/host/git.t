@@ -85,6 +85,8 @@ b["stall"] = {"executor": {"kind": "shell"}, "workspace": {"git": {"url": url.re
               "env": env, "sandbox": {"provider": "native", "policy": pol}}
 b["local"] = {"executor": {"kind": "shell"}, "workspace": {"git": {"url": lab + "/srv/repo.git", "branch": "main"}},
               "env": env, "sandbox": {"provider": "native", "policy": {"write": ["{workspace}"]}}}
+b["local-srt"] = {"executor": {"kind": "shell"}, "workspace": {"git": {"url": lab + "/srv/repo.git", "branch": "main"}},
+                  "env": env, "sandbox": {"provider": "srt", "policy": {"write": ["{workspace}"]}}}
 b["nocred"] = {"executor": {"kind": "shell"}, "workspace": {"git": {"url": url, "branch": "main"}},
                "env": env, "sandbox": {"provider": "native", "policy": pol}}
 b["host"] = {"executor": {"kind": "shell"},
@@ -242,6 +244,23 @@ job fetch "$id" --into "$lab/home-local" >/dev/null 2>&1; frc3=$?
 ok $([ "$frc" = 125 ] && printf '%s' "$out" | grep -q 'objects/info/alternates` is there' &&
 	[ "$frc2" = 125 ] && printf '%s' "$out2" | grep -q 'holds a symbolic link' && [ "$frc3" = 0 ]; echo $?) \
 	"job fetch refuses alternates ($frc) and a link in .git ($frc2); without them it fetches ($frc3)"
+
+# the same under srt: the look after the run is the host's, whatever the provider
+if [[ " ${providers[*]} " == *" srt "* ]]; then
+	id=$(job start local-srt --wait -- sh -c '
+		b=$(git rev-parse --abbrev-ref HEAD)
+		git commit -q --allow-empty -m planted && git init -q --bare .git/.git &&
+			git push -q .git/.git "HEAD:refs/heads/$b" && git reset -q --hard HEAD~1 &&
+			git commit -q --allow-empty -m real' 2>"$lab/planted.err"); rc=$?
+	ws=$state/workspaces/$id
+	out=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc=$?
+	subj=$(git -C "$lab/home-local" log -1 --format=%s "refs/heads/cordon/$id" 2>/dev/null)
+	ok $([ "$rc" = 0 ] && [ "$frc" = 0 ] && [ ! -e "$ws/.git/.git" ] &&
+		[ -d "$state/runs/$id/sandbox/1/planted/.git/.git" ] && [ "$subj" = real ]; echo $?) \
+		"srt: a repository the run made at .git/.git is moved out; job fetch brings the clone's commit (rc $rc, fetch $frc, fetched \"$subj\")"
+else
+	echo "ok $((n += 1)) # SKIP srt: not installed"
+fi
 
 # What the host's git prints may quote what the sandbox wrote: fsck names a
 # .gitmodules URL, here holding U+009D (OSC, in UTF-8), which git passes as
