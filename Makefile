@@ -177,7 +177,8 @@ demo: deps
 	scripts/demo
 
 lint:
-	@echo "  LINT    clang-tidy, cppcheck"
+	@echo "  LINT    json-strict, clang-tidy, cppcheck"
+	@scripts/json-strict
 	@mkdir -p build
 	@clang-tidy --quiet $(SRC_ALL) -- $(BASEFLAGS) >build/lint.log 2>&1; r=$$?; \
 	  grep -v 'warnings generated' build/lint.log; exit $$r

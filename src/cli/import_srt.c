@@ -270,6 +270,80 @@ static bool tmpl_within(const char *a, const char *b)
 	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
 }
 
+/* Where template t leads on this host: `~` as $HOME, then every link of
+ * the part that exists followed. NULL for a template of the workspace
+ * (not known here) or one that cannot be followed. */
+static char *canonical(const char *t)
+{
+	_cleanup_free_ char *full = NULL;
+	const char *home = getenv("HOME");
+	size_t n;
+
+	if (t[0] == '~' && home && home[0] == '/') {
+		if (asprintf(&full, "%s%s", home, t + 1) < 0)
+			full = NULL;
+	} else if (t[0] == '/') {
+		full = strdup(t);
+	}
+	if (!full)
+		return NULL;
+	n = strlen(full);
+	/* The longest prefix that exists, resolved, and the rest as written. */
+	for (size_t cut = n; cut > 0;) {
+		char *r, *out = NULL;
+		char save = full[cut];
+
+		full[cut] = '\0';
+		r = realpath(full, NULL);
+		full[cut] = save;
+		if (r) {
+			if (asprintf(&out, "%s%s", strcmp(r, "/") == 0 && full[cut] ? "" : r,
+				     full + cut) < 0)
+				out = NULL;
+			free(r);
+			return out;
+		}
+		if (errno != ENOENT && errno != ENOTDIR)
+			return NULL;
+		while (cut > 0 && full[--cut] != '/')
+			;
+		if (cut == 0)
+			return strdup(full);
+	}
+	return NULL;
+}
+
+/* Is template a the template b or beneath it, spelled so or where both
+ * lead on this host? */
+static bool held_by(const char *a, const char *b)
+{
+	_cleanup_free_ char *ca = NULL, *cb = NULL;
+
+	if (tmpl_within(a, b))
+		return true;
+	ca = canonical(a);
+	cb = canonical(b);
+	return ca && cb && tmpl_within(ca, cb);
+}
+
+const char *srt_denied_at(const struct srt_import *im, const char *t)
+{
+	char *const *deny = im->p->read_deny, *const *allow = im->p->read_allow;
+
+	for (size_t i = 0; deny[i]; i++) {
+		bool lifted = false;
+
+		if (!held_by(t, deny[i]))
+			continue;
+		for (size_t k = 0; allow[k] && !lifted; k++)
+			lifted = held_by(t, allow[k]) && held_by(allow[k], deny[i]) &&
+				 !held_by(deny[i], allow[k]);
+		if (!lifted)
+			return deny[i];
+	}
+	return NULL;
+}
+
 /* The longest entry of list that holds t (strictly: other than t), or
  * NULL: the rule nearest above t. */
 static const char *nearest(char *const *list, const char *t, bool strictly)
@@ -363,10 +437,20 @@ static int import_allow_read(struct srt_import *im, json_t *fs, struct err **e)
 			return -1;
 		if (!t)
 			continue;
-		if (policy_add_path(&im->p->read_allow, t, ip, e) < 0)
-			return -1;
 		if (!(qt = srt_quote(t)))
 			return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
+		/* srt binds back no allowRead beneath a credential file's deny;
+		 * cordon's guard would make it a read exception there. */
+		for (size_t k = 0; im->cred[k] && !qd; k++)
+			if (held_by(t, im->cred[k]) && !(qd = srt_quote(im->cred[k])))
+				return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
+		if (qd) {
+			srt_note(im, ip, "%s dropped: it lies in %s, a credential file srt denies "
+				 "with nothing read back beneath it (grants less)", qt, qd);
+			continue;
+		}
+		if (policy_add_path(&im->p->read_allow, t, ip, e) < 0)
+			return -1;
 		if (names_default_credential(t))
 			srt_note(im, ip, "%s names one of cordon's default credential denies exactly, "
 				 "which lifts it (srt denies no credential unless told)", qt);
@@ -447,6 +531,8 @@ static int import_credential_files(struct srt_import *im, json_t *creds, struct 
 			return -1;
 		if (t && policy_add_path(&im->p->read_deny, t, ip, e) < 0)
 			return -1;
+		if (t && strv_push(&im->cred, t) < 0)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
 	}
 	return 0;
 }
@@ -573,27 +659,39 @@ static int import_filesystem(struct srt_import *im, json_t *root, struct err **e
 	return 0;
 }
 
+static int import_all(struct srt_import *im, json_t *root, struct err **e)
+{
+	json_t *creds = json_object_get(root, "credentials");
+
+	if (import_filesystem(im, root, e) < 0 ||
+	    srt_import_network(im, json_object_get(root, "network"), e) < 0)
+		return -1;
+	if (creds && import_credential_env(im, creds, e) < 0)
+		return -1;
+	if (creds)
+		srt_drop_notes(im, creds, "credentials", credentials_drops);
+	srt_drop_notes(im, root, "", root_drops);
+	return 0;
+}
+
 int srt_import(const char *buf, size_t len, FILE *notes, struct policy **out,
 	       struct err **e)
 {
 	_cleanup_json_ json_t *root = NULL;
 	_cleanup_policy_ struct policy *p = NULL;
 	struct srt_import im = { .notes = notes };
-	json_t *creds;
+	int r;
 
 	root = json_parse_strict(buf, len, e);
 	if (!root || srt_schema_check(root, e) < 0 || policy_parse("{}", 2, &p, e) < 0)
 		return -1;
 	im.p = p;
-	creds = json_object_get(root, "credentials");
-	if (import_filesystem(&im, root, e) < 0 ||
-	    srt_import_network(&im, json_object_get(root, "network"), e) < 0)
+	if (!(im.cred = calloc(1, sizeof(char *))))
+		return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
+	r = import_all(&im, root, e);
+	strv_free(im.cred);
+	if (r < 0)
 		return -1;
-	if (creds && import_credential_env(&im, creds, e) < 0)
-		return -1;
-	if (creds)
-		srt_drop_notes(&im, creds, "credentials", credentials_drops);
-	srt_drop_notes(&im, root, "", root_drops);
 	*out = steal_pointer(&p);
 	return 0;
 }

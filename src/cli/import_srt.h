@@ -24,6 +24,7 @@
 struct srt_import {
 	struct policy *p;
 	FILE *notes;
+	char **cred;	/* credentials.files' denies: srt binds nothing back beneath them */
 };
 
 /* `cordon policy import-srt FILE`: 0 with the policy on stdout and the
@@ -71,6 +72,13 @@ struct srt_drop {
 /* The notes of drops for the keys of obj, an object at path. */
 void srt_drop_notes(struct srt_import *im, const json_t *obj, const char *path,
 		    const struct srt_drop *drops);
+
+/* The read deny of the policy so far that holds template t (t itself or
+ * a directory above it, by spelling or, where both lie outside the
+ * workspace, by where they lead on this host) with no read.allow entry
+ * between them, or NULL: what cordon's guard would turn an entry at t
+ * into a read exception beneath. */
+const char *srt_denied_at(const struct srt_import *im, const char *t);
 
 /* One note: "cordon: import-srt: <where>: <text>". */
 void srt_note(struct srt_import *im, const char *where, const char *fmt, ...)

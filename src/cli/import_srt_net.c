@@ -290,6 +290,12 @@ static int note_resolved(struct srt_import *im, json_t *arr, struct err **e)
 	return 0;
 }
 
+/* allowUnixSockets. srt on Linux grants nothing by this list: without
+ * allowAllUnixSockets every unix socket is refused, with it every socket
+ * its filesystem rules leave visible may be used. cordon's guard makes a
+ * sockets entry beneath a read deny a read exception, so an entry is kept
+ * only where no deny of the settings hides it, to lift one of cordon's
+ * own escape-socket denies, which srt has not. */
 static int import_unix_sockets(struct srt_import *im, json_t *net, struct err **e)
 {
 	json_t *arr = json_object_get(net, "allowUnixSockets"), *v;
@@ -304,17 +310,33 @@ static int import_unix_sockets(struct srt_import *im, json_t *net, struct err **
 	}
 	json_array_foreach(arr, i, v) {
 		_cleanup_free_ char *ip = json_path_index("network.allowUnixSockets", i), *t = NULL;
+		_cleanup_free_ char *qt = NULL, *qd = NULL;
+		const char *d;
 
 		if (!ip)
 			return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
-		if (srt_import_path(im, ip, v, SRT_PATH_ALLOW, all ?
-				    "listed in sockets: naming one of cordon's escape sockets "
-				    "exactly lifts its default deny" :
-				    "listed in sockets, but without allowAllUnixSockets cordon "
-				    "refuses every unix socket, as srt does on Linux", &t, e) < 0)
+		if (srt_import_path(im, ip, v, SRT_PATH_ALLOW, NULL, &t, e) < 0)
 			return -1;
-		if (t && policy_add_path(&im->p->sockets, t, ip, e) < 0)
+		if (!t)
+			continue;
+		if (!(qt = srt_quote(t)))
+			return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
+		if (!all) {
+			srt_note(im, ip, "%s dropped: without allowAllUnixSockets srt on Linux refuses "
+				 "every unix socket, as cordon does", qt);
+			continue;
+		}
+		if ((d = srt_denied_at(im, t))) {
+			if (!(qd = srt_quote(d)))
+				return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
+			srt_note(im, ip, "%s dropped: it lies in denied %s, which srt keeps hidden "
+				 "and a cordon sockets entry would make readable (grants less)", qt, qd);
+			continue;
+		}
+		if (policy_add_path(&im->p->sockets, t, ip, e) < 0)
 			return -1;
+		srt_note(im, ip, "%s: listed in sockets: naming one of cordon's escape sockets "
+			 "exactly lifts its default deny", qt);
 	}
 	return 0;
 }

@@ -164,7 +164,7 @@ static json_t *tb_request(const char *path, const char *body, char **why)
 		*why = why_of("sandbox_unavailable", "the toolbelt does not answer");
 		return NULL;
 	}
-	ans = json_loadb(a.body, a.len, 0, NULL);
+	ans = json_parse_strict(a.body, a.len, NULL);
 	explicit_bzero(a.body, a.len);
 	free(a.body);
 	if (a.status != 200 || !json_is_object(ans)) {
@@ -242,7 +242,7 @@ static json_t *tools_list(unsigned int granted)
 		json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", tools[i].tool,
 						     "description", tools[i].description,
 						     "inputSchema",
-						     json_loads(tools[i].schema, 0, NULL)));
+						     json_parse_strict(tools[i].schema, strlen(tools[i].schema), NULL)));
 	}
 	return json_pack("{s:o}", "tools", arr ? arr : json_array());
 }
@@ -297,7 +297,7 @@ static int mcp_main(void)
 
 		if ((size_t)n > TB_LINE_MAX)
 			continue;
-		m = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
+		m = json_parse_strict(line, strlen(line), NULL);
 		if (!json_is_object(m)) {
 			send_error(json_null(), -32700, "not a JSON object");
 			continue;
@@ -405,7 +405,7 @@ int cli_tb(int argc, char **argv)
 		return 125;
 	}
 	if (argc == 4) {
-		args = json_loads(argv[3], JSON_REJECT_DUPLICATES, NULL);
+		args = json_parse_strict(argv[3], strlen(argv[3]), NULL);
 		if (!json_is_object(args)) {
 			fprintf(stderr, "cordon: sandbox_config: the arguments must be a JSON object\n");
 			return 125;

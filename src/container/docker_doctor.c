@@ -640,7 +640,7 @@ static bool preflight(struct engine *g, const char *gw, const char *endpoint, ch
 	free(m.network);
 	free(m.volume);
 	if (rc == 0 && code == 0)
-		res = json_loadb(out->out, strcspn(out->out, "\n"), 0, NULL);
+		res = json_parse_strict(out->out, strcspn(out->out, "\n"), NULL);
 	if (rc < 0)
 		*detail = fmt("a segment's containers could not be made or run: %s", msg(ce));
 	else if (code != 0 || !json_is_object(res))

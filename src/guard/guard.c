@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,15 +46,29 @@ static int check_run_dir(const struct guard_input *in, struct err **e)
 	return 0;
 }
 
+int guard_srt_sockdir(const char *state_dir, unsigned int uid, char *buf, size_t n)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+
+	if (rt && rt[0] == '/' && lstat(rt, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == uid && (st.st_mode & 022) == 0 &&
+	    (size_t)snprintf(buf, n, "%s/cordon-srt", rt) <= GUARD_SRT_SOCKDIR_MAX)
+		return 0;
+	return (size_t)snprintf(buf, n, "%s/srt", state_dir) <= GUARD_SRT_SOCKDIR_MAX ? 0 : -1;
+}
+
 static int build_protected(struct guard_state *s, struct err **e)
 {
 	const struct guard_input *in = s->in;
-	char fallback[64], sockets[64];
+	char fallback[64], sockets[PATH_MAX];
 	char **aliases = NULL;
 	int r;
 
 	snprintf(fallback, sizeof(fallback), GUARD_TMP_FMT, (unsigned)in->defaults.uid);
-	snprintf(sockets, sizeof(sockets), GUARD_SRT_SOCKDIR_FMT, (unsigned)in->defaults.uid);
+	/* too long for srt: its launch refuses; the name is protected all the same */
+	(void)guard_srt_sockdir(in->state_dir, (unsigned)in->defaults.uid, sockets,
+				sizeof(sockets));
 	if (strv_push(&s->protected, in->state_dir) < 0 ||
 	    strv_push(&s->protected, fallback) < 0 || strv_push(&s->protected, sockets) < 0 ||
 	    (in->config_path && strv_push(&s->protected, in->config_path) < 0))

@@ -40,12 +40,22 @@ struct grant_rule {
 	const char *origin;	/* static: "policy", "default", "protected", ... */
 };
 
-/* cordon's own per-user scratch directories outside its state dir, in
- * the protected set of every launch: the fallback toolbelt socket root,
- * and the srt provider's bridge sockets (each srt launch sees its own
- * subdirectory, as an exception). */
+/* cordon's own per-user scratch directories, in the protected set of
+ * every launch: the fallback toolbelt socket root, and the srt provider's
+ * bridge sockets (each srt launch sees its own subdirectory, as an
+ * exception). */
 #define GUARD_TMP_FMT "/tmp/cordon-%u"
-#define GUARD_SRT_SOCKDIR_FMT "/var/tmp/cordon-srt-%u"
+
+/* The srt provider's socket dir into buf (n bytes): only uid can make it,
+ * so another local user cannot take its place first. It is
+ * $XDG_RUNTIME_DIR/cordon-srt where XDG_RUNTIME_DIR is an absolute path to
+ * a directory of uid's, not a link, that nobody else may write, and the
+ * result is short enough; else <state_dir>/srt. A unix socket's path must
+ * fit in 108 bytes: the dir, the launch's execution id and srt's own
+ * socket name (GUARD_SRT_SOCKDIR_MAX left for the dir). -1 when even the
+ * state dir's is longer (buf holds it all the same). */
+#define GUARD_SRT_SOCKDIR_MAX 38
+int guard_srt_sockdir(const char *state_dir, unsigned int uid, char *buf, size_t n);
 
 /* The pids limit a launch gets when its policy sets none. */
 #define GRANT_DEFAULT_PIDS 4096UL

@@ -22,8 +22,16 @@
  *                          the merge strategy its options name
  *   info                   excludes and attributes (no program, but kept
  *                          read-only as before)
- * Not moved: objects/info/alternates (objects only), remotes/ and
- * branches/ (where a fetch or push goes, not what runs). */
+ *   .git                   a repository (or a gitdir file) inside the git
+ *                          dir: git given the git dir's path (a fetch or
+ *                          push to <ws>/.git, `git -C <ws>/.git`) tries
+ *                          <path>/.git first, and takes its config, hooks
+ *                          and refs instead
+ *   objects/info/alternates, objects/info/http-alternates
+ *                          object stores git reads from elsewhere (a fetch
+ *                          from the workspace would serve their objects)
+ * Not moved: remotes/ and branches/ (where a fetch or push goes, not what
+ * runs), shallow (which commits are left out, not where they are). */
 #include "guard/planted.h"
 #include "guard/planted_int.h"
 #include "lib/cleanup.h"
@@ -46,12 +54,23 @@
 /* Read-only where they exist, in every git dir of the workspace's. */
 static const char *const git_ro[] = {
 	"config", "config.worktree", "hooks", "info", "commondir", "worktrees",
-	"rebase-merge", "rebase-apply", "sequencer",
+	"rebase-merge", "rebase-apply", "sequencer", ".git", "objects/info/alternates",
+	"objects/info/http-alternates",
 };
 /* Moved out when the run made them appear or changed them. */
 static const char *const git_watch[] = {
 	"config", "config.worktree", "hooks", "commondir", "worktrees",
-	"rebase-merge", "rebase-apply", "sequencer",
+	"rebase-merge", "rebase-apply", "sequencer", ".git", "objects/info/alternates",
+	"objects/info/http-alternates",
+};
+
+/* Names git reads and writes through on every command: a symbolic link
+ * the run put at one sends the operator's git to read refs and write
+ * objects wherever it leads (another repository's objects, as the
+ * operator). Moved out when one is a link that was not there at launch. */
+static const char *const git_links[] = {
+	"objects", "objects/info", "objects/pack", "refs", "refs/heads", "refs/tags",
+	"packed-refs", "HEAD", "index", "logs",
 };
 
 /* Files a person's tools run commands from when the workspace is opened
@@ -444,6 +463,10 @@ int planted_before(const char *workspace, struct planted_state **out, struct err
 			(void)planted_join(rel, sizeof(rel), m.rel[i], git_watch[j]);
 			rc = watch_push(st, rel, R_NAME);
 		}
+		for (size_t j = 0; rc == 0 && j < sizeof(git_links) / sizeof(*git_links); j++) {
+			(void)planted_join(rel, sizeof(rel), m.rel[i], git_links[j]);
+			rc = watch_push(st, rel, R_NAME);
+		}
 		(void)planted_join(rel, sizeof(rel), m.rel[i], "modules");
 		if (rc == 0)
 			rc = watch_push(st, rel, R_MODULES);
@@ -647,6 +670,13 @@ static void undo_gitdir(struct mover *mv, const char *g, size_t depth)
 		w = find(mv->st, rel);
 		if (now.err != ENOENT && (!w || !same(&w->at, &now)))
 			move_out(mv, rel, git_watch[j]);
+	}
+	for (size_t j = 0; j < sizeof(git_links) / sizeof(*git_links); j++) {
+		(void)planted_join(rel, sizeof(rel), g, git_links[j]);
+		look_at(&mv->st->ws, rel, &now);
+		w = find(mv->st, rel);
+		if (now.err == 0 && S_ISLNK(now.mode) && (!w || !same_object(&w->at, &now)))
+			move_out(mv, rel, "symbolic link");
 	}
 	(void)planted_join(rel, sizeof(rel), g, "modules");
 	look_at(&mv->st->ws, rel, &now);

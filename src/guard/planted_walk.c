@@ -284,8 +284,27 @@ static int open_named(struct walker *w, int dfd, const char *rel, const char *na
 	return fd;
 }
 
+/* Names in a git directory that make git take a repository or objects
+ * from elsewhere (planted.c says which): named when new. */
+static void check_elsewhere(struct walker *w, int gfd, const char *rel, bool fresh)
+{
+	static const struct {
+		const char *name, *key;
+	} names[] = {
+		{ ".git", "a repository git takes first when given this git directory's path" },
+		{ "objects/info/alternates", "objects taken from elsewhere" },
+		{ "objects/info/http-alternates", "objects taken from elsewhere" },
+	};
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (fstatat(gfd, names[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (fresh || planted_newer(&st, w->since)))
+			add_at(w, rel, names[i].name, names[i].key);
+}
+
 /* A git directory: its common directory's config and hooks, its own
- * config.worktree. */
+ * config.worktree, what leads elsewhere. */
 static void check_gitdir(struct walker *w, int gfd, const char *rel, bool fresh)
 {
 	_cleanup_close_ int cfd = -1;
@@ -310,6 +329,7 @@ static void check_gitdir(struct walker *w, int gfd, const char *rel, bool fresh)
 	check_config(w, cfd >= 0 ? cfd : gfd, crel, "config", fresh);
 	check_config(w, gfd, rel, "config.worktree", fresh);
 	check_hooks(w, cfd >= 0 ? cfd : gfd, crel, fresh);
+	check_elsewhere(w, gfd, rel, fresh);
 }
 
 /* The .git in the directory being read (dfd, w->path). */

@@ -4,6 +4,7 @@
 #include "host/db.h"
 
 #include "lib/cleanup.h"
+#include "lib/json.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -552,7 +553,7 @@ static json_t *job_row(sqlite3_stmt *st)
 		const unsigned char *t = sqlite3_column_text(st, i);
 		/* args are kept as a JSON array's text */
 		json_t *v = !t ? json_null()
-			       : i == 2 ? json_loads((const char *)t, 0, NULL)
+			       : i == 2 ? json_parse_strict((const char *)t, strlen((const char *)t), NULL)
 					: json_string((const char *)t);
 
 		json_object_set_new(j, names[i], v ? v : json_null());
@@ -582,8 +583,7 @@ static int segment_json(void *ctx, const struct host_segment *s)
 
 	/* a container's pin, as the wrapper reported it */
 	if (j && s->container) {
-		json_error_t je;
-		json_t *c = json_loads(s->container, JSON_REJECT_DUPLICATES, &je);
+		json_t *c = json_parse_strict(s->container, strlen(s->container), NULL);
 
 		if (c)
 			json_object_set_new(j, "container", c);

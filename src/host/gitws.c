@@ -4,7 +4,9 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/strv.h"
+#include "lib/text.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -129,26 +131,58 @@ static int git_argv(char ***argv, const char *proto)
 	return strv_push_take(argv, allow);
 }
 
+/* What git prints may quote what a sandbox wrote (a fetch's fsck names
+ * a .gitmodules URL): it reaches stderr through the one escaper, so no
+ * control byte of the sandbox's reaches the operator's terminal. */
+static void pass_output(int fd)
+{
+	struct text_term st = { .n = 0 };
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		text_term_write(stderr, &st, buf, (size_t)n, true);
+	}
+	text_term_end(stderr, &st);
+	fflush(stderr);
+}
+
 /* Run argv (git, from PATH) in cwd with env; stdin is /dev/null, its
- * output goes to stderr. Its exit status, or -1 with *e set. */
+ * output goes to stderr (escaped). Its exit status, or -1 with *e set. */
 static int run(char *const *argv, char *const *env, const char *cwd, struct err **e)
 {
 	posix_spawn_file_actions_t fa;
-	int rc, status = 0;
+	int rc, status = 0, out[2];
 	pid_t pid = -1;
 
-	if (posix_spawn_file_actions_init(&fa) != 0)
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "git: a pipe");
+	if (posix_spawn_file_actions_init(&fa) != 0) {
+		close(out[0]);
+		close(out[1]);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "git");
+	}
 	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (rc == 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, 2, 1);
+		rc = posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, out[1], 2);
 	if (rc == 0 && cwd)
 		rc = posix_spawn_file_actions_addchdir_np(&fa, cwd);
 	if (rc == 0)
 		rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0)
+	close(out[1]);
+	if (rc != 0) {
+		close(out[0]);
 		return err_set(e, ERR_UNAVAILABLE, rc, "`%s`", argv[0]);
+	}
+	pass_output(out[0]);
+	close(out[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return err_set(e, ERR_UNAVAILABLE, errno, "`%s`", argv[0]);
@@ -313,8 +347,48 @@ bool host_git_is_clone(const char *workspace)
 	       S_ISDIR(st.st_mode);
 }
 
+/* A symbolic link in the git dir, its objects or their packs would have
+ * the host's git read refs or objects from wherever it leads. */
+static int no_links(int gfd, const char *gitdir, struct err **e)
+{
+	static const char *const dirs[] = { ".", "objects", "objects/info", "objects/pack", "refs",
+					    "refs/heads", NULL };
+
+	for (size_t i = 0; dirs[i]; i++) {
+		int fd = openat(gfd, dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct dirent *d;
+		DIR *dir;
+
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0 || !(dir = fdopendir(fd))) {
+			if (fd >= 0)
+				close(fd);
+			return err_set(e, ERR_DENIED, errno, "fetch: `%s/%s`", gitdir, dirs[i]);
+		}
+		while ((d = readdir(dir)))
+			if (d->d_type == DT_LNK || d->d_type == DT_UNKNOWN) {
+				struct stat st;
+
+				if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    !S_ISLNK(st.st_mode))
+					continue;
+				closedir(dir);
+				return err_set(e, ERR_DENIED, 0,
+					       "fetch: `%s/%s` holds a symbolic link: the repository "
+					       "is not the one cordon made", gitdir, dirs[i]);
+			}
+		closedir(dir);
+	}
+	return 0;
+}
+
 int host_git_fetch(const char *workspace, const char *job, const char *into, struct err **e)
 {
+	/* .git: git given a path tries <path>/.git before the path itself;
+	 * commondir, alternates: config, hooks or objects from elsewhere */
+	static const char *const elsewhere[] = { ".git", "commondir", "objects/info/alternates",
+						 "objects/info/http-alternates", NULL };
 	_cleanup_free_ char *gitdir = fs_path_join(workspace, ".git"), *spec = NULL;
 	_cleanup_strv_ char **env = NULL;
 	_cleanup_close_ int gfd = -1;
@@ -328,24 +402,31 @@ int host_git_fetch(const char *workspace, const char *job, const char *into, str
 		return err_set(e, ERR_CONFIG, 0,
 			       "fetch: the job's workspace `%s` is not a clone (no .git directory)",
 			       workspace);
-	/* a repository that takes its config or objects from elsewhere is
-	 * not the one the host made */
+	/* a repository that takes its config, refs or objects from
+	 * elsewhere is not the one the host made (the look after each run
+	 * moves these out; one it could not move is still refused here) */
 	gfd = fs_open_nofollow(AT_FDCWD, gitdir, O_PATH | O_DIRECTORY, 0);
 	if (gfd < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "fetch: `%s`", gitdir);
-	if (fstatat(gfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return err_set(e, ERR_DENIED, 0,
-			       "fetch: `%s/commondir` is there: the repository is not the one cordon made",
-			       gitdir);
+	for (size_t i = 0; elsewhere[i]; i++)
+		if (fstatat(gfd, elsewhere[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+			return err_set(e, ERR_DENIED, 0,
+				       "fetch: `%s/%s` is there: the repository is not the one "
+				       "cordon made", gitdir, elsewhere[i]);
+	if (no_links(gfd, gitdir, e) < 0)
+		return -1;
 	env = git_env();
 	if (!env || asprintf(&spec, "+refs/heads/" HOST_GIT_WORK_PREFIX "%s:refs/heads/"
 				    HOST_GIT_WORK_PREFIX "%s", job, job) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "fetch");
 	{
 		/* objects checked as they come; that one ref, nothing else */
+		/* upload-pack --strict: the path given is the repository, never
+		 * <path>/.git or <path>.git */
 		const char *argv[] = { "-c", "transfer.fsckObjects=true", "fetch", "--quiet",
 				       "--no-tags", "--no-recurse-submodules",
-				       "--no-write-fetch-head", "--", gitdir, spec, NULL };
+				       "--no-write-fetch-head", "--upload-pack=git-upload-pack --strict",
+				       "--", gitdir, spec, NULL };
 
 		if (git(env, "file", into, "the fetch of the job's work branch", argv, e) < 0)
 			return -1;

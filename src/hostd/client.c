@@ -12,6 +12,7 @@
 #include "lib/fs.h"
 #include "lib/json.h"
 #include "lib/num.h"
+#include "lib/text.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -97,7 +98,7 @@ static long call(struct client *c, const char *method, const char *path, const c
 	curl_slist_free_all(h);
 	curl_easy_cleanup(k);
 	if (b.p)
-		*out = json_loads(b.p, 0, NULL);
+		*out = json_parse_strict(b.p, strlen(b.p), NULL);
 	free(b.p);
 	return status;
 }
@@ -108,8 +109,14 @@ static int print_error(long status, json_t *j)
 	const char *why = json_string_value(json_object_get(j, "error"));
 	const char *msg = json_string_value(json_object_get(j, "message"));
 
-	if (status)
-		fprintf(stderr, "cordon: %s: %s\n", why ? why : "error", msg ? msg : "(no message)");
+	/* the message may name what a sandbox made */
+	if (status) {
+		fputs("cordon: ", stderr);
+		text_term_puts(stderr, why ? why : "error", false);
+		fputs(": ", stderr);
+		text_term_puts(stderr, msg ? msg : "(no message)", true);
+		fputc('\n', stderr);
+	}
 	return 125;
 }
 
@@ -166,22 +173,16 @@ static int wait_job(struct client *c, const char *id)
 }
 
 /* A log is what a sandboxed command wrote: on a terminal, its control
- * bytes (escape sequences that set the title or the clipboard, or ask for
- * an answer-back) are shown as \xNN rather than obeyed. */
-static void print_log(const char *p, size_t n)
+ * bytes, C0 and C1, raw or UTF-8 encoded (escape sequences that set the
+ * title or the clipboard, or ask for an answer-back) are shown as \xNN
+ * rather than obeyed (lib/text.h). */
+static void print_log(const char *p, size_t n, struct text_term *t)
 {
 	if (!isatty(STDOUT_FILENO)) {
 		fwrite(p, 1, n, stdout);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)p[i];
-
-		if (ch == '\n' || ch == '\t' || (ch >= 0x20 && ch != 0x7f))
-			putchar(ch);
-		else
-			printf("\\x%02x", ch);
-	}
+	text_term_write(stdout, t, p, n, true);
 }
 
 /* What a log request brings: shown as it comes when the answer is the
@@ -190,6 +191,7 @@ struct stream {
 	CURL *k;
 	size_t n;
 	struct hostd_buf err;
+	struct text_term *term;	/* a character cut between two pieces */
 };
 
 static size_t show(char *data, size_t size, size_t nmemb, void *arg)
@@ -200,7 +202,7 @@ static size_t show(char *data, size_t size, size_t nmemb, void *arg)
 	curl_easy_getinfo(st->k, CURLINFO_RESPONSE_CODE, &code);
 	if (code != 200)
 		return hostd_buf_take(data, size, nmemb, &st->err);
-	print_log(data, size * nmemb);
+	print_log(data, size * nmemb, st->term);
 	fflush(stdout);
 	st->n += size * nmemb;
 	return size * nmemb;
@@ -212,10 +214,12 @@ static size_t show(char *data, size_t size, size_t nmemb, void *arg)
 static int logs(struct client *c, const char *id, bool follow)
 {
 	unsigned long long offset = 0;
+	struct text_term term = { .n = 0 };
 
 	for (;;) {
 		_cleanup_free_ char *path = NULL;
-		struct stream st = { .k = curl_easy_init(), .err = { .max = ANSWER_MAX } };
+		struct stream st = { .k = curl_easy_init(), .err = { .max = ANSWER_MAX },
+				     .term = &term };
 		struct curl_slist *h = NULL;
 		CURLcode res;
 		long status = 0;
@@ -239,7 +243,7 @@ static int logs(struct client *c, const char *id, bool follow)
 		curl_easy_cleanup(st.k);
 		offset += st.n;
 		if (status != 200 && status != 0) {
-			json_t *j = st.err.p ? json_loads(st.err.p, 0, NULL) : NULL;
+			json_t *j = st.err.p ? json_parse_strict(st.err.p, strlen(st.err.p), NULL) : NULL;
 			int rc = print_error(status, j);
 
 			json_decref(j);
@@ -247,8 +251,11 @@ static int logs(struct client *c, const char *id, bool follow)
 			return rc;
 		}
 		free(st.err.p);
-		if (res == CURLE_OK && status == 200)
+		if (res == CURLE_OK && status == 200) {
+			if (isatty(STDOUT_FILENO))
+				text_term_end(stdout, &term);
 			return 0;
+		}
 		/* cut short: on again while the daemon answers for the job */
 		json_t *j = NULL;
 		_cleanup_free_ char *job_path = NULL;
@@ -270,11 +277,7 @@ static int logs(struct client *c, const char *id, bool follow)
  * wrapper's message may carry them) shown as \xNN. */
 static void put_text(const char *v)
 {
-	for (const unsigned char *p = (const unsigned char *)(v ? v : "-"); *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			printf("\\x%02x", *p);
-		else
-			putchar(*p);
+	text_term_puts(stdout, v ? v : "-", false);
 }
 
 static void put_time(json_t *ms)
@@ -489,7 +492,7 @@ static int fetch(struct client *c, const char *id, const char *into)
 	if (s != 200)
 		return print_error(s, j);
 	/* while a segment runs, its sandbox may still make what the check
-	 * below refuses (a .git/commondir): only an ended job is fetched */
+	 * below refuses (a .git/commondir, a .git/.git): only an ended job is fetched */
 	if (json_integer_value(json_object_get(j, "ended_ms")) == 0) {
 		fprintf(stderr, "cordon: sandbox_denied: job %s has not ended: fetch its work once "
 				"it has (cordon job wait %s)\n", id, id);

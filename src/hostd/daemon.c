@@ -1201,7 +1201,7 @@ static bool settle_verified(int dfd)
 	struct err *e = NULL;
 
 	if (dfd >= 0 && fs_read_file(dfd, "settle.json", 4096, &buf, NULL, &e) == 0)
-		v = json_loads(buf, JSON_REJECT_DUPLICATES, NULL);
+		v = json_parse_strict(buf, strlen(buf), NULL);
 	err_free(e);
 	return json_is_true(json_object_get(v, "verified"));
 }
@@ -2510,7 +2510,7 @@ static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pi
 static int recover_container(const struct host_segment *s, const struct plan *p, bool live,
 			     pid_t pid, struct err **e)
 {
-	_cleanup_json_ json_t *pin = json_loads(s->container, JSON_REJECT_DUPLICATES, NULL);
+	_cleanup_json_ json_t *pin = json_parse_strict(s->container, strlen(s->container), NULL);
 	const struct container_provider *cp;
 
 	if (!pin)
@@ -2552,7 +2552,7 @@ static void end_old_resume(const struct host_segment *s)
 	struct err *e = NULL;
 
 	if (!path || fs_read_file(AT_FDCWD, path, 4096, &buf, NULL, &e) < 0 ||
-	    !(j = json_loads(buf, JSON_REJECT_DUPLICATES, NULL))) {
+	    !(j = json_parse_strict(buf, strlen(buf), NULL))) {
 		err_free(e);
 		return;
 	}
@@ -2572,7 +2572,7 @@ static void end_old_resume(const struct host_segment *s)
  * settles it. */
 static int resume_container(struct hostd *d, const struct host_segment *s, struct err **e)
 {
-	_cleanup_json_ json_t *pin = json_loads(s->container, JSON_REJECT_DUPLICATES, NULL);
+	_cleanup_json_ json_t *pin = json_parse_strict(s->container, strlen(s->container), NULL);
 	const struct container_provider *cp = pin ? container_of(container_providers, pin, NULL) : NULL;
 	struct err *ie = NULL;
 	char n[16];
@@ -2623,7 +2623,7 @@ static int resume_container(struct hostd *d, const struct host_segment *s, struc
 static void recover_container_end(struct hostd *d, const struct host_segment *s,
 				  const struct err *why)
 {
-	_cleanup_json_ json_t *pin = json_loads(s->container, JSON_REJECT_DUPLICATES, NULL);
+	_cleanup_json_ json_t *pin = json_parse_strict(s->container, strlen(s->container), NULL);
 	_cleanup_free_ char *reason = NULL;
 	struct err *e = NULL;
 	const struct container_provider *cp = pin ? container_of(container_providers, pin, &e) : NULL;

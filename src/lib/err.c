@@ -1,6 +1,7 @@
 /* err.c: error chains (see err.h). Allocation failure while building an
  * error falls back to a static error so that a refusal is never lost. */
 #include "err.h"
+#include "text.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -102,7 +103,10 @@ void err_print(FILE *f, const struct err *e)
 {
 	if (!e)
 		return;
-	fprintf(f, "cordon: %s: %s\n", err_reason_name(e->reason), e->msg);
+	/* a message may name what a sandbox made: a path, a key */
+	fprintf(f, "cordon: %s: ", err_reason_name(e->reason));
+	text_term_puts(f, e->msg, true);
+	fputc('\n', f);
 }
 
 void err_free(struct err *e)

@@ -169,10 +169,10 @@ check $? "minimal: two notes, the defaults' (got $(wc -l <"$dir/minimal.notes"))
 imports full 'assert j["write"] == ["{workspace}", "{workspace}/src", "{workspace}/test", "/tmp"], j
 assert j["read"] == {"deny": ["~/.ssh", "{workspace}/.env", "{workspace}/config/production.json"], "allow": []}, j
 assert j["network"] == {"allow": ["github.com", "*.github.com", "lfs.github.com", "api.github.com", "npmjs.org", "*.npmjs.org"], "deny": ["malicious.com"]}, j
-assert j["sockets"] == ["/var/run/docker.sock"] and j["unix_sockets"] == "none", j'
+assert j["sockets"] == [] and j["unix_sockets"] == "none", j'
 note full 'filesystem.allowWrite[0]' 'read as `{workspace}`; a relative path is taken from the workspace'
 note full 'filesystem.denyWrite[0]' 'cordon has no write-only deny: it is denied for reading too (stricter)'
-note full 'network.allowUnixSockets[0]' 'without allowAllUnixSockets cordon refuses every unix socket'
+note full 'network.allowUnixSockets[0]' '`/var/run/docker.sock` dropped: without allowAllUnixSockets srt on Linux refuses every unix socket'
 note full ignoreViolations 'dropped'
 note full filesystem.allowWrite "mandatory write denies on .git/hooks and .git/config: cordon keeps these"
 note full filesystem.allowWrite ".mcp.json, .vscode, .idea"
@@ -221,7 +221,7 @@ no_note denied-domains network.strictAllowlist
 imports every-key 'assert j["read"]["deny"] == ["/home", "~/.config/tool/token", "~/.netrc", "~/.config/jwt"], j
 assert j["read"]["allow"] == ["{workspace}"] and j["write"] == ["{workspace}"], j
 assert j["network"]["allow"] == ["api.example.com", "mtls.example.org", "*.example.org:443", "[2001:db8::1]:443", "127.0.0.1:3000"], j
-assert j["sockets"] == ["/run/user/1000/bus"] and j["unix_sockets"] == "none", j'
+assert j["sockets"] == [] and j["unix_sockets"] == "none", j'
 # Every key srt has that cordon holds otherwise is named.
 for k in network.deniedDomainReasons network.strictAllowlist network.allowMachLookup \
 	network.httpProxyPort network.socksProxyPort network.mitmProxy \
@@ -267,6 +267,70 @@ run "$dir/deny-all.json"
 [ "$rc" -eq 0 ] && python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["network"] == {"allow": [], "deny": []}' "$dir/out" &&
 	grep -q 'network.deniedDomains\[0\]: `\*` (every host)' "$dir/err"
 check $? 'deniedDomains "*": every allow dropped, and said so'
+
+# --- never wider than srt: what cordon's guard would make readable -----------
+# srt on Linux grants nothing by allowUnixSockets (its seccomp filter lets
+# every unix socket or none), and binds back no allowRead beneath a
+# credential file's deny. cordon's guard makes a sockets or read.allow
+# entry beneath a read deny a read exception, so an import that carried
+# them over would let a command read what srt hides.
+
+sec="$dir/sec"
+mkdir -p "$sec" "$dir/ws" && echo SECRET-KEY >"$sec/key.pem" && ln -s sec "$dir/link"
+# wider NAME SETTINGS-JSON: import SETTINGS, and sets out to the policy.
+wider() {
+	printf '%s' "$2" >"$dir/$1.json"
+	run "$dir/$1.json"
+	cp "$dir/out" "$dir/$1.policy.json"
+	cp "$dir/err" "$dir/$1.notes"
+}
+# sandbox_reads POLICY: 0 when cat of key.pem, under cordon run with the
+# policy (and the workspace writable), prints the key.
+sandbox_reads() {
+	"$CORDON" run -q --state-dir "$dir/state" -p "$1" -w "$dir/ws" -- cat "$sec/key.pem" \
+		>"$dir/run.out" 2>"$dir/run.err"
+	grep -q SECRET-KEY "$dir/run.out"
+}
+cat "$sec/key.pem" | grep -q SECRET-KEY
+check $? "control: key.pem is readable outside any sandbox"
+
+wider sock-deny "{\"network\": {\"allowedDomains\": [], \"deniedDomains\": [], \"allowAllUnixSockets\": true, \"allowUnixSockets\": [\"$sec/key.pem\", \"$dir/link/key.pem\", \"$dir/ws/app.sock\"]}, \"filesystem\": {\"denyRead\": [\"$sec\"], \"allowWrite\": [\".\"], \"denyWrite\": []}}"
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); assert j["sockets"] == [sys.argv[2]] and j["unix_sockets"] == "all", j' \
+	"$dir/sock-deny.policy.json" "$dir/ws/app.sock"
+check $? "allowUnixSockets beneath a denyRead: dropped, by name and through a link; one outside it kept (control)"
+note sock-deny 'network.allowUnixSockets[0]' 'dropped: it lies in denied'
+note sock-deny 'network.allowUnixSockets[1]' 'dropped: it lies in denied'
+note sock-deny 'network.allowUnixSockets[2]' 'listed in sockets'
+
+wider cred-allow "{\"network\": {\"allowedDomains\": [], \"deniedDomains\": []}, \"filesystem\": {\"denyRead\": [], \"allowRead\": [\"$sec/key.pem\", \"$dir/link/key.pem\"], \"allowWrite\": [\".\"], \"denyWrite\": []}, \"credentials\": {\"files\": [{\"path\": \"$sec\", \"mode\": \"deny\"}]}}"
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); assert j["read"] == {"deny": [sys.argv[2]], "allow": []}, j' \
+	"$dir/cred-allow.policy.json" "$sec"
+check $? "allowRead beneath a credential file's deny: dropped, by name and through a link"
+note cred-allow 'filesystem.allowRead[0]' 'a credential file srt denies'
+note cred-allow 'filesystem.allowRead[1]' 'a credential file srt denies'
+
+# The control of both: the same deny with the entry kept, as cordon's guard
+# reads it, makes the key readable in the sandbox; the imported policies
+# keep it hidden.
+if "$CORDON" run -q --state-dir "$dir/state" -w "$dir/ws" -- true >"$dir/run.out" 2>"$dir/run.err"; then
+	printf '{"write": ["{workspace}"], "read": {"deny": ["%s"]}, "sockets": ["%s/key.pem"], "unix_sockets": "all"}' \
+		"$sec" "$sec" >"$dir/kept-sock.json"
+	printf '{"write": ["{workspace}"], "read": {"deny": ["%s"], "allow": ["%s/key.pem"]}}' \
+		"$sec" "$sec" >"$dir/kept-allow.json"
+	sandbox_reads "$dir/kept-sock.json"
+	check $? "control: a sockets entry beneath the deny makes key.pem readable under cordon"
+	sandbox_reads "$dir/kept-allow.json"
+	check $? "control: a read.allow entry beneath the deny makes key.pem readable under cordon"
+	! sandbox_reads "$dir/sock-deny.policy.json" && grep -q 'key.pem' "$dir/run.err"
+	check $? "the imported policy (allowUnixSockets beneath denyRead) keeps key.pem hidden"
+	! sandbox_reads "$dir/cred-allow.policy.json" && grep -q 'key.pem' "$dir/run.err"
+	check $? "the imported policy (allowRead beneath credentials.files) keeps key.pem hidden"
+else
+	skip "cordon run cannot start a sandbox here: $(head -1 "$dir/run.err")"
+	skip "cordon run cannot start a sandbox here"
+	skip "cordon run cannot start a sandbox here"
+	skip "cordon run cannot start a sandbox here"
+fi
 
 # --- refusals ----------------------------------------------------------------
 

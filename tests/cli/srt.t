@@ -47,7 +47,8 @@ sys.exit(0 if eval(sys.argv[1]) else 1)
 PY
 }
 export LAB
-SOCKDIR=/var/tmp/cordon-srt-$(id -u)
+# XDG_RUNTIME_DIR ($LAB/runtime) is too long a place for srt's sockets: the state dir's
+SOCKDIR=$STATE/srt
 export SOCKDIR
 calls() { $PY -c 'import json,sys; [print(json.loads(l)["kind"]) for l in open(sys.argv[1])]' "$LAB/log/calls.jsonl" 2>/dev/null | tr '\n' ' '; }
 launch_call() {
@@ -277,6 +278,42 @@ chmod 0700 "$SOCKDIR"
 refused $rc sandbox_unavailable "srt: socket dir \`$SOCKDIR\` must be a directory of this user's, mode 0700" \
 	"a socket dir that is not 0700 refuses the launch"
 ok $([ "$(calls)" = "version " ]; echo $?) "... before the preflight: srt never ran a command ($(calls))"
+
+# Where the socket dir is: only the operator can make it. Under a runtime
+# dir of this user's that no one else may write, short enough for srt's
+# sockets beneath it; else the state dir's (the control: a runtime dir
+# others may write is not used).
+RT=$(mktemp -d /var/tmp/crt.XXXXXX) && chmod 0700 "$RT"
+: > "$LAB/log/calls.jsonl"
+XDG_RUNTIME_DIR=$RT run -- true; rc=$?
+launch_call 'os.path.dirname(env["TMPDIR"]) == sys.argv[2] + "/cordon-srt"' "$RT"; lc=$?
+ok $([ "$rc" = 0 ] && [ "$lc" = 0 ] && [ "$(stat -c %a:%u "$RT/cordon-srt")" = "700:$(id -u)" ]; echo $?) \
+	"with XDG_RUNTIME_DIR a short directory of this user's, 0700, srt's sockets go beneath it (rc $rc)"
+chmod 0777 "$RT"
+: > "$LAB/log/calls.jsonl"
+XDG_RUNTIME_DIR=$RT run -- true; rc=$?
+launch_call 'os.path.dirname(env["TMPDIR"]) == os.environ["SOCKDIR"]'; lc=$?
+ok $([ "$rc" = 0 ] && [ "$lc" = 0 ]; echo $?) "... one that others may write is not used: the state dir's (rc $rc)"
+rm -rf "$RT"
+# The old place, /var/tmp/cordon-srt-<uid>, made first by another local user
+# (in a /var/tmp of this case's own: the real one is every suite's) stops no
+# launch.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v runuser >/dev/null &&
+	u=$("$SRC/scripts/test-user" 2>/dev/null); then
+	mkdir -p "$LAB/vt/${LAB##*/}" && chmod 1777 "$LAB/vt"
+	: > "$LAB/log/calls.jsonl"
+	LAB=$LAB STATE=$STATE WS=$WS CORDON=$CORDON U=$u unshare -m --propagation private bash -c '
+		mount --bind "$LAB" "$LAB/vt/${LAB##*/}" && mount --rbind "$LAB/vt" /var/tmp || exit 99
+		runuser -u "$U" -- mkdir -m 0755 "/var/tmp/cordon-srt-$(id -u)" || exit 98
+		PATH=$LAB/bin /usr/bin/timeout -k 5 60 "$CORDON" run --provider srt --state-dir "$STATE" \
+			-w "$WS" -- true </dev/null 2>"$LAB/err" >"$LAB/out"'; rc=$?
+	ok $([ "$rc" = 0 ] && [ "$(stat -c %U "$LAB/vt/cordon-srt-$(id -u)")" = "$u" ] &&
+		[ "$(calls)" = "version preflight launch " ]; echo $?) \
+		"/var/tmp/cordon-srt-<uid> made first by another user ($u) stops no srt launch (rc $rc: $(head -c 200 "$LAB/err"))"
+	rm -rf "$LAB/vt"
+else
+	echo "ok $((n += 1)) # SKIP another user's /var/tmp/cordon-srt-<uid>: needs root, unshare, runuser and scripts/test-user"
+fi
 
 : > "$LAB/log/calls.jsonl"
 SRT_DEBUG=1 TMPDIR=/var/tmp FAKE_SRT_EXEC=1 run -- /bin/sh -c 'echo "$TMPDIR:${SRT_DEBUG-unset}:$PATH"'; rc=$?

@@ -219,6 +219,22 @@ else ok $(printf '%s' "$raw" | grep -q '033' && printf '%s' "$tty" | grep -qF 't
 	"logs on a terminal shows a command's control bytes as \\xNN (piped, they pass as they are: the control)"
 fi
 
+# C1 controls too: raw (0x9b is CSI, 0x9d OSC on a terminal reading 8-bit
+# controls) and UTF-8 encoded (U+009D starting an OSC 52 clipboard write),
+# in the log and in job show's args; other UTF-8 (é) passes as it is
+id=$(job start b -- sh -c 'printf "c1\302\23552;c;cHduZWQ=\302\234 raw\23331m \303\251 end\n"' "$(printf 'arg\302\235')"); job wait "$id" >/dev/null
+raw=$(job logs "$id" | od -An -tx1 | tr -d ' \n')
+tty=$(script -qec "$CORDON job --state-dir $state logs $id" /dev/null 2>/dev/null)
+shown=$(script -qec "$CORDON job --state-dir $state show $id" /dev/null 2>/dev/null)
+if ! command -v script >/dev/null; then
+	echo "ok $((n += 1)) - C1 controls on a terminal # SKIP no script(1) to make one"
+else ok $(printf '%s' "$raw" | grep -q 'c29d' && printf '%s' "$raw" | grep -q '9b33316d' &&
+	printf '%s' "$tty" | grep -qF 'c1\xc2\x9d52;c;cHduZWQ=\xc2\x9c raw\x9b31m é end' &&
+	printf '%s' "$shown" | grep -qF 'arg\xc2\x9d' &&
+	! printf '%s%s' "$tty" "$shown" | LC_ALL=C grep -q "$(printf '\302\235\\|\233\\|\302\234')"; echo $?) \
+	"logs and show on a terminal show C1 controls, raw and UTF-8 encoded, as \\xNN; é passes (piped, the log is as written: the control)"
+fi
+
 # ---- retries
 id=$(job start flaky -- sh -c 'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n > count; [ $n -ge 3 ] || exit 9')
 job wait "$id"; rc=$?
@@ -313,8 +329,8 @@ ok $([ "$(printf '%s' "$showD" | jfield result)" = lost ] && [ -z "$(pgrep -f 's
 	"a pin without its record: refused, and its wrapper (named by the pin in pins.json) stopped"
 kill "$other" 2>/dev/null
 pkill -KILL -f 'sleep 36$'
-ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 21 ]; echo $?) \
-	"the history is whole after the restart (the twenty-one jobs)"
+ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 22 ]; echo $?) \
+	"the history is whole after the restart (the twenty-two jobs)"
 kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
 ok $([ "$rc" = 0 ]; echo $?) "TERM stops the daemon (exit 0)"
 sanitizer_ok

@@ -85,6 +85,8 @@ b["stall"] = {"executor": {"kind": "shell"}, "workspace": {"git": {"url": url.re
               "env": env, "sandbox": {"provider": "native", "policy": pol}}
 b["local"] = {"executor": {"kind": "shell"}, "workspace": {"git": {"url": lab + "/srv/repo.git", "branch": "main"}},
               "env": env, "sandbox": {"provider": "native", "policy": {"write": ["{workspace}"]}}}
+b["local-srt"] = {"executor": {"kind": "shell"}, "workspace": {"git": {"url": lab + "/srv/repo.git", "branch": "main"}},
+                  "env": env, "sandbox": {"provider": "srt", "policy": {"write": ["{workspace}"]}}}
 b["nocred"] = {"executor": {"kind": "shell"}, "workspace": {"git": {"url": url, "branch": "main"}},
                "env": env, "sandbox": {"provider": "native", "policy": pol}}
 b["host"] = {"executor": {"kind": "shell"},
@@ -200,6 +202,79 @@ touch "$state/workspaces/$id/go"; job wait "$id" >/dev/null
 job fetch "$id" --into "$lab/home-local" >/dev/null 2>&1; frc2=$?
 ok $([ "$frc" = 125 ] && printf '%s' "$out" | grep -q 'has not ended' && [ "$frc2" = 0 ]; echo $?) \
 	"a running job's work is not fetched (rc $frc), an ended one's is (rc $frc2)"
+
+# A repository planted inside the clone's .git: git given the path <ws>/.git
+# tries <ws>/.git/.git first. The run commits "planted" into it on the work
+# branch's name, with a pre-receive hook, and "real" into the clone. After
+# the run it is moved out (and named), so the fetch brings "real" and an
+# operator's push to <ws>/.git runs no hook of the run's. The control: the
+# same repository put there after the run (as a run's would be without the
+# move) is what a push to <ws>/.git runs, and the fetch refuses it.
+id=$(job start local --wait -- sh -c '
+	b=$(git rev-parse --abbrev-ref HEAD)
+	git commit -q --allow-empty -m planted && git init -q --bare .git/.git &&
+		git push -q .git/.git "HEAD:refs/heads/$b" && git reset -q --hard HEAD~1 &&
+		git commit -q --allow-empty -m real || exit 1
+	printf "#!/bin/sh\ntouch \"%s/hooked\"\n" "$PWD" > .git/.git/hooks/pre-receive
+	chmod +x .git/.git/hooks/pre-receive' 2>"$lab/planted.err"); rc=$?
+ws=$state/workspaces/$id
+out=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc=$?
+subj=$(git -C "$lab/home-local" log -1 --format=%s "refs/heads/cordon/$id" 2>/dev/null)
+ok $([ "$rc" = 0 ] && [ "$frc" = 0 ] && [ ! -e "$ws/.git/.git" ] &&
+	[ -x "$state/runs/$id/sandbox/1/planted/.git/.git/hooks/pre-receive" ] &&
+	grep -q 'cordon: planted: .git/.git: .git (moved to' "$state/runs/$id/log" &&
+	[ "$subj" = real ]; echo $?) \
+	"a repository the run made at .git/.git is moved out and named; job fetch brings the clone's commit (rc $rc, fetch $frc, fetched \"$subj\")"
+git -C "$lab/home-local" push -q "$ws/.git" "refs/heads/cordon/$id:refs/heads/pushed" 2>/dev/null
+ok $([ ! -e "$ws/hooked" ] && [ -n "$(git --git-dir="$ws/.git" for-each-ref refs/heads/pushed)" ]; echo $?) \
+	"an operator's push to the workspace's .git reaches the clone and runs no hook of the run's"
+mv "$state/runs/$id/sandbox/1/planted/.git/.git" "$ws/.git/.git"
+git -C "$lab/home-local" push -q "$ws/.git" "refs/heads/cordon/$id:refs/heads/pushed2" 2>/dev/null
+out=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc=$?
+ok $([ -e "$ws/hooked" ] && [ "$frc" = 125 ] && printf '%s' "$out" | grep -q '\.git/\.git` is there'; echo $?) \
+	"the control: left in place, it is what a push to <ws>/.git runs (the hook ran), and job fetch refuses it (rc $frc: $out)"
+rm -rf "$ws/.git/.git" "$ws/hooked"
+printf '%s\n' "$lab/srv/repo.git/objects" > "$ws/.git/objects/info/alternates"
+out=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc=$?
+rm -f "$ws/.git/objects/info/alternates"
+ln -s "$lab/srv/repo.git/refs/heads/main" "$ws/.git/refs/heads/linked"
+out2=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc2=$?
+rm -f "$ws/.git/refs/heads/linked"
+job fetch "$id" --into "$lab/home-local" >/dev/null 2>&1; frc3=$?
+ok $([ "$frc" = 125 ] && printf '%s' "$out" | grep -q 'objects/info/alternates` is there' &&
+	[ "$frc2" = 125 ] && printf '%s' "$out2" | grep -q 'holds a symbolic link' && [ "$frc3" = 0 ]; echo $?) \
+	"job fetch refuses alternates ($frc) and a link in .git ($frc2); without them it fetches ($frc3)"
+
+# the same under srt: the look after the run is the host's, whatever the provider
+if [[ " ${providers[*]} " == *" srt "* ]]; then
+	id=$(job start local-srt --wait -- sh -c '
+		b=$(git rev-parse --abbrev-ref HEAD)
+		git commit -q --allow-empty -m planted && git init -q --bare .git/.git &&
+			git push -q .git/.git "HEAD:refs/heads/$b" && git reset -q --hard HEAD~1 &&
+			git commit -q --allow-empty -m real' 2>"$lab/planted.err"); rc=$?
+	ws=$state/workspaces/$id
+	out=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc=$?
+	subj=$(git -C "$lab/home-local" log -1 --format=%s "refs/heads/cordon/$id" 2>/dev/null)
+	ok $([ "$rc" = 0 ] && [ "$frc" = 0 ] && [ ! -e "$ws/.git/.git" ] &&
+		[ -d "$state/runs/$id/sandbox/1/planted/.git/.git" ] && [ "$subj" = real ]; echo $?) \
+		"srt: a repository the run made at .git/.git is moved out; job fetch brings the clone's commit (rc $rc, fetch $frc, fetched \"$subj\")"
+else
+	echo "ok $((n += 1)) # SKIP srt: not installed"
+fi
+
+# What the host's git prints may quote what the sandbox wrote: fsck names a
+# .gitmodules URL, here holding U+009D (OSC, in UTF-8), which git passes as
+# it is. job fetch shows it as \xNN (the control: the bytes are in the
+# commit as written).
+id=$(job start local --wait -- sh -c '
+	printf "[submodule \"x\"]\n\tpath = x\n\turl = -x\302\23552\n" > .gitmodules &&
+	git add .gitmodules && git commit -qm gitmodules'); rc=$?
+out=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc=$?
+ok $([ "$rc" = 0 ] && [ "$frc" = 125 ] &&
+	git --git-dir="$state/workspaces/$id/.git" show HEAD:.gitmodules | LC_ALL=C grep -q "$(printf '\302\235')" &&
+	printf '%s' "$out" | grep -qF -- '-x\xc2\x9d52' &&
+	! printf '%s' "$out" | LC_ALL=C grep -q "$(printf '\302\235')"; echo $?) \
+	"git's output in job fetch shows a control character the sandbox wrote as \\xNN (rc $rc, fetch $frc)"
 
 # a clone that fails (no such branch) refuses the job and leaves nothing
 config '{"branch": "no-such-branch"}'

@@ -296,6 +296,8 @@ static void moves(void)
 	gitdir("ws/.git/modules/y", "");
 	put("ws/.git/modules/x/commondir", "../../../.cache/c\n", 0644);
 	mk("ws/.git/rebase-merge");
+	gitdir("ws/.git/.git", "");
+	put("ws/.git/objects/info/alternates", "/srv/other.git/objects\n", 0644);
 	after(st, rec);
 	snprintf(p, sizeof(p), ".git/commondir: commondir (moved to %s/planted/.git/commondir)", rec);
 	okr(said(p) && !exists("ws/.git/commondir") && exists("rec/planted/.git/commondir"),
@@ -305,9 +307,13 @@ static void moves(void)
 	ok(!exists("ws/.git/worktrees") && !exists("ws/.git/modules/y") &&
 	   !exists("ws/.git/rebase-merge") && !exists("ws/.git/modules/x/commondir"),
 	   "new worktrees, a new submodule repository, a rebase, a commondir in a submodule's: moved");
-	ok(exists("ws/.git/modules/x/HEAD") && exists("ws/.git/hooks") && exists("ws/.git/config"),
-	   "control: what was there at launch stays");
-	okr(findings == 6, "six findings (%d)", findings);
+	ok(!exists("ws/.git/.git") && exists("rec/planted/.git/.git/HEAD") &&
+	   !exists("ws/.git/objects/info/alternates") &&
+	   exists("rec/planted/.git/objects/info/alternates"),
+	   "a repository inside .git (git tries <path>/.git first) and alternates: moved");
+	ok(exists("ws/.git/modules/x/HEAD") && exists("ws/.git/hooks") && exists("ws/.git/config") &&
+	   exists("ws/.git/objects"), "control: what was there at launch stays");
+	okr(findings == 8, "eight findings (%d)", findings);
 
 	/* No record (or one on another filesystem): a directory of .git's own. */
 	st = before();
@@ -327,6 +333,24 @@ static void moves(void)
 	ok(!exists("ws/.git/modules") && !exists("ws/.git/hooks") &&
 	   exists("rec/planted/.git/modules/z/HEAD") && exists("rec/planted/.git/hooks/pre-commit"),
 	   "a new .git/modules and a new .git/hooks are moved");
+
+	/* A link where git reads and writes on every command: objects put
+	 * through it would land in another repository, as the operator. */
+	reset_lab();
+	gitdir("ws/.git", "");
+	put("ws/.git/packed-refs", "", 0644);
+	settle();
+	st = before();
+	move("ws/.git/objects", "ws/.git/objects.real");
+	sym("/srv/other.git/objects", "ws/.git/objects");
+	sym("/srv/other.git/packed-refs", "ws/.git/packed-refs");
+	after(st, rec);
+	snprintf(p, sizeof(p), ".git/objects: symbolic link (moved to %s/planted/.git/objects)", rec);
+	okr(said(p) && !exists("ws/.git/objects") && !exists("ws/.git/packed-refs") &&
+	   exists("rec/planted/.git/packed-refs"),
+	   "links made at .git/objects and .git/packed-refs are moved");
+	ok(exists("ws/.git/objects.real") && exists("ws/.git/refs") && exists("ws/.git/HEAD"),
+	   "control: the rest, and the directory renamed aside, stay");
 }
 
 static void walk(void)
@@ -360,6 +384,9 @@ static void walk(void)
 	gitdir("ws/cd/.git", "");
 	gitdir("ws/.cache/c", "[core]\n\tpager = less\n");
 	put("ws/cd/.git/commondir", "../../.cache/c\n", 0644);
+	gitdir("ws/gg/.git", "");
+	gitdir("ws/gg/.git/.git", "");
+	put("ws/gg/.git/objects/info/alternates", "/srv/o\n", 0644);
 	move("ws/keep", "ws/kept");
 	put("ws/.envrc", "x", 0644);
 	put("ws/.mcp.json", "{\"mcpServers\":{}}", 0644);
@@ -378,6 +405,9 @@ static void walk(void)
 	okr(said("h/.git/hooks/pre-commit: hook") && !strstr(report, "post-checkout") &&
 	   !strstr(report, "sample"), "an executable hook (not a sample, not one git would skip)");
 	okr(said(".cache/c/config: core.pager"), "a commondir followed to its config");
+	okr(said("gg/.git/.git: a repository git takes first when given this git directory's path") &&
+	   said("gg/.git/objects/info/alternates: objects taken from elsewhere"),
+	   "a repository inside a nested .git, and its alternates, are named");
 	okr(said("kept/.git/config: core.editor"), "a repository renamed during the run (its config old)");
 	okr(!strstr(report, "old/.git"), "control: a repository there before and left alone is not named");
 	okr(said(".envrc: direnv") && said(".mcp.json: MCP servers") &&

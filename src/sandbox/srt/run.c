@@ -193,7 +193,7 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 		r = srt_settings_write(paths->record_dir, settings, true, e);
 	if (r == 0)
 		r = plan_sync_record(paths->record_dir, e);
-	_cleanup_free_ char *sockdir = srt_run_sockdir(paths->execution);
+	_cleanup_free_ char *sockdir = srt_run_sockdir(paths);
 	if (r == 0 && !sockdir)
 		r = err_set(e, ERR_INTERNAL, ENOMEM, "srt");
 	if (r == 0)
@@ -461,7 +461,7 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 {
 	struct listener ls[2] = { { -1, -1, 0 }, { -1, -1, 0 } };
 	struct limits_plan lp = { 0 };
-	_cleanup_free_ char *sockdir = srt_run_sockdir(paths->execution);
+	_cleanup_free_ char *sockdir = srt_run_sockdir(paths);
 	struct gateway *gw = NULL;
 	struct terminal term;
 	sigset_t set, old;

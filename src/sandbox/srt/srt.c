@@ -89,7 +89,7 @@ static int wrapper_argv(const struct grant *g, const struct srt_env *t, const ch
 {
 	_cleanup_strv_ char **argv = NULL;
 	_cleanup_free_ char *path_kv = NULL, *tmp_kv = NULL;
-	_cleanup_free_ char *dir = srt_run_sockdir(paths->execution);
+	_cleanup_free_ char *dir = srt_run_sockdir(paths);
 	const char *record_dir = paths->record_dir;
 	int r;
 
@@ -335,6 +335,10 @@ static json_t *doctor_preflight(const struct srt_env *t)
 	_cleanup_json_ json_t *s = NULL;
 	_cleanup_free_ char *text = NULL, *file = NULL;
 	char dir[] = SRT_SCRATCH "/cordon-srt-doctor.XXXXXX";
+	/* srt's bridge sockets: a fresh directory, which no one else can
+	 * have made first, outside the /tmp its sandbox gets private */
+	char sockdir[] = "/var/tmp/cordon-srt-doctor.XXXXXX";
+	bool made;
 	struct err *e = NULL;
 	json_t *c;
 	int fd = -1;
@@ -351,8 +355,8 @@ static json_t *doctor_preflight(const struct srt_env *t)
 	}
 	bool written = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
 	close(fd);
-	if (!written || srt_sockdir_make(NULL, &e) < 0 ||
-	    srt_preflight(t, file, dir, NULL, NULL, &e) < 0) {
+	made = written && mkdtemp(sockdir);
+	if (!made || srt_preflight(t, file, dir, NULL, sockdir, &e) < 0) {
 		c = check("preflight", "fail", "preflight_failed",
 			  e ? e->msg : "cannot write an empty policy's settings",
 			  "run `srt --settings <file> -- /usr/bin/true` with an empty policy "
@@ -363,6 +367,8 @@ static json_t *doctor_preflight(const struct srt_env *t)
 	err_free(e);
 	unlink(file);
 	rmdir(dir);
+	if (made)
+		srt_sockdir_remove(sockdir);
 	return c;
 }
 
@@ -448,7 +454,7 @@ static json_t *srt_doctor(void)
 
 static char *srt_own_dir(const struct plan_paths *paths)
 {
-	return srt_run_sockdir(paths->execution);
+	return srt_run_sockdir(paths);
 }
 
 const struct provider srt_provider = {

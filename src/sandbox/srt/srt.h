@@ -24,18 +24,18 @@
 #define SRT_VERSION_TESTED "0.0.83"
 /* Where srt makes its bridge sockets (its TMPDIR): a short path, since a
  * unix socket's path must fit in 108 bytes; not /tmp, which the sandbox
- * gets private (a tmpfs over it would hide the sockets srt binds in); the
- * operator's own (0700, owned, not a link), in cordon's protected set so
- * that no sandbox reaches another's bridges; one subdirectory per launch
- * (its execution id), the only part its own sandbox sees. */
-#define SRT_SOCKDIR_FMT GUARD_SRT_SOCKDIR_FMT
-/* The socket dir's path for this user into buf. */
-void srt_sockdir(char buf[64]);
+ * gets private (a tmpfs over it would hide the sockets srt binds in); a
+ * place only the operator can make (guard_srt_sockdir: under
+ * $XDG_RUNTIME_DIR, or the state dir; never a shared, world-writable
+ * parent, where another user could make it first), checked (0700, owned,
+ * not a link); in cordon's protected set so that no sandbox reaches
+ * another's bridges; one subdirectory per launch (its execution id), the
+ * only part its own sandbox sees. */
 /* A launch's own socket dir, <socket dir>/<execution>; caller frees. */
-char *srt_run_sockdir(const char *execution);
-/* Make the socket dir, or check the one there (a directory, not a link,
- * owned by this user, mode 0700), and the launch's own in it (run_dir;
- * NULL: none). ERR_UNAVAILABLE otherwise. */
+char *srt_run_sockdir(const struct plan_paths *paths);
+/* Make the socket dir and the launch's own in it (run_dir), or check the
+ * ones there (a directory, not a link, owned by this user, mode 0700).
+ * ERR_UNAVAILABLE otherwise, or when the socket dir's path is too long. */
 int srt_sockdir_make(const char *run_dir, struct err **e);
 /* Remove a launch's own socket dir and what srt left in it. */
 void srt_sockdir_remove(const char *run_dir);

@@ -33,17 +33,20 @@ const char *const srt_cleared_keys[] = { "SRT_DEBUG", "HTTP_PROXY", "HTTPS_PROXY
 					 "ALL_PROXY", "NO_PROXY", "http_proxy",
 					 "https_proxy", "all_proxy", "no_proxy", NULL };
 
-void srt_sockdir(char buf[64])
+char *srt_run_sockdir(const struct plan_paths *paths)
 {
-	snprintf(buf, 64, SRT_SOCKDIR_FMT, (unsigned)getuid());
-}
+	_cleanup_free_ char *state = strdup(paths->exec_dir);
+	char base[PATH_MAX];
+	char *slash;
 
-char *srt_run_sockdir(const char *execution)
-{
-	char dir[64];
-
-	srt_sockdir(dir);
-	return fs_path_join(dir, execution);
+	/* exec_dir is <state>/runs/<execution> */
+	for (int i = 0; state && i < 2; i++)
+		if ((slash = strrchr(state, '/')))
+			*slash = '\0';
+	if (!state)
+		return NULL;
+	(void)guard_srt_sockdir(state, (unsigned)getuid(), base, sizeof(base));
+	return fs_path_join(base, paths->execution);
 }
 
 /* dir made (0700), or checked when it was there: a directory of this
@@ -54,7 +57,6 @@ static int own_dir(const char *dir, struct err **e)
 
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return err_set(e, ERR_UNAVAILABLE, errno, "srt: socket dir `%s`", dir);
-	/* Another user may have made it first in the shared /var/tmp. */
 	if (lstat(dir, &st) < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "srt: socket dir `%s`", dir);
 	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 07777) != 0700)
@@ -66,12 +68,20 @@ static int own_dir(const char *dir, struct err **e)
 
 int srt_sockdir_make(const char *run_dir, struct err **e)
 {
-	char dir[64];
+	char base[PATH_MAX], *slash;
 
-	srt_sockdir(dir);
-	if (own_dir(dir, e) < 0)
+	if ((size_t)snprintf(base, sizeof(base), "%s", run_dir) >= sizeof(base) ||
+	    !(slash = strrchr(base, '/')))
+		return err_set(e, ERR_UNAVAILABLE, ENAMETOOLONG, "srt: socket dir `%s`", run_dir);
+	*slash = '\0';
+	if (strlen(base) > GUARD_SRT_SOCKDIR_MAX)
+		return err_set(e, ERR_UNAVAILABLE, 0,
+			       "srt: socket dir `%s` is too long for srt's sockets beneath it (at "
+			       "most %d bytes): set XDG_RUNTIME_DIR to a shorter directory of this "
+			       "user's, mode 0700", base, GUARD_SRT_SOCKDIR_MAX);
+	if (own_dir(base, e) < 0)
 		return -1;
-	return run_dir ? own_dir(run_dir, e) : 0;
+	return own_dir(run_dir, e);
 }
 
 void srt_sockdir_remove(const char *run_dir)
@@ -165,11 +175,11 @@ int srt_version_cmp(const char *a, const char *b)
 char **srt_environ(const struct srt_env *t, const char *tmpdir)
 {
 	char **env = NULL;
-	char *kv = NULL, dir[64];
+	char *kv = NULL;
+	/* without one of the launch's own (a version check), srt makes no
+	 * socket */
+	const char *dir = tmpdir ? tmpdir : SRT_SCRATCH;
 
-	srt_sockdir(dir);
-	if (tmpdir)
-		snprintf(dir, sizeof(dir), "%s", tmpdir);
 	for (char **p = environ; p && *p; p++)
 		if (!listed(srt_wrapper_keys, *p) && !listed(srt_cleared_keys, *p) &&
 		    strv_push(&env, *p) < 0)

@@ -37,7 +37,9 @@ bridge_case() {
 	for _ in $(seq 600); do [ -e "$WS/.bridge-up" ] && break; sleep 0.05; done
 	exe=$(ls "$STATE/runs" 2>/dev/null | sort | comm -13 <(printf '%s\n' "$before") - | head -n 1)
 	sock=
-	[ -n "$exe" ] && sock=$(find "/var/tmp/cordon-srt-$(id -u)/$exe" -mindepth 1 -maxdepth 1 -name '*http*.sock' 2>/dev/null | head -n 1)
+	# srt's socket dir: under the runtime dir, or the state dir's (docs/srt.md)
+	[ -n "$exe" ] && sock=$(find "${XDG_RUNTIME_DIR:-/nonexistent}/cordon-srt/$exe" "$STATE/srt/$exe" \
+		-mindepth 1 -maxdepth 1 -name '*http*.sock' 2>/dev/null | head -n 1)
 	if [ -z "$sock" ]; then
 		touch "$WS/.bridge-done"; wait "$w"
 		tap fail "$desc # broken: control failed" "no bridge socket of the srt launch found (launch: ${exe:-none})" "$(head -c 300 "$LAB/bridge.err")"
