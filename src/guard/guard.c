@@ -46,14 +46,27 @@ static int check_run_dir(const struct guard_input *in, struct err **e)
 	return 0;
 }
 
-int guard_srt_sockdir(const char *state_dir, unsigned int uid, char *buf, size_t n)
+/* parent/cordon-srt into buf when parent is an absolute directory, not a
+ * link, owned by owner and writable by nobody else, and the result fits. */
+static bool sockdir_under(const char *parent, unsigned int owner, char *buf, size_t n)
 {
-	const char *rt = getenv("XDG_RUNTIME_DIR");
 	struct stat st;
 
-	if (rt && rt[0] == '/' && lstat(rt, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_uid == uid && (st.st_mode & 022) == 0 &&
-	    (size_t)snprintf(buf, n, "%s/cordon-srt", rt) <= GUARD_SRT_SOCKDIR_MAX)
+	return parent && parent[0] == '/' && lstat(parent, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       st.st_uid == owner && (st.st_mode & 022) == 0 &&
+	       (size_t)snprintf(buf, n, "%s/cordon-srt", parent) <= GUARD_SRT_SOCKDIR_MAX;
+}
+
+int guard_srt_sockdir(const char *state_dir, unsigned int uid, char *buf, size_t n)
+{
+	char user_run[32];
+
+	/* the operator's runtime dir, as the session names it or as systemd
+	 * makes it; root's own /run (nobody else creates there); the state
+	 * dir when it is short enough */
+	snprintf(user_run, sizeof(user_run), "/run/user/%u", uid);
+	if (sockdir_under(getenv("XDG_RUNTIME_DIR"), uid, buf, n) ||
+	    sockdir_under(user_run, uid, buf, n) || (uid == 0 && sockdir_under("/run", 0, buf, n)))
 		return 0;
 	return (size_t)snprintf(buf, n, "%s/srt", state_dir) <= GUARD_SRT_SOCKDIR_MAX ? 0 : -1;
 }

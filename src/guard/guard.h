@@ -48,9 +48,10 @@ struct grant_rule {
 
 /* The srt provider's socket dir into buf (n bytes): only uid can make it,
  * so another local user cannot take its place first. It is
- * $XDG_RUNTIME_DIR/cordon-srt where XDG_RUNTIME_DIR is an absolute path to
- * a directory of uid's, not a link, that nobody else may write, and the
- * result is short enough; else <state_dir>/srt. A unix socket's path must
+ * <dir>/cordon-srt for the first dir of $XDG_RUNTIME_DIR, /run/user/<uid>
+ * and (for root) /run that is an absolute path to a directory of uid's,
+ * not a link, that nobody else may write, and short enough; else
+ * <state_dir>/srt. A unix socket's path must
  * fit in 108 bytes: the dir, the launch's execution id and srt's own
  * socket name (GUARD_SRT_SOCKDIR_MAX left for the dir). -1 when even the
  * state dir's is longer (buf holds it all the same). */

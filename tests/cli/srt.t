@@ -47,8 +47,16 @@ sys.exit(0 if eval(sys.argv[1]) else 1)
 PY
 }
 export LAB
-# XDG_RUNTIME_DIR ($LAB/runtime) is too long a place for srt's sockets: the state dir's
+# XDG_RUNTIME_DIR ($LAB/runtime) is too long a place for srt's sockets:
+# /run/user/<uid>'s or (root's) /run's where one is the user's and nobody
+# else's to write (docs/srt.md), else the state dir's
 SOCKDIR=$STATE/srt
+for d in "/run/user/$(id -u)" $([ "$(id -u)" = 0 ] && echo /run); do
+	if [ -d "$d" ] && [ ! -L "$d" ] && [ "$(stat -c %u "$d")" = "$(id -u)" ] &&
+		[ $((0$(stat -c %a "$d") & 022)) = 0 ]; then
+		SOCKDIR=$d/cordon-srt; break
+	fi
+done
 export SOCKDIR
 calls() { $PY -c 'import json,sys; [print(json.loads(l)["kind"]) for l in open(sys.argv[1])]' "$LAB/log/calls.jsonl" 2>/dev/null | tr '\n' ' '; }
 launch_call() {
@@ -293,7 +301,7 @@ chmod 0777 "$RT"
 : > "$LAB/log/calls.jsonl"
 XDG_RUNTIME_DIR=$RT run -- true; rc=$?
 launch_call 'os.path.dirname(env["TMPDIR"]) == os.environ["SOCKDIR"]'; lc=$?
-ok $([ "$rc" = 0 ] && [ "$lc" = 0 ]; echo $?) "... one that others may write is not used: the state dir's (rc $rc)"
+ok $([ "$rc" = 0 ] && [ "$lc" = 0 ]; echo $?) "... one that others may write is not used: $SOCKDIR (rc $rc)"
 rm -rf "$RT"
 # The old place, /var/tmp/cordon-srt-<uid>, made first by another local user
 # (in a /var/tmp of this case's own: the real one is every suite's) stops no

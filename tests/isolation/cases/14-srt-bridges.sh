@@ -38,7 +38,8 @@ bridge_case() {
 	exe=$(ls "$STATE/runs" 2>/dev/null | sort | comm -13 <(printf '%s\n' "$before") - | head -n 1)
 	sock=
 	# srt's socket dir: under the runtime dir, or the state dir's (docs/srt.md)
-	[ -n "$exe" ] && sock=$(find "${XDG_RUNTIME_DIR:-/nonexistent}/cordon-srt/$exe" "$STATE/srt/$exe" \
+	[ -n "$exe" ] && sock=$(find "${XDG_RUNTIME_DIR:-/nonexistent}/cordon-srt/$exe" \
+		"/run/user/$(id -u)/cordon-srt/$exe" "/run/cordon-srt/$exe" "$STATE/srt/$exe" \
 		-mindepth 1 -maxdepth 1 -name '*http*.sock' 2>/dev/null | head -n 1)
 	if [ -z "$sock" ]; then
 		touch "$WS/.bridge-done"; wait "$w"
