@@ -116,10 +116,24 @@ int docker_gateway_image(struct engine *g, bool make, char **id, unsigned int *o
 		return err_set(e, ERR_INTERNAL, 0, "the gateway image's digest");
 	if (asprintf(&label, "%s=%s", DOCKER_LABEL_RUNTIME, hex) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
+	if (asprintf(&tag, "cordon-gateway:%.12s", hex) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
+	/* the name gateway-image gives it first, judged by content as any
+	 * other: images dated ahead that carry the label cannot push it out
+	 * of the candidates below */
+	r = engine_image_inspect(g, tag, &img, e);
+	if (r < 0)
+		return err_wrap(e, "the gateway image `%s`", tag);
+	if (r == ENGINE_FOUND && gateway_image_ours(&img, layer, hex)) {
+		*id = strdup(img.id);
+		engine_image_clear(&img);
+		return *id ? ENGINE_FOUND : err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
+	}
+	engine_image_clear(&img);
 	/* the label only narrows the search; each image is judged by content,
 	 * the newest DOCKER_GATEWAY_CANDIDATES (the daemon lists the newest
-	 * first; past them, a launch would wait on as many inspects as there
-	 * are images carrying the label, and gateway-image makes a newer one) */
+	 * first, by a date the image's maker wrote; past them, a launch would
+	 * wait on as many inspects as there are images carrying the label) */
 	char *const want[] = { label, NULL };
 	if (engine_image_list(g, want, &ids, e) < 0)
 		return err_wrap(e, "the gateway image");
@@ -138,8 +152,7 @@ int docker_gateway_image(struct engine *g, bool make, char **id, unsigned int *o
 	}
 	if (!make)
 		return ENGINE_GONE;
-	if (asprintf(&tag, "cordon-gateway:%.12s", hex) < 0 ||
-	    asprintf(&lchange, "LABEL %s=%s", DOCKER_LABEL_RUNTIME, hex) < 0)
+	if (asprintf(&lchange, "LABEL %s=%s", DOCKER_LABEL_RUNTIME, hex) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway image");
 	char *const changes[] = { lchange, "ENTRYPOINT [\"/cordon\"]", NULL };
 	if (engine_image_import(g, tar, tlen, tag, changes, &made, e) < 0)

@@ -1706,8 +1706,10 @@ static bool inbox_room(int dfd, size_t n)
 			close(fd);
 		return false;
 	}
+	/* every entry counts, the sandbox's own dot-files too: a look that
+	 * passed them over read as many as the sandbox made, on the loop */
 	while (count < HOST_INBOX_MAX && total <= HOST_INBOX_BYTES_MAX && (de = readdir(dir)))
-		if (de->d_name[0] != '.') {
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
 			count++;
 			if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 				total += (unsigned long long)st.st_size;
