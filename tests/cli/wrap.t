@@ -26,8 +26,11 @@ cat > "$lab/drive.py" <<'PY'
 import json, os, socket, subprocess, sys, time
 go, req = sys.argv[1], sys.argv[2]
 a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+# fds 1 and 2 on one file, as the daemon gives the wrapper the job's log
+# (here the driver's stderr, the test's $lab/err)
 p = subprocess.Popen([os.environ["CORDON"], "wrap", "--ctl", str(b.fileno())],
-                     pass_fds=[b.fileno()], stdin=subprocess.DEVNULL)
+                     pass_fds=[b.fileno()], stdin=subprocess.DEVNULL,
+                     stdout=sys.stderr, stderr=sys.stderr)
 b.close()
 a.send(req.encode())
 ans = a.recv(1 << 20).decode()
