@@ -672,12 +672,11 @@ static int live_places_check(struct hostd *d, const struct host_binding *b, cons
 		if (strcmp(s->job, job) == 0 || (!b->container && !s->container &&
 						 !(b->provider && op_claude)))
 			continue;
-		if (!(j = host_db_job_json(d->db, s->job, e)))
+		if (!(j = host_db_job_json(d->db, s->job, e)) ||
+		    (!cfg && host_config_load(d->config, &cfg, e) < 0)) {
 			r = -1;
-		else if (!cfg && host_config_load(d->config, &cfg, e) < 0)
-			r = -1;
-		if (r < 0)
 			break;
+		}
 		ob = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
 		ws = json_string_value(json_object_get(j, "workspace"));
 		if (ws && strv_push(&ows, ws) < 0) {
