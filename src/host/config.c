@@ -248,17 +248,19 @@ static int check_claude_config(const char *path, struct host_binding *out, struc
 				    show(xp))
 			  : oom(e);
 	}
+	/* a HOME the binding sets is its launch's ~ (the operator's claude
+	 * config under it is denied to it, whatever its executor) */
+	for (size_t i = 0; out->env && out->env[i] && !out->home; i++)
+		if (strncmp(out->env[i], "HOME=/", 6) == 0 && !(out->home = strdup(out->env[i] + 5)))
+			return oom(e);
 	/* (a container's claude has the job's home as its config directory) */
 	if (out->executor != HOST_EXEC_CLAUDE_CODE || !out->provider || out->container)
 		return 0;
 	if (!ep || !(cp = json_path_key(ep, "CLAUDE_CONFIG_DIR")))
 		return oom(e);
-	for (size_t i = 0; out->env[i]; i++) {
+	for (size_t i = 0; out->env[i]; i++)
 		if (strncmp(out->env[i], "CLAUDE_CONFIG_DIR=", n) == 0)
 			dir = out->env[i] + n;
-		if (strncmp(out->env[i], "HOME=", 5) == 0)
-			out->home = strdup(out->env[i] + 5);
-	}
 	if (!dir)
 		return err_set(e, ERR_CONFIG, 0,
 			       "%s: a sandboxed claude-code binding needs a config directory of its "

@@ -200,13 +200,21 @@ static int mcp_config(const char *run_dir, const char *cordon, char **out, struc
 /* In a container: claude from the image's PATH, the job's home as its
  * HOME and config directory (the container mounts it), the container's
  * /tmp for its temporary files; it needs only the API host. */
-static int claude_in_container(const char *home, struct host_exec *x, struct err **e)
+static int claude_in_container(const struct host_binding *b, const char *home,
+			       struct host_exec *x, struct err **e)
 {
+	json_t *deny = NULL;
+
 	if (!home)
 		return err_set(e, ERR_INTERNAL, 0, "claude-code in a container: no home");
 	/* (HOME and CLAUDE_CONFIG_DIR are the provider's to set from the
-	 * home it mounts: here HOME is the operator's, the policy's ~) */
-	x->needs = json_pack("{s:[s]}", "hosts", HOST_CLAUDE_API_HOST);
+	 * home it mounts: here HOME is the operator's, the policy's ~; the
+	 * operator's claude config there is denied, as under a process
+	 * provider: a grant mounts or copies back host paths) */
+	if (b && !(deny = operator_claude_denies(b, e)))
+		return err_wrap(e, "claude-code");
+	x->needs = deny ? json_pack("{s:[s], s:o}", "hosts", HOST_CLAUDE_API_HOST, "deny", deny)
+			: json_pack("{s:[s]}", "hosts", HOST_CLAUDE_API_HOST);
 	if (!x->needs || strv_push(&x->argv, "claude") < 0 || strv_push(&x->env, "TMPDIR=/tmp") < 0 ||
 	    strv_push(&x->env, "CLAUDE_CODE_TMPDIR=/tmp") < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "claude-code");
@@ -233,7 +241,7 @@ static int build_claude(const struct host_binding *b, char *const *job_args, con
 		/* the toolbelt's MCP server is the container's own cordon */
 		if (tb_cordon)
 			tb_cordon = CONTAINER_RUNTIME_PATH;
-		if (claude_in_container(home, x, e) < 0)
+		if (claude_in_container(b, home, x, e) < 0)
 			return -1;
 	} else if (host_claude_path(&claude, e) < 0 ||
 		   (b->provider && (claude_config_dir(b, &dir, e) < 0 ||
@@ -287,7 +295,7 @@ int host_exec_attach(const struct host_binding *b, const char *session, const ch
 	memset(out, 0, sizeof(*out));
 	if (b->executor != HOST_EXEC_CLAUDE_CODE || !b->container || !session)
 		return err_set(e, ERR_INTERNAL, 0, "attach: claude-code in a container, a session");
-	if (claude_in_container(home, out, e) < 0)
+	if (claude_in_container(NULL, home, out, e) < 0)
 		r = -1;
 	for (size_t i = 0; r == 0 && b->extra_args && b->extra_args[i]; i++)
 		if (strv_push(&out->argv, b->extra_args[i]) < 0)
@@ -315,9 +323,10 @@ int host_exec_build(const struct host_binding *b, char *const *job_args, const c
 		r = 0;
 		if (!v || !v[0])
 			return err_set(e, ERR_CONFIG, 0, "the binding names no args: give them");
-		/* under a process provider: never the operator's claude
-		 * config (a container's ~ is not the host's) */
-		if (b->provider && !b->container) {
+		/* under any provider: never the operator's claude config (a
+		 * container's grants are host paths too: a Docker mount, an
+		 * SSH remote's copy back) */
+		if (b->provider) {
 			json_t *deny = operator_claude_denies(b, e);
 
 			out->needs = deny ? json_pack("{s:o}", "deny", deny) : NULL;

@@ -1,6 +1,7 @@
 /* executor.h: what a binding's executor runs for a job and what it needs,
  * decided by the host before a launch. The shell executor runs the job's
- * argv; under a process provider it needs the operator's ~/.claude and
+ * argv; under any provider (a container's too: its grants are host paths)
+ * it needs the operator's ~/.claude and
  * ~/.claude.json denied (the operator's own claude reads them). The
  * claude-code executor runs `claude -p` speaking stream-json,
  * with the job's prompt as its first message on stdin, in a config

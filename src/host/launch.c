@@ -24,7 +24,11 @@
 
 int host_home_dir(const char **out, struct err **e)
 {
-	const char *h = getenv("HOME");
+	return host_home_from(getenv("HOME"), out, e);
+}
+
+int host_home_from(const char *h, const char **out, struct err **e)
+{
 	struct passwd *pw;
 
 	if (!h || h[0] != '/') {

@@ -99,4 +99,8 @@ bool host_plan_unsandboxed(const struct plan *p);
 /* $HOME, else the password database's: absolute, or ERR_CONFIG. */
 int host_home_dir(const char **out, struct err **e);
 
+/* The same for a process whose HOME is h (NULL: unset): the home its
+ * launch expands a policy's ~ with. */
+int host_home_from(const char *h, const char **out, struct err **e);
+
 #endif

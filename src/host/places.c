@@ -38,11 +38,23 @@ static const char *env_of(const struct host_binding *b, const char *name)
 	return NULL;
 }
 
-int host_binding_writes(const struct host_binding *b, const char *home, char ***out,
-			struct err **e)
+int host_binding_home(const struct host_binding *b, const char **out, struct err **e)
 {
+	const char *h = env_of(b, "HOME");
+
+	/* the wrapper's environment is the daemon's with the binding's env
+	 * over it: the launch's ~ is what host_home_dir finds there */
+	return h ? host_home_from(h, out, e) : host_home_dir(out, e);
+}
+
+int host_binding_writes(const struct host_binding *b, char ***out, struct err **e)
+{
+	const char *home = NULL;
+
 	if (!b->provider)
 		return 0;
+	if (host_binding_home(b, &home, e) < 0)
+		return -1;
 	if (b->workspace && push_unique(out, b->workspace, e) < 0)
 		return -1;
 	if (b->claude_config_dir && push_unique(out, b->claude_config_dir, e) < 0)
@@ -51,7 +63,7 @@ int host_binding_writes(const struct host_binding *b, const char *home, char ***
 		const char *t = b->policy->write[i];
 		_cleanup_free_ char *p = NULL;
 
-		if (t[0] == '~' && home)
+		if (t[0] == '~')
 			p = fs_path_join(home, t[1] == '/' ? t + 2 : t + 1);
 		else if (strncmp(t, "{workspace}", 11) == 0 && b->workspace)
 			p = fs_path_join(b->workspace, t[11] == '/' ? t + 12 : t + 11);
@@ -110,15 +122,12 @@ int host_places_meet(char *const *places, char *const *written, const char **pla
 
 int host_config_check_places(const struct host_config *c, struct err **e)
 {
-	const char *home = NULL;
 	bool any = false;
 
 	for (size_t i = 0; i < c->n; i++)
 		any = any || c->bindings[i].provider;
 	if (!any)
 		return 0; /* nothing sandboxed: nothing to meet */
-	if (host_home_dir(&home, e) < 0)
-		return -1;
 	for (size_t u = 0; u < c->n; u++) {
 		const struct host_binding *ub = &c->bindings[u];
 		_cleanup_strv_ char **places = NULL;
@@ -131,14 +140,15 @@ int host_config_check_places(const struct host_config *c, struct err **e)
 			continue;
 		if (!cp)
 			return oom(e);
-		if (host_claude_operator_places(ub, NULL, &places, e) < 0)
+		/* its workspace (its .claude/, .mcp.json) and its config */
+		if (host_claude_operator_places(ub, ub->workspace, &places, e) < 0)
 			return -1;
 		for (size_t s = 0; s < c->n; s++) {
 			_cleanup_strv_ char **w = NULL;
 			const char *place = NULL, *wrote = NULL;
 			int r;
 
-			if (host_binding_writes(&c->bindings[s], home, &w, e) < 0)
+			if (host_binding_writes(&c->bindings[s], &w, e) < 0)
 				return -1;
 			r = host_places_meet(places, w, &place, &wrote, e);
 			/* (the paths are not echoed: the JSON paths name them) */
@@ -146,8 +156,9 @@ int host_config_check_places(const struct host_config *c, struct err **e)
 				return err_wrap(e, "%s", json_path_show(cp));
 			if (r > 0)
 				return err_set(e, ERR_CONFIG, 0,
-					       "%s: this claude runs without a sandbox, and its config "
-					       "directory (or, unset, ~/.claude) is, holds or lies inside "
+					       "%s: this claude runs without a sandbox, and its workspace or "
+					       "config directory (or, unset, ~/.claude) is, holds or lies "
+					       "inside "
 					       "a place sandboxed binding `%s` may write: hooks put there "
 					       "would run as the operator",
 					       json_path_show(cp), c->bindings[s].name);

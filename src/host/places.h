@@ -12,13 +12,17 @@
 #include "host/config.h"
 #include "lib/err.h"
 
+/* The home a launch of b expands a policy's ~ with: the HOME its env
+ * sets, else the daemon's (host_home_from). */
+int host_binding_home(const struct host_binding *b, const char **out, struct err **e);
+
 /* Where a binding with a sandbox or a container may write, as its config
  * names it: its workspace dir, its claude config directory, its policy's
- * write grants (~ and {workspace} put in). ({run}, {toolbelt} and a
- * workspace made per job lie in the state dir, each job's own: the
- * database names those, per job.) Appended to *out. */
-int host_binding_writes(const struct host_binding *b, const char *home, char ***out,
-			struct err **e);
+ * write grants (~ as its launch expands it, host_binding_home, and
+ * {workspace} put in). ({run}, {toolbelt} and a workspace made per job
+ * lie in the state dir, each job's own: the database names those, per
+ * job.) Appended to *out. */
+int host_binding_writes(const struct host_binding *b, char ***out, struct err **e);
 
 /* Where an unsandboxed claude-code binding's claude takes the operator's
  * settings from: the workspace ws when not NULL (its .claude/ and
@@ -34,8 +38,8 @@ int host_claude_operator_places(const struct host_binding *b, const char *ws, ch
 int host_places_meet(char *const *places, char *const *written, const char **place,
 		     const char **wrote, struct err **e);
 
-/* At load: no unsandboxed claude-code binding's config directory is a
- * place a binding with a sandbox or a container may write (ERR_CONFIG
+/* At load: no unsandboxed claude-code binding's workspace or config
+ * directory is a place a binding with a sandbox or a container may write (ERR_CONFIG
  * naming both bindings). */
 int host_config_check_places(const struct host_config *c, struct err **e);
 

@@ -14,7 +14,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 SRC=${CORDON_SRC:-$(cd "$here/../.." && pwd)}
 . "$here/lib.sh"
-host_lab /var/tmp/cordon-claude.XXXXXX
+# (a short name: srt's socket dir, <state>/srt, leaves room for its sockets)
+host_lab /var/tmp/cordon-cl.XXXXXX
 cleanup() {
 	pkill -KILL -f "$lab/bin/claude" 2>/dev/null
 	host_cleanup

@@ -127,6 +127,8 @@ cat > "$lab/config.json" <<JSON
           "container": $(container '{"write": ["{workspace}"]}')},
   "alias": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/wslink/"},
           "container": $(container '{"write": ["{workspace}"]}')},
+  "nat": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/wslink/"},
+          "sandbox": {"provider": "native", "policy": {"write": ["{workspace}"]}}},
   "noimage": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
           "container": {"provider": "docker", "endpoint": "$ep",
                         "image": "sha256:0000000000000000000000000000000000000000000000000000000000000000"}},
@@ -332,10 +334,17 @@ ok $([ "$rc" != 0 ] && grep -q "in use by job $id" "$lab/e4" && [ "$(count_all)"
 job start alias -- true >"$lab/o4" 2>"$lab/e4"; rc=$?
 ok $([ "$rc" != 0 ] && grep -q "in use by job $id" "$lab/e4" && [ "$(count_all)" = "$before" ]; echo $?) \
 	"... spelled through a link and a trailing '/' too (by identity), nothing created"
+rm -f "$lab/ws/nat-ran"
+job start nat -- touch nat-ran >"$lab/o4" 2>"$lab/e4"; rc=$?
+ok $([ "$rc" != 0 ] && grep -q "in use by job $id" "$lab/e4" && [ ! -e "$lab/ws/nat-ran" ]; echo $?) \
+	"a native job on the live container job's workspace (through a link and a '/') is refused too, nothing run"
 touch "$state/runs/$id/run/go"
 job wait "$id" >/dev/null 2>&1
 job start box --wait -- true >/dev/null 2>&1
 ok $([ $? = 0 ]; echo $?) "control: once that job has ended, the next one runs"
+job start nat --wait -- touch nat-ran >/dev/null 2>&1
+ok $([ $? = 0 ] && [ -e "$lab/ws/nat-ran" ]; echo $?) "control: ... and the native one"
+rm -f "$lab/ws/nat-ran"
 # a job whose image carries the attach label of that workspace, running on
 # a workspace of its own, locks no one out of it
 id=$(job start lock -- sh -c 'touch "$CORDON_RUN/up"; while [ ! -e "$CORDON_RUN/go" ]; do sleep 0.1; done')

@@ -14,7 +14,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 SRC=${CORDON_SRC:-$(cd "$here/../.." && pwd)}
 . "$here/lib.sh"
-host_lab /var/tmp/cordon-identity.XXXXXX
+# (a short name: srt's socket dir, <state>/srt, leaves room for its sockets)
+host_lab /var/tmp/cordon-id.XXXXXX
 cleanup() {
 	pkill -KILL -f "$lab/bin/claude" 2>/dev/null
 	host_cleanup
@@ -88,8 +89,17 @@ done
 rm -f "$lab"/s*/standin-report.json "$lab"/s4/sub/standin-report.json "$lab/free/standin-report.json"
 echo '{}' > "$lab/home/.claude/settings.json"
 
-# ---- the agents run, sandboxed, and plant hooks
+# ---- at load: the operator's claudes beside agents that may write their
+# workspaces (the same, with a '/', through a link, holding them) are
+# refused; the agents alone load
 printf '{"bindings": {\n%s,\n%s}}\n' "$(hosts)" "$(agents)" > "$lab/config.json"
+r=$(api POST /v1/jobs '{"binding": "h6", "args": ["hi"]}')
+ok $(printf '%s' "$r" | grep -q 'sandbox_config' && printf '%s' "$r" | grep -q 'its workspace or config directory' &&
+	[ ! -e "$lab/free/standin-report.json" ]; echo $?) \
+	"unsandboxed claudes beside sandboxed agents that may write their workspaces: the config is refused (sandbox_config), nothing run"
+
+# ---- the agents run, sandboxed, and plant hooks
+printf '{"bindings": {\n%s}}\n' "$(agents)" > "$lab/config.json"
 for i in 1 2 3 4 5 ${srt:+6}; do
 	id=$(job start "a$i" --wait); rc=$?
 	ok $([ "$rc" = 0 ] && [ -s "$state/runs/$id/sandbox/1/sandbox-root" ]; echo $?) \
@@ -97,6 +107,7 @@ for i in 1 2 3 4 5 ${srt:+6}; do
 done
 ok $([ -f "$lab/s2/.claude/settings.json" ] && [ -f "$lab/s5/.claude/settings.json" ]; echo $?) \
 	"... its hooks are there (in its workspace, and in s5 through its second write grant)"
+printf '{"bindings": {\n%s}}\n' "$(hosts)" > "$lab/config.json"
 
 # ---- attach: refused on every spelling, allowed on an unrelated dir
 attach_refused() { # JOB DESCRIPTION
@@ -274,6 +285,86 @@ id=$(printf '%s' "${r#* }" | python3 -c 'import json,sys; print(json.load(sys.st
 [ -n "$id" ] && job wait "$id" >/dev/null 2>&1
 ok $( { printf '%s' "$r" | grep -q sandbox_denied || { [ -n "$id" ] && job show --json "$id" | grep -q sandbox_denied; }; }; echo $?) \
 	"a sandboxed shell binding granted a path inside ~/.claude is refused (sandbox_denied)"
+
+# ---- a grant's ~ is the HOME the binding sets, as its launch expands it:
+# granted ~ with HOME=h2 in its env, it may write h2/cc, an unsandboxed
+# claude's config dir: refused at load; without that HOME (~ is the
+# daemon's home) the claude runs (the control)
+mkdir -p "$lab/h2/cc"
+h2() { # ENV
+	printf '{"bindings": {\n%s,\n%s}}\n' "$(only6 "$lab/h2/cc")" "$(cat <<JSON
+  "s2": {"executor": {"kind": "shell", "args": ["true"]}, "workspace": {"dir": "$lab/sw"}$1,
+         "sandbox": {"provider": "native", "policy": {"write": ["{workspace}", "~"]}}}
+JSON
+)" > "$lab/config.json"
+}
+h2 ", \"env\": {\"HOME\": \"$lab/h2\"}"
+rm -f "$lab/free/standin-report.json"
+r=$(api POST /v1/jobs '{"binding": "h6", "args": ["hi"]}')
+ok $(printf '%s' "$r" | grep -q 'sandbox_config' && printf '%s' "$r" | grep -q 'binding `s2`' &&
+	[ ! -e "$lab/free/standin-report.json" ]; echo $?) \
+	"a binding granted ~ with its own HOME may write an unsandboxed claude's config dir there: the config is refused (sandbox_config)"
+h2 ""
+id=$(job start h6 --wait -- hello); rc=$?
+ok $([ "$rc" = 0 ] && [ -f "$lab/h2/cc/standin-state.json" ]; echo $?) \
+	"... the same grant with the daemon's home as ~: the claude runs (the control)"
+
+# ---- a sandboxed launch while the operator's claude runs unsandboxed:
+# on its workspace (spelled with a '/'), or granted a place inside it:
+# refused (sandbox_denied, naming the live job), nothing run; once that
+# job ended, it runs (the control). (The claude's binding is gone from
+# the config meanwhile: the load could not see the two together.)
+rm -f "$lab/free/standin-report.json" "$lab/free/planted"
+printf '{"bindings": {\n%s}}\n' "$(only6 "$lab/hostcc")" > "$lab/config.json"
+live=$(job start h6 -- "sleep 60")
+for _ in $(seq 300); do [ -s "$lab/free/standin-report.json" ] && break; sleep 0.05; done
+printf '{"bindings": {\n%s}}\n' "$(cat <<JSON
+  "lv": {"executor": {"kind": "shell", "args": ["sh", "-c", "echo x > planted"]}, "workspace": {"dir": "$lab/free/"},
+         "sandbox": {"provider": "native"}},
+  "lg": {"executor": {"kind": "shell", "args": ["sh", "-c", "mkdir -p $lab/free/.claude && echo x > $lab/free/planted"]},
+         "workspace": {"dir": "$lab/sw"},
+         "sandbox": {"provider": "native", "policy": {"write": ["{workspace}", "$lab/free/.claude"]}}}
+JSON
+)" > "$lab/config.json"
+live_refused() { # BINDING DESCRIPTION
+	local r id
+	r=$(api POST /v1/jobs "{\"binding\": \"$1\"}")
+	id=$(printf '%s' "${r#* }" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("id",""))' 2>/dev/null)
+	[ -n "$id" ] && job wait "$id" >/dev/null 2>&1
+	ok $( { printf '%s' "$r" | grep -q "sandbox_denied.*job $live runs claude without a sandbox" ||
+		{ [ -n "$id" ] && job show --json "$id" | grep -q "sandbox_denied.*job $live runs claude"; }; } &&
+		[ ! -e "$lab/free/planted" ]; echo $?) "$2"
+}
+ok $([ "$(job show --json "$live" | jfield result)" = running ]; echo $?) "the operator's claude runs unsandboxed in free"
+live_refused lv "a sandboxed job on its workspace, spelled with a '/', meanwhile: refused (sandbox_denied, naming it), nothing run"
+live_refused lg "a sandboxed job granted a place inside it: refused, nothing run"
+job stop "$live" >/dev/null; job wait "$live" >/dev/null
+id=$(job start lv --wait); rc=$?
+ok $([ "$rc" = 0 ] && [ -f "$lab/free/planted" ]; echo $?) "... once it ended, the sandboxed job runs there (the control)"
+
+# ---- one job per container workspace: against the other live jobs'
+# write grants too. gw runs with a grant of w4 (its workspace is sw);
+# box, a container binding on w4, is refused while it runs (its endpoint
+# is no daemon: a launch that passed the check fails there instead, the
+# control once gw ended)
+mkdir -p "$lab/w4"
+printf '{"bindings": {\n%s}}\n' "$(cat <<JSON
+  "gw": {"executor": {"kind": "shell", "args": ["sleep", "84"]}, "workspace": {"dir": "$lab/sw"},
+         "sandbox": {"provider": "native", "policy": {"write": ["{workspace}", "$lab/w4/"]}}},
+  "box": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/w4"},
+          "container": {"provider": "docker", "endpoint": "unix://$lab/no-docker.sock",
+                        "image": "sha256:0000000000000000000000000000000000000000000000000000000000000000"}}
+JSON
+)" > "$lab/config.json"
+live=$(job start gw)
+for _ in $(seq 300); do [ -n "$(pgrep -f '^sleep 84$')" ] && break; sleep 0.05; done
+job start box -- true >"$lab/o" 2>"$lab/e"; rc=$?
+ok $([ "$rc" != 0 ] && grep -q "in use by job $live" "$lab/e"; echo $?) \
+	"a container job on a workspace another live job's write grant holds: refused, naming it"
+job stop "$live" >/dev/null; job wait "$live" >/dev/null
+job start box -- true >"$lab/o" 2>"$lab/e"; rc=$?
+[ -s "$lab/o" ] && job wait "$(cat "$lab/o")" >/dev/null 2>&1
+ok $(! grep -q "in use by job" "$lab/e"; echo $?) "... once it ended, not refused for that (the control)"
 
 kill -TERM "$dpid"; wait "$dpid"; dpid=
 sanitizer_ok
