@@ -245,6 +245,29 @@ ok $([ "$frc" = 125 ] && printf '%s' "$out" | grep -q 'objects/info/alternates` 
 	[ "$frc2" = 125 ] && printf '%s' "$out2" | grep -q 'holds a symbolic link' && [ "$frc3" = 0 ]; echo $?) \
 	"job fetch refuses alternates ($frc) and a link in .git ($frc2); without them it fetches ($frc3)"
 
+# A link the run makes where git writes through: .git/logs/HEAD, to a
+# file outside the workspace (a shell's rc file), on a branch whose name
+# is shell code. After the run it is moved out and named, so the
+# operator's next checkout appends its reflog line in the workspace, and
+# the rc file stays as it was. The control: the same link put back (as
+# the run's would be without the move), the operator's checkout writes the
+# branch name into the rc file and the shell runs it.
+mkdir -p "$lab/outside"; printf 'true\n' > "$lab/outside/rc"
+br='x;touch${IFS}'"$lab"'/PWNED;#'
+id=$(job start local --wait -- sh -c 'git checkout -q -b "$1" && rm -f .git/logs/HEAD &&
+	ln -s "$2" .git/logs/HEAD' sh "$br" "$lab/outside/rc" 2>/dev/null); rc=$?
+ws=$state/workspaces/$id
+git -C "$ws" checkout -q "cordon/$id" 2>/dev/null; bash "$lab/outside/rc" >/dev/null 2>&1
+ok $([ "$rc" = 0 ] && [ ! -L "$ws/.git/logs/HEAD" ] && [ -L "$state/runs/$id/sandbox/1/planted/.git/logs/HEAD" ] &&
+	grep -q 'cordon: planted: .git/logs/HEAD: symbolic link (moved to' "$state/runs/$id/log" &&
+	[ "$(cat "$lab/outside/rc")" = true ] && [ ! -e "$lab/PWNED" ]; echo $?) \
+	"a link the run made at .git/logs/HEAD is moved out and named; the operator's checkout writes nothing outside (rc $rc)"
+mv "$state/runs/$id/sandbox/1/planted/.git/logs/HEAD" "$ws/.git/logs/HEAD"
+git -C "$ws" checkout -q "$br" 2>/dev/null; bash "$lab/outside/rc" >/dev/null 2>&1
+ok $([ -e "$lab/PWNED" ]; echo $?) \
+	"the control: left in place, the operator's checkout writes the branch name through it and the shell runs it"
+rm -f "$ws/.git/logs/HEAD" "$lab/PWNED"
+
 # the same under srt: the look after the run is the host's, whatever the provider
 if [[ " ${providers[*]} " == *" srt "* ]]; then
 	id=$(job start local-srt --wait -- sh -c '

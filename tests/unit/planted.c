@@ -351,6 +351,43 @@ static void moves(void)
 	   "links made at .git/objects and .git/packed-refs are moved");
 	ok(exists("ws/.git/objects.real") && exists("ws/.git/refs") && exists("ws/.git/HEAD"),
 	   "control: the rest, and the directory renamed aside, stay");
+
+	/* Links anywhere in .git, at names git writes through (a reflog
+	 * line carries a branch name the run chose) and at the loose
+	 * objects' fan-out directories, a submodule's too. */
+	reset_lab();
+	gitdir("ws/.git", "");
+	gitdir("ws/.git/modules/sub", "");
+	mk("ws/.git/logs/refs/heads");
+	mk("ws/.git/objects/ab");
+	put("ws/.git/logs/HEAD", "", 0644);
+	sym("refs/heads/main", "ws/.git/HEAD"); /* an old-style HEAD, the operator's */
+	settle();
+	st = before();
+	sym("/home/op/.bashrc", "ws/.git/logs/HEAD");
+	sym("/home/op/.profile", "ws/.git/logs/refs/heads/main");
+	sym("/home/op/notes", "ws/.git/FETCH_HEAD");
+	sym("/home/op/notes", "ws/.git/COMMIT_EDITMSG");
+	sym("/srv/other.git/objects/cd", "ws/.git/objects/cd");
+	sym("/srv/other.git/objects/ab", "ws/.git/modules/sub/objects/ab");
+	mk("ws/.git/rr-cache");
+	put("ws/.git/objects/ab/0123", "blob", 0444);
+	after(st, rec);
+	snprintf(p, sizeof(p), ".git/logs/HEAD: symbolic link (moved to %s/planted/.git/logs/HEAD)",
+		 rec);
+	okr(said(p) && !exists("ws/.git/logs/HEAD") && !exists("ws/.git/logs/refs/heads/main") &&
+	    !exists("ws/.git/FETCH_HEAD") && !exists("ws/.git/COMMIT_EDITMSG") &&
+	    !exists("ws/.git/objects/cd") && !exists("ws/.git/modules/sub/objects/ab") &&
+	    exists("rec/planted/.git/logs/refs/heads/main") &&
+	    exists("rec/planted/.git/modules/sub/objects/ab"),
+	    "links made anywhere in .git (reflogs, FETCH_HEAD, fan-out dirs, a submodule's) "
+	    "are moved");
+	snprintf(p, sizeof(p), ".git/rr-cache: rr-cache (moved to %s/planted/.git/rr-cache)", rec);
+	okr(said(p) && !exists("ws/.git/rr-cache"),
+	    "an rr-cache the run made (rerere on) is moved");
+	ok(exists("ws/.git/HEAD") && exists("ws/.git/objects/ab/0123") &&
+	   exists("ws/.git/logs/refs/heads") && exists("ws/.git/modules/sub/HEAD"),
+	   "control: a link there at launch (HEAD), files and directories stay");
 }
 
 static void walk(void)
