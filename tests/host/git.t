@@ -240,10 +240,23 @@ rm -f "$ws/.git/objects/info/alternates"
 ln -s "$lab/srv/repo.git/refs/heads/main" "$ws/.git/refs/heads/linked"
 out2=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc2=$?
 rm -f "$ws/.git/refs/heads/linked"
+# the job's own ref, deeper down, read through a link to a file outside
+git -C "$ws" rev-parse HEAD~1 > "$lab/outside-ref"
+mv "$ws/.git/refs/heads/cordon/$id" "$lab/own-ref"
+ln -s "$lab/outside-ref" "$ws/.git/refs/heads/cordon/$id"
+out4=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc4=$?
+mv "$lab/own-ref" "$ws/.git/refs/heads/cordon/$id"
+# an objects fan-out directory
+mkdir -p "$lab/other-objects"; ln -s "$lab/other-objects" "$ws/.git/objects/zz"
+out5=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc5=$?
+rm -f "$ws/.git/objects/zz"
 job fetch "$id" --into "$lab/home-local" >/dev/null 2>&1; frc3=$?
 ok $([ "$frc" = 125 ] && printf '%s' "$out" | grep -q 'objects/info/alternates` is there' &&
-	[ "$frc2" = 125 ] && printf '%s' "$out2" | grep -q 'holds a symbolic link' && [ "$frc3" = 0 ]; echo $?) \
-	"job fetch refuses alternates ($frc) and a link in .git ($frc2); without them it fetches ($frc3)"
+	[ "$frc2" = 125 ] && printf '%s' "$out2" | grep -q 'refs/heads/linked` is a symbolic link' &&
+	[ "$frc4" = 125 ] && printf '%s' "$out4" | grep -q "refs/heads/cordon/$id\` is a symbolic link" &&
+	[ "$frc5" = 125 ] && printf '%s' "$out5" | grep -q 'objects/zz` is a symbolic link' &&
+	[ "$frc3" = 0 ]; echo $?) \
+	"job fetch refuses alternates ($frc) and a link in .git: refs/heads ($frc2), the job's ref ($frc4), an objects fan-out dir ($frc5); without them it fetches ($frc3)"
 
 # A link the run makes where git writes through: .git/logs/HEAD, to a
 # file outside the workspace (a shell's rc file), on a branch whose name
