@@ -400,6 +400,10 @@ int planted_git_readonly(const char *workspace, char ***out, struct err **e)
 				rc = refuse_link(workspace, rel, e);
 			else if (l.err == 0)
 				rc = push_abs(&ro, workspace, rel, e);
+			/* and the files it includes, which git reads with it */
+			if (rc == 0 && l.err == 0 && S_ISREG(l.mode) &&
+			    strncmp(git_ro[j], "config", 6) == 0)
+				rc = planted_includes(w.fd, workspace, rel, &ro, e);
 		}
 	}
 out:

@@ -281,6 +281,24 @@ ok $([ -e "$lab/PWNED" ]; echo $?) \
 	"the control: left in place, the operator's checkout writes the branch name through it and the shell runs it"
 rm -f "$ws/.git/logs/HEAD" "$lab/PWNED"
 
+# A repository config that includes a work-tree file (a shared
+# .gitconfig, `include.path = ../.gitconfig`), set by the operator before
+# the run: the included file is held read-only with the config, so the
+# run cannot add a core.fsmonitor there and the operator's next git
+# status runs nothing of its. The control: the same line written on the
+# host is what that git status runs.
+iws=$lab/incws
+git init -q -b main "$iws" && printf '[alias]\n\tst = status\n' > "$iws/.gitconfig" &&
+	git -C "$iws" config include.path ../.gitconfig
+line="[core]\n\tfsmonitor = \"touch $lab/INCLUDED; false\"\n"
+"$CORDON" run -q --state-dir "$lab/runstate" -w "$iws" -- /bin/sh -c 'printf "$1" >> .gitconfig' sh "$line" \
+	2>"$lab/inc.err"; rc=$?
+git -C "$iws" status --short >/dev/null 2>&1
+ok $([ "$rc" != 0 ] && [ ! -e "$lab/INCLUDED" ] && ! grep -q fsmonitor "$iws/.gitconfig"; echo $?) \
+	"a work-tree file the repository config includes cannot be written inside (rc $rc): the operator's git status runs nothing"
+printf "$line" >> "$iws/.gitconfig"; git -C "$iws" status --short >/dev/null 2>&1
+ok $([ -e "$lab/INCLUDED" ]; echo $?) "the control: the same line written on the host runs in the operator's git status"
+
 # the same under srt: the look after the run is the host's, whatever the provider
 if [[ " ${providers[*]} " == *" srt "* ]]; then
 	id=$(job start local-srt --wait -- sh -c '

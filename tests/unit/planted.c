@@ -190,6 +190,22 @@ static bool said(const char *line)
 	return strstr(report, want) != NULL;
 }
 
+/* planted_git_readonly refuses (sandbox_denied) with a message holding
+ * want. */
+static bool ro_refused(const char *want)
+{
+	char **ro = NULL;
+	struct err *e = NULL;
+	bool r = planted_git_readonly(ws, &ro, &e) < 0 && e && e->reason == ERR_DENIED &&
+		 strstr(e->msg, want);
+
+	if (!r)
+		diag("%s", e ? e->msg : "not refused");
+	strv_free(ro);
+	err_free(e);
+	return r;
+}
+
 static void readonly(void)
 {
 	_cleanup_strv_ char **ro = NULL;
@@ -265,6 +281,49 @@ static void readonly(void)
 	ok(r == 0 && strv_contains(ro, p), "more submodules than %d: .git/modules whole", PLANTED_MODULES_MAX);
 	strv_free(ro);
 	ro = NULL;
+
+	/* The files a config includes in the workspace, which git reads as
+	 * part of it (a work tree's shared .gitconfig): held with it, their
+	 * own includes too; the home's and other places' left to the policy. */
+	reset_lab();
+	gitdir("ws/.git", "[include]\n\tpath = ../.gitconfig\n"
+			  "[includeIf \"gitdir:~/w/\"]\n\tpath = ../conf/b.inc\n"
+			  "[include]\n\tpath = ~/.gitconfig.local\n\tpath = /etc/gitconfig.d/x\n");
+	put("ws/.gitconfig", "[alias]\n\tst = status\n", 0644);
+	put("ws/conf/b.inc", "[include]\n\tpath = c.inc\n", 0644);
+	put("ws/conf/c.inc", "", 0644);
+	r = planted_git_readonly(ws, &ro, &e);
+	{
+		char a[1024], b[1024], c[1024];
+
+		snprintf(a, sizeof(a), "%s/.gitconfig", ws);
+		snprintf(b, sizeof(b), "%s/conf/b.inc", ws);
+		snprintf(c, sizeof(c), "%s/conf/c.inc", ws);
+		ok(r == 0 && strv_contains(ro, a) && strv_contains(ro, b) && strv_contains(ro, c),
+		   "a config's includes in the workspace (include, includeIf, nested) are held");
+		ok(r == 0 && strv_len(ro) == 4,
+		   "and nothing outside the workspace (the home's, /etc's): %zu held", strv_len(ro));
+	}
+	strv_free(ro);
+	ro = NULL;
+	{
+		char cfg[1100], a[1024];
+
+		snprintf(cfg, sizeof(cfg), "[include]\n\tpath = %s/abs.inc\n", ws);
+		put("ws/.git/config.worktree", cfg, 0644);
+		put("ws/abs.inc", "", 0644);
+		snprintf(a, sizeof(a), "%s/abs.inc", ws);
+		r = planted_git_readonly(ws, &ro, &e);
+		ok(r == 0 && strv_contains(ro, a), "an absolute include in the workspace is held");
+		strv_free(ro);
+		ro = NULL;
+	}
+	at(p, sizeof(p), "ws/conf/c.inc");
+	unlink(p);
+	ok(ro_refused("includes `c.inc`, which is not there"),
+	   "an include in the workspace that is missing is refused (the command could make it)");
+	sym("../.gitconfig", "ws/conf/c.inc");
+	ok(ro_refused("reached through a symbolic link"), "an include that is a link is refused");
 
 	reset_lab();
 	sym("/tmp", "ws/.git");
