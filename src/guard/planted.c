@@ -64,14 +64,29 @@ static const char *const git_watch[] = {
 	"objects/info/http-alternates",
 };
 
-/* Names git reads and writes through on every command: a symbolic link
- * the run put at one sends the operator's git to read refs and write
- * objects wherever it leads (another repository's objects, as the
- * operator). Moved out when one is a link that was not there at launch. */
+/* A symbolic link anywhere in a guarded git dir sends the operator's git
+ * to read or write wherever it leads, as the operator: refs and objects
+ * (another repository's), and the files git writes through on an
+ * ordinary command (FETCH_HEAD, COMMIT_EDITMSG, ORIG_HEAD, logs/HEAD and
+ * logs/refs/..., whose reflog lines carry branch names the run chose).
+ * git makes none there in normal use, but an old-style HEAD (and its
+ * peers below, which a setup sharing a store may link) can be a link the
+ * operator made: one of these that was there at launch, the same object,
+ * is left. Every other link is moved out (the walk in undo_links). */
 static const char *const git_links[] = {
 	"objects", "objects/info", "objects/pack", "refs", "refs/heads", "refs/tags",
 	"packed-refs", "HEAD", "index", "logs",
 };
+/* The walk of a git dir for links: how deep and how many entries (loose
+ * objects are 256 directories of files; packs a few files each). Beyond,
+ * the git dir is named as not looked at whole. */
+#define LINKS_DEPTH_MAX 24
+#define LINKS_ENTRIES_MAX ((size_t)1 << 20)
+#define LINKS_MOVES_MAX 4096
+
+/* Moved out when the run made them appear: an rr-cache turns rerere on,
+ * and the resolutions in it are replayed into the operator's next merge. */
+static const char *const git_new[] = { "rr-cache" };
 
 /* Files a person's tools run commands from when the workspace is opened
  * (or a session resumed) in it, with what runs them. */
@@ -385,6 +400,10 @@ int planted_git_readonly(const char *workspace, char ***out, struct err **e)
 				rc = refuse_link(workspace, rel, e);
 			else if (l.err == 0)
 				rc = push_abs(&ro, workspace, rel, e);
+			/* and the files it includes, which git reads with it */
+			if (rc == 0 && l.err == 0 && S_ISREG(l.mode) &&
+			    strncmp(git_ro[j], "config", 6) == 0)
+				rc = planted_includes(w.fd, workspace, rel, &ro, e);
 		}
 	}
 out:
@@ -465,6 +484,10 @@ int planted_before(const char *workspace, struct planted_state **out, struct err
 		}
 		for (size_t j = 0; rc == 0 && j < sizeof(git_links) / sizeof(*git_links); j++) {
 			(void)planted_join(rel, sizeof(rel), m.rel[i], git_links[j]);
+			rc = watch_push(st, rel, R_NAME);
+		}
+		for (size_t j = 0; rc == 0 && j < sizeof(git_new) / sizeof(*git_new); j++) {
+			(void)planted_join(rel, sizeof(rel), m.rel[i], git_new[j]);
 			rc = watch_push(st, rel, R_NAME);
 		}
 		(void)planted_join(rel, sizeof(rel), m.rel[i], "modules");
@@ -671,12 +694,12 @@ static void undo_gitdir(struct mover *mv, const char *g, size_t depth)
 		if (now.err != ENOENT && (!w || !same(&w->at, &now)))
 			move_out(mv, rel, git_watch[j]);
 	}
-	for (size_t j = 0; j < sizeof(git_links) / sizeof(*git_links); j++) {
-		(void)planted_join(rel, sizeof(rel), g, git_links[j]);
+	for (size_t j = 0; j < sizeof(git_new) / sizeof(*git_new); j++) {
+		(void)planted_join(rel, sizeof(rel), g, git_new[j]);
 		look_at(&mv->st->ws, rel, &now);
 		w = find(mv->st, rel);
-		if (now.err == 0 && S_ISLNK(now.mode) && (!w || !same_object(&w->at, &now)))
-			move_out(mv, rel, "symbolic link");
+		if (now.err != ENOENT && (!w || !same_object(&w->at, &now)))
+			move_out(mv, rel, git_new[j]);
 	}
 	(void)planted_join(rel, sizeof(rel), g, "modules");
 	look_at(&mv->st->ws, rel, &now);
@@ -687,6 +710,68 @@ static void undo_gitdir(struct mover *mv, const char *g, size_t depth)
 		move_out(mv, rel, "modules");
 	else if (!mv->st->modules_whole)
 		undo_container(mv, rel, depth);
+}
+
+struct links_found {
+	char **rel;
+	size_t n;
+	bool oom;
+};
+
+static int link_seen(const char *rel, unsigned char type, void *arg)
+{
+	struct links_found *lf = arg;
+
+	/* the quarantine holds what earlier looks moved */
+	if (type == DT_DIR)
+		return !strchr(rel, '/') && strncmp(rel, "cordon-planted.", 15) == 0;
+	if (++lf->n > LINKS_MOVES_MAX)
+		return errno = E2BIG, -1;
+	if (strv_push(&lf->rel, rel) < 0) {
+		lf->oom = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* Every symbolic link in the guarded .git (submodules' git dirs
+ * included), none followed: moved out unless it is one of git_links that
+ * was there at launch. Read whole first, moved after. */
+static void undo_links(struct mover *mv)
+{
+	_cleanup_close_ int git = planted_open_beneath(mv->st->ws.fd, ".git",
+						       O_RDONLY | O_DIRECTORY);
+	struct links_found lf = { 0 };
+	int r, err;
+
+	if (git < 0) {
+		planted_add(mv->out, ".git", "not looked at for symbolic links: it cannot be opened",
+			    NULL);
+		return;
+	}
+	r = fs_find_links(git, LINKS_DEPTH_MAX, LINKS_ENTRIES_MAX, link_seen, &lf);
+	err = errno;
+	for (size_t i = 0; i < lf.n && lf.rel && lf.rel[i]; i++) {
+		char rel[PATH_MAX];
+		const struct watch *w;
+		struct look now;
+
+		if (planted_join(rel, sizeof(rel), ".git", lf.rel[i]) < 0)
+			continue;
+		w = find(mv->st, rel);
+		look_at(&mv->st->ws, rel, &now);
+		if (now.err == 0 && S_ISLNK(now.mode) && (!w || !same_object(&w->at, &now)))
+			move_out(mv, rel, "symbolic link");
+	}
+	if (lf.oom)
+		mv->out->oom = true;
+	else if (r < 0)
+		planted_add(mv->out, ".git",
+			    err == E2BIG ? "not looked at whole for symbolic links: too many "
+					     "entries, links or levels"
+					   : "not looked at whole for symbolic links: it cannot be read",
+			    NULL);
+	strv_free(lf.rel);
 }
 
 int planted_after(struct planted_state *st, const char *record_dir, FILE *f, struct err **e)
@@ -705,8 +790,10 @@ int planted_after(struct planted_state *st, const char *record_dir, FILE *f, str
 		close(mv.rec_fd);
 		mv.rec_fd = -1;
 	}
-	if (st->top_dir)
+	if (st->top_dir) {
 		undo_gitdir(&mv, ".git", 0);
+		undo_links(&mv);
+	}
 	if (planted_walk(st->ws.fd, st->workspace, st->top_git, &st->since, &fs, &ws) < 0)
 		err_set(e, ERR_UNAVAILABLE, errno, "walk the workspace `%s`", st->workspace);
 	for (size_t i = 0; i < N_AGENT; i++) {

@@ -46,6 +46,11 @@ int planted_join(char *out, size_t n, const char *rel, const char *name);
 /* openat2 beneath dirfd: no symbolic link, no "..", out of it. */
 int planted_open_beneath(int dirfd, const char *rel, int flags);
 
+/* Push to *ro the absolute paths of the files the config at cfgrel
+ * (beneath ws_fd, the workspace ws) includes in the workspace, and
+ * theirs; ERR_DENIED for one missing or reached through a link there. */
+int planted_includes(int ws_fd, const char *ws, const char *cfgrel, char ***ro, struct err **e);
+
 struct walk_stats {
 	size_t dirs, entries;
 	bool complete;

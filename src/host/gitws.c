@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,39 +348,40 @@ bool host_git_is_clone(const char *workspace)
 	       S_ISDIR(st.st_mode);
 }
 
-/* A symbolic link in the git dir, its objects or their packs would have
- * the host's git read refs or objects from wherever it leads. */
+/* The fetch reads refs and objects: through a link anywhere beneath them
+ * (refs/heads/cordon/<job>, an objects fan-out directory) or in .git
+ * itself, the host's git would read wherever it leads, as the operator. */
+#define FETCH_LINKS_DEPTH_MAX 24
+#define FETCH_LINKS_ENTRIES_MAX ((size_t)1 << 20)
+
+static int fetch_link_seen(const char *rel, unsigned char type, void *arg)
+{
+	if (type == DT_DIR)
+		return !strchr(rel, '/') && strcmp(rel, "refs") != 0 && strcmp(rel, "objects") != 0;
+	snprintf(arg, PATH_MAX, "%s", rel);
+	return -2;
+}
+
 static int no_links(int gfd, const char *gitdir, struct err **e)
 {
-	static const char *const dirs[] = { ".", "objects", "objects/info", "objects/pack", "refs",
-					    "refs/heads", NULL };
+	_cleanup_close_ int fd = openat(gfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char link[PATH_MAX] = "";
+	int r;
 
-	for (size_t i = 0; dirs[i]; i++) {
-		int fd = openat(gfd, dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		struct dirent *d;
-		DIR *dir;
-
-		if (fd < 0 && errno == ENOENT)
-			continue;
-		if (fd < 0 || !(dir = fdopendir(fd))) {
-			if (fd >= 0)
-				close(fd);
-			return err_set(e, ERR_DENIED, errno, "fetch: `%s/%s`", gitdir, dirs[i]);
-		}
-		while ((d = readdir(dir)))
-			if (d->d_type == DT_LNK || d->d_type == DT_UNKNOWN) {
-				struct stat st;
-
-				if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-				    !S_ISLNK(st.st_mode))
-					continue;
-				closedir(dir);
-				return err_set(e, ERR_DENIED, 0,
-					       "fetch: `%s/%s` holds a symbolic link: the repository "
-					       "is not the one cordon made", gitdir, dirs[i]);
-			}
-		closedir(dir);
-	}
+	if (fd < 0)
+		return err_set(e, ERR_DENIED, errno, "fetch: `%s`", gitdir);
+	r = fs_find_links(fd, FETCH_LINKS_DEPTH_MAX, FETCH_LINKS_ENTRIES_MAX, fetch_link_seen,
+			  link);
+	if (r == -2)
+		return err_set(e, ERR_DENIED, 0,
+			       "fetch: `%s/%s` is a symbolic link: the repository is not the one "
+			       "cordon made", gitdir, link);
+	if (r < 0 && errno == E2BIG)
+		return err_set(e, ERR_DENIED, 0,
+			       "fetch: `%s` has too many entries or levels to check for symbolic links",
+			       gitdir);
+	if (r < 0)
+		return err_set(e, ERR_DENIED, errno, "fetch: read `%s`", gitdir);
 	return 0;
 }
 

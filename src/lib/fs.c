@@ -399,3 +399,88 @@ int fs_remove_tree(int at, const char *name, int max_depth)
 		r = -1;
 	return r;
 }
+
+struct links_walk {
+	size_t depth_max, entries_max, entries;
+	int (*visit)(const char *rel, unsigned char type, void *arg);
+	void *arg;
+	char rel[PATH_MAX];
+};
+
+/* One directory (fd, taken), its path in lw->rel of length len. */
+static int links_dir(struct links_walk *lw, int fd, size_t len, size_t depth)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	while (r == 0 && (errno = 0, de = readdir(d))) {
+		unsigned char type = de->d_type;
+		size_t n = strlen(de->d_name);
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++lw->entries > lw->entries_max || len + n + 2 > sizeof(lw->rel)) {
+			errno = E2BIG;
+			r = -1;
+			break;
+		}
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				r = -1;
+				break;
+			}
+			type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+		}
+		if (type != DT_LNK && type != DT_DIR)
+			continue;
+		if (len)
+			lw->rel[len] = '/';
+		memcpy(lw->rel + len + (len ? 1 : 0), de->d_name, n + 1);
+		r = lw->visit(lw->rel, type, lw->arg);
+		if (r == 0 && type == DT_DIR) {
+			int sub;
+
+			if (depth >= lw->depth_max) {
+				errno = E2BIG;
+				r = -1;
+				break;
+			}
+			sub = openat(dirfd(d), de->d_name,
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			/* gone since it was listed: nothing to look at */
+			if (sub < 0 && errno == ENOENT)
+				continue;
+			r = sub < 0 ? -1 : links_dir(lw, sub, len + n + (len ? 1 : 0), depth + 1);
+		} else if (r == 1) {
+			r = 0;	/* a directory the caller skips */
+		}
+		lw->rel[len] = '\0';
+	}
+	if (r == 0 && errno != 0)
+		r = -1;
+	{
+		int saved = errno;
+
+		closedir(d);
+		errno = saved;
+	}
+	return r;
+}
+
+int fs_find_links(int dirfd, size_t depth_max, size_t entries_max,
+		  int (*visit)(const char *rel, unsigned char type, void *arg), void *arg)
+{
+	struct links_walk lw = { .depth_max = depth_max, .entries_max = entries_max,
+				 .visit = visit, .arg = arg };
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	return links_dir(&lw, fd, 0, 0);
+}

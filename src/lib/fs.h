@@ -59,6 +59,15 @@ int fs_read_exact(int fd, void *buf, size_t n);
  * levels down: 0, or -1 with errno when something stays. */
 int fs_remove_tree(int at, const char *name, int max_depth);
 
+/* Every symbolic link and directory beneath dirfd, none followed, no
+ * more than depth_max directories down and entries_max entries in all
+ * (each listed name counts, a file too: the listing is all it costs):
+ * visit(rel, DT_LNK or DT_DIR, arg) with rel relative to dirfd; for a
+ * directory, 1 skips it. 0 when all were seen; visit's negative value;
+ * or -1 with errno (E2BIG beyond a bound). */
+int fs_find_links(int dirfd, size_t depth_max, size_t entries_max,
+		  int (*visit)(const char *rel, unsigned char type, void *arg), void *arg);
+
 /* Write all n bytes to fd, through short writes and EINTR: 0 or -1. */
 int fs_write_exact(int fd, const void *buf, size_t n);
 

@@ -240,10 +240,64 @@ rm -f "$ws/.git/objects/info/alternates"
 ln -s "$lab/srv/repo.git/refs/heads/main" "$ws/.git/refs/heads/linked"
 out2=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc2=$?
 rm -f "$ws/.git/refs/heads/linked"
+# the job's own ref, deeper down, read through a link to a file outside
+git -C "$ws" rev-parse HEAD~1 > "$lab/outside-ref"
+mv "$ws/.git/refs/heads/cordon/$id" "$lab/own-ref"
+ln -s "$lab/outside-ref" "$ws/.git/refs/heads/cordon/$id"
+out4=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc4=$?
+mv "$lab/own-ref" "$ws/.git/refs/heads/cordon/$id"
+# an objects fan-out directory
+mkdir -p "$lab/other-objects"; ln -s "$lab/other-objects" "$ws/.git/objects/zz"
+out5=$(job fetch "$id" --into "$lab/home-local" 2>&1); frc5=$?
+rm -f "$ws/.git/objects/zz"
 job fetch "$id" --into "$lab/home-local" >/dev/null 2>&1; frc3=$?
 ok $([ "$frc" = 125 ] && printf '%s' "$out" | grep -q 'objects/info/alternates` is there' &&
-	[ "$frc2" = 125 ] && printf '%s' "$out2" | grep -q 'holds a symbolic link' && [ "$frc3" = 0 ]; echo $?) \
-	"job fetch refuses alternates ($frc) and a link in .git ($frc2); without them it fetches ($frc3)"
+	[ "$frc2" = 125 ] && printf '%s' "$out2" | grep -q 'refs/heads/linked` is a symbolic link' &&
+	[ "$frc4" = 125 ] && printf '%s' "$out4" | grep -q "refs/heads/cordon/$id\` is a symbolic link" &&
+	[ "$frc5" = 125 ] && printf '%s' "$out5" | grep -q 'objects/zz` is a symbolic link' &&
+	[ "$frc3" = 0 ]; echo $?) \
+	"job fetch refuses alternates ($frc) and a link in .git: refs/heads ($frc2), the job's ref ($frc4), an objects fan-out dir ($frc5); without them it fetches ($frc3)"
+
+# A link the run makes where git writes through: .git/logs/HEAD, to a
+# file outside the workspace (a shell's rc file), on a branch whose name
+# is shell code. After the run it is moved out and named, so the
+# operator's next checkout appends its reflog line in the workspace, and
+# the rc file stays as it was. The control: the same link put back (as
+# the run's would be without the move), the operator's checkout writes the
+# branch name into the rc file and the shell runs it.
+mkdir -p "$lab/outside"; printf 'true\n' > "$lab/outside/rc"
+br='x;touch${IFS}'"$lab"'/PWNED;#'
+id=$(job start local --wait -- sh -c 'git checkout -q -b "$1" && rm -f .git/logs/HEAD &&
+	ln -s "$2" .git/logs/HEAD' sh "$br" "$lab/outside/rc" 2>/dev/null); rc=$?
+ws=$state/workspaces/$id
+git -C "$ws" checkout -q "cordon/$id" 2>/dev/null; bash "$lab/outside/rc" >/dev/null 2>&1
+ok $([ "$rc" = 0 ] && [ ! -L "$ws/.git/logs/HEAD" ] && [ -L "$state/runs/$id/sandbox/1/planted/.git/logs/HEAD" ] &&
+	grep -q 'cordon: planted: .git/logs/HEAD: symbolic link (moved to' "$state/runs/$id/log" &&
+	[ "$(cat "$lab/outside/rc")" = true ] && [ ! -e "$lab/PWNED" ]; echo $?) \
+	"a link the run made at .git/logs/HEAD is moved out and named; the operator's checkout writes nothing outside (rc $rc)"
+mv "$state/runs/$id/sandbox/1/planted/.git/logs/HEAD" "$ws/.git/logs/HEAD"
+git -C "$ws" checkout -q "$br" 2>/dev/null; bash "$lab/outside/rc" >/dev/null 2>&1
+ok $([ -e "$lab/PWNED" ]; echo $?) \
+	"the control: left in place, the operator's checkout writes the branch name through it and the shell runs it"
+rm -f "$ws/.git/logs/HEAD" "$lab/PWNED"
+
+# A repository config that includes a work-tree file (a shared
+# .gitconfig, `include.path = ../.gitconfig`), set by the operator before
+# the run: the included file is held read-only with the config, so the
+# run cannot add a core.fsmonitor there and the operator's next git
+# status runs nothing of its. The control: the same line written on the
+# host is what that git status runs.
+iws=$lab/incws
+git init -q -b main "$iws" && printf '[alias]\n\tst = status\n' > "$iws/.gitconfig" &&
+	git -C "$iws" config include.path ../.gitconfig
+line="[core]\n\tfsmonitor = \"touch $lab/INCLUDED; false\"\n"
+"$CORDON" run -q --state-dir "$lab/runstate" -w "$iws" -- /bin/sh -c 'printf "$1" >> .gitconfig' sh "$line" \
+	2>"$lab/inc.err"; rc=$?
+git -C "$iws" status --short >/dev/null 2>&1
+ok $([ "$rc" != 0 ] && [ ! -e "$lab/INCLUDED" ] && ! grep -q fsmonitor "$iws/.gitconfig"; echo $?) \
+	"a work-tree file the repository config includes cannot be written inside (rc $rc): the operator's git status runs nothing"
+printf "$line" >> "$iws/.gitconfig"; git -C "$iws" status --short >/dev/null 2>&1
+ok $([ -e "$lab/INCLUDED" ]; echo $?) "the control: the same line written on the host runs in the operator's git status"
 
 # the same under srt: the look after the run is the host's, whatever the provider
 if [[ " ${providers[*]} " == *" srt "* ]]; then

@@ -190,6 +190,22 @@ static bool said(const char *line)
 	return strstr(report, want) != NULL;
 }
 
+/* planted_git_readonly refuses (sandbox_denied) with a message holding
+ * want. */
+static bool ro_refused(const char *want)
+{
+	char **ro = NULL;
+	struct err *e = NULL;
+	bool r = planted_git_readonly(ws, &ro, &e) < 0 && e && e->reason == ERR_DENIED &&
+		 strstr(e->msg, want);
+
+	if (!r)
+		diag("%s", e ? e->msg : "not refused");
+	strv_free(ro);
+	err_free(e);
+	return r;
+}
+
 static void readonly(void)
 {
 	_cleanup_strv_ char **ro = NULL;
@@ -265,6 +281,49 @@ static void readonly(void)
 	ok(r == 0 && strv_contains(ro, p), "more submodules than %d: .git/modules whole", PLANTED_MODULES_MAX);
 	strv_free(ro);
 	ro = NULL;
+
+	/* The files a config includes in the workspace, which git reads as
+	 * part of it (a work tree's shared .gitconfig): held with it, their
+	 * own includes too; the home's and other places' left to the policy. */
+	reset_lab();
+	gitdir("ws/.git", "[include]\n\tpath = ../.gitconfig\n"
+			  "[includeIf \"gitdir:~/w/\"]\n\tpath = ../conf/b.inc\n"
+			  "[include]\n\tpath = ~/.gitconfig.local\n\tpath = /etc/gitconfig.d/x\n");
+	put("ws/.gitconfig", "[alias]\n\tst = status\n", 0644);
+	put("ws/conf/b.inc", "[include]\n\tpath = c.inc\n", 0644);
+	put("ws/conf/c.inc", "", 0644);
+	r = planted_git_readonly(ws, &ro, &e);
+	{
+		char a[1024], b[1024], c[1024];
+
+		snprintf(a, sizeof(a), "%s/.gitconfig", ws);
+		snprintf(b, sizeof(b), "%s/conf/b.inc", ws);
+		snprintf(c, sizeof(c), "%s/conf/c.inc", ws);
+		ok(r == 0 && strv_contains(ro, a) && strv_contains(ro, b) && strv_contains(ro, c),
+		   "a config's includes in the workspace (include, includeIf, nested) are held");
+		ok(r == 0 && strv_len(ro) == 4,
+		   "and nothing outside the workspace (the home's, /etc's): %zu held", strv_len(ro));
+	}
+	strv_free(ro);
+	ro = NULL;
+	{
+		char cfg[1100], a[1024];
+
+		snprintf(cfg, sizeof(cfg), "[include]\n\tpath = %s/abs.inc\n", ws);
+		put("ws/.git/config.worktree", cfg, 0644);
+		put("ws/abs.inc", "", 0644);
+		snprintf(a, sizeof(a), "%s/abs.inc", ws);
+		r = planted_git_readonly(ws, &ro, &e);
+		ok(r == 0 && strv_contains(ro, a), "an absolute include in the workspace is held");
+		strv_free(ro);
+		ro = NULL;
+	}
+	at(p, sizeof(p), "ws/conf/c.inc");
+	unlink(p);
+	ok(ro_refused("includes `c.inc`, which is not there"),
+	   "an include in the workspace that is missing is refused (the command could make it)");
+	sym("../.gitconfig", "ws/conf/c.inc");
+	ok(ro_refused("reached through a symbolic link"), "an include that is a link is refused");
 
 	reset_lab();
 	sym("/tmp", "ws/.git");
@@ -351,6 +410,43 @@ static void moves(void)
 	   "links made at .git/objects and .git/packed-refs are moved");
 	ok(exists("ws/.git/objects.real") && exists("ws/.git/refs") && exists("ws/.git/HEAD"),
 	   "control: the rest, and the directory renamed aside, stay");
+
+	/* Links anywhere in .git, at names git writes through (a reflog
+	 * line carries a branch name the run chose) and at the loose
+	 * objects' fan-out directories, a submodule's too. */
+	reset_lab();
+	gitdir("ws/.git", "");
+	gitdir("ws/.git/modules/sub", "");
+	mk("ws/.git/logs/refs/heads");
+	mk("ws/.git/objects/ab");
+	put("ws/.git/logs/HEAD", "", 0644);
+	sym("refs/heads/main", "ws/.git/HEAD"); /* an old-style HEAD, the operator's */
+	settle();
+	st = before();
+	sym("/home/op/.bashrc", "ws/.git/logs/HEAD");
+	sym("/home/op/.profile", "ws/.git/logs/refs/heads/main");
+	sym("/home/op/notes", "ws/.git/FETCH_HEAD");
+	sym("/home/op/notes", "ws/.git/COMMIT_EDITMSG");
+	sym("/srv/other.git/objects/cd", "ws/.git/objects/cd");
+	sym("/srv/other.git/objects/ab", "ws/.git/modules/sub/objects/ab");
+	mk("ws/.git/rr-cache");
+	put("ws/.git/objects/ab/0123", "blob", 0444);
+	after(st, rec);
+	snprintf(p, sizeof(p), ".git/logs/HEAD: symbolic link (moved to %s/planted/.git/logs/HEAD)",
+		 rec);
+	okr(said(p) && !exists("ws/.git/logs/HEAD") && !exists("ws/.git/logs/refs/heads/main") &&
+	    !exists("ws/.git/FETCH_HEAD") && !exists("ws/.git/COMMIT_EDITMSG") &&
+	    !exists("ws/.git/objects/cd") && !exists("ws/.git/modules/sub/objects/ab") &&
+	    exists("rec/planted/.git/logs/refs/heads/main") &&
+	    exists("rec/planted/.git/modules/sub/objects/ab"),
+	    "links made anywhere in .git (reflogs, FETCH_HEAD, fan-out dirs, a submodule's) "
+	    "are moved");
+	snprintf(p, sizeof(p), ".git/rr-cache: rr-cache (moved to %s/planted/.git/rr-cache)", rec);
+	okr(said(p) && !exists("ws/.git/rr-cache"),
+	    "an rr-cache the run made (rerere on) is moved");
+	ok(exists("ws/.git/HEAD") && exists("ws/.git/objects/ab/0123") &&
+	   exists("ws/.git/logs/refs/heads") && exists("ws/.git/modules/sub/HEAD"),
+	   "control: a link there at launch (HEAD), files and directories stay");
 }
 
 static void walk(void)
