@@ -209,17 +209,20 @@ int ssh_account_peers(const struct ssh_conn *c, const json_t *config, char *cons
 			err_free(pe);
 			continue;
 		}
+		if (asprintf(&line, "%s %s", t.key_type, t.key_b64) < 0) {
+			ssh_target_clear(&t);
+			return err_set(e, ERR_INTERNAL, ENOMEM, "ssh account");
+		}
 		same = strcmp(t.user, c->t.user) == 0 &&
-		       (ssh_target_same_account(&t, &c->t) ||
-			(asprintf(&line, "%s %s", t.key_type, t.key_b64) >= 0 &&
-			 strv_contains(keys, line)));
+		       (ssh_target_same_account(&t, &c->t) || strv_contains(keys, line));
 		ssh_target_clear(&t);
 		if (same)
 			return err_set(e, ERR_CONFIG, 0,
 				       "bindings.%s.container.remote: the account `%s@%s:%u` is the "
 				       "one binding `%s` uses (its host key is one the remote "
-				       "presents), and isolation none work can do anything there: "
-				       "it is not shared (give each its own account)",
+				       "presents, or its host and port are), and isolation none "
+				       "work can do anything there: it is not shared (give each "
+				       "its own account)",
 				       self ? self : "?", c->t.user, c->t.host, c->t.port, name);
 	}
 	return 0;
