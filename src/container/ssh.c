@@ -245,6 +245,7 @@ static int ssh_plan(const struct grant *g, const struct plan_paths *paths,
 	struct ssh_conn c = { 0 };
 	_cleanup_free_ char *home = NULL, *summary = NULL, *line = NULL, *rtb = NULL;
 	_cleanup_json_ json_t *pc = NULL;
+	_cleanup_strv_ char **keys = NULL;
 	const char *iso = str(cl->config, "isolation");
 	bool userns = false, native = !iso || strcmp(iso, "native") == 0;
 	size_t rt_len = 0;
@@ -258,8 +259,18 @@ static int ssh_plan(const struct grant *g, const struct plan_paths *paths,
 		return err_set(e, ERR_UNAVAILABLE, 0, "an attach on an ssh remote is not built");
 	if (ssh_conn_from_config(&c, cl->config, cl->state_dir, e) < 0)
 		goto out;
-	/* an account that ran isolation none work is that work's */
-	if (native && ssh_account_tainted(&c, e) < 0)
+	/* the account is the user on the remote machine, whatever key
+	 * pins it: every key it presents names it. A none binding's is its
+	 * alone (another binding pinned by another of its keys is refused
+	 * here, which the config's load cannot see), and an account that
+	 * ran isolation none work is that work's: no native run's, no
+	 * other binding's */
+	if (!(keys = ssh_presented_keys(&c))) {
+		err_set(e, ERR_UNAVAILABLE, errno, "cannot ask the remote for its host keys");
+		goto out;
+	}
+	if (ssh_account_peers(&c, cl->config, keys, e) < 0 ||
+	    ssh_account_tainted(&c, keys, !native, str(cl->config, "binding"), e) < 0)
 		goto out;
 	if (ssh_probe(&c, cl->state_dir, true, &home, &userns, NULL, e) < 0)
 		goto out;
@@ -300,6 +311,12 @@ static int ssh_plan(const struct grant *g, const struct plan_paths *paths,
 	/* what runs the sandbox there: cordon's static binary, by digest */
 	if (native)
 		json_object_set_new(pc, "runtime", json_string(rt_hex));
+	/* (the account's keys as the plan saw them: create's lock and mark
+	 * are under each) */
+	if (json_object_set_new(pc, "account_keys", json_strv(keys)) < 0) {
+		err_set(e, ERR_INTERNAL, ENOMEM, "ssh plan");
+		goto out;
+	}
 	if (c.identity)
 		json_object_set_new(pc, "identity", json_string(c.identity));
 	if (c.config_file)
@@ -421,6 +438,22 @@ static int one_at_a_time(const struct ssh_conn *c, const json_t *pc, const char 
 	return 0;
 }
 
+/* The account's keys the plan recorded; the pinned one alone when none
+ * is (NULL: no memory). */
+static char **account_keys(const json_t *pc, const struct ssh_conn *c)
+{
+	_cleanup_strv_ char **keys = NULL;
+	_cleanup_free_ char *pinned = NULL;
+
+	if (asprintf(&pinned, "%s %s", c->t.key_type, c->t.key_b64) < 0 ||
+	    (json_is_array(json_object_get(pc, "account_keys")) &&
+	     json_to_strv(json_object_get(pc, "account_keys"), &keys) < 0))
+		return NULL;
+	if (!strv_contains(keys, pinned) && strv_push(&keys, pinned) < 0)
+		return NULL;
+	return steal_pointer(&keys);
+}
+
 static int ssh_create(const struct plan *p, const struct plan_paths *paths,
 		      const struct container_launch *cl, json_t **pin, struct err **e)
 {
@@ -431,6 +464,7 @@ static int ssh_create(const struct plan *p, const struct plan_paths *paths,
 	_cleanup_free_ void *tar = NULL;
 	_cleanup_free_ char *rt = NULL, *plan_text = NULL;
 	_cleanup_json_ json_t *made = NULL;
+	_cleanup_strv_ char **keys = NULL;
 	size_t stub_len = 0, tar_len = 0, rt_len = 0, plan_len = 0;
 	const char *iso = str(pc, "isolation");
 	bool native = iso && strcmp(iso, "native") == 0;
@@ -440,14 +474,18 @@ static int ssh_create(const struct plan *p, const struct plan_paths *paths,
 	*pin = NULL;
 	if (!pc || ssh_conn_from_pin(&c, pc, e) < 0)
 		goto out;
+	if (!(keys = account_keys(pc, &c))) {
+		err_set(e, ERR_INTERNAL, ENOMEM, "ssh create");
+		goto out;
+	}
 	/* a none run's account: one run at a time (the remote's listing
 	 * first, which says container_running for a run of the same job,
 	 * then the host's lock), and never a native run's again; a native
 	 * run's: never one that ran none work */
 	if (new_id(id, e) < 0 || container_host_label(cl->state_dir, host, e) < 0 ||
-	    (native && ssh_account_tainted(&c, e) < 0) ||
+	    ssh_account_tainted(&c, keys, !native, str(cl->config, "binding"), e) < 0 ||
 	    one_at_a_time(&c, pc, host, paths->execution, !native, e) < 0 ||
-	    (!native && ssh_account_take(&c, paths->execution, e) < 0))
+	    (!native && ssh_account_take(&c, keys, paths->execution, str(cl->config, "binding"), e) < 0))
 		goto out;
 	if (asprintf(&rec, "%s/" SSH_RECORDS "/%s", str(pc, "remote_home"), id) < 0 ||
 	    asprintf(&labels, "host=%s\njob=%s\nsegment=%u\ndigest=%s\n", host, paths->execution,

@@ -226,13 +226,13 @@ char *ssh_conn_file(const struct ssh_conn *c, const char *suffix)
 	return file_beside(c, "r", where, suffix);
 }
 
-char *ssh_account_file(const struct ssh_conn *c, const char *suffix)
+char *ssh_account_file(const struct ssh_conn *c, const char *alias, const char *suffix)
 {
 	_cleanup_free_ char *who = NULL;
 
-	/* (the account: the user and the pinned key, not the host's
+	/* (the account: the user and a key of the remote's, not the host's
 	 * spelling) */
-	if (asprintf(&who, "%s %s", c->t.alias, c->t.user) < 0)
+	if (asprintf(&who, "%s %s", alias, c->t.user) < 0)
 		return NULL;
 	return file_beside(c, "a", who, suffix);
 }
@@ -414,26 +414,33 @@ static void first_line(int fd, char *buf, size_t max)
 	buf[i] = '\0';
 }
 
-/* What the remote presents now, for a refusal that names the value to
- * set: ssh-keyscan's line of the pinned key's type, or NULL. */
-static char *presented_key(const struct ssh_conn *c)
+/* ssh-keyscan's answer for types (a comma list of its -t words): each
+ * line that is a key (the network's answer, so only a key passes), as
+ * "<type> <base64>", in *keys (NULL-terminated; may be empty). -1: no
+ * memory or no ssh-keyscan. */
+static int keyscan(const struct ssh_conn *c, const char *types, char ***keys)
 {
 	_cleanup_free_ char *cmd = NULL;
+	_cleanup_strv_ char **found = NULL;
 	char line[16384];
-	char *found = NULL;
 	FILE *f;
 
+	*keys = NULL;
 	/* (an environment of its own: none of the launch's; the host and
-	 * type are narrow words: sshcfg.c lets nothing else by) */
+	 * types are narrow words: sshcfg.c lets nothing else by) */
 	if (asprintf(&cmd,
 		     "env -i PATH=/usr/local/bin:/usr/bin:/bin ssh-keyscan -T 5 -t %s -p %u -- %s "
 		     "2>/dev/null",
-		     c->t.key_type, c->t.port, c->t.host) < 0)
-		return NULL;
-	if (!(f = popen(cmd, "re")))
-		return NULL;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *sp = strchr(line, ' ');
+		     types, c->t.port, c->t.host) < 0 ||
+	    !(f = popen(cmd, "re")))
+		return -1;
+	if (!(found = calloc(1, sizeof(*found)))) {
+		pclose(f);
+		return -1;
+	}
+	/* (a bound on the count: a remote presents a key of each type) */
+	for (size_t n = 0; n < 16 && fgets(line, sizeof(line), f);) {
+		char *sp = strchr(line, ' '), *end;
 
 		if (line[0] == '#' || !sp)
 			continue;
@@ -441,14 +448,49 @@ static char *presented_key(const struct ssh_conn *c)
 		struct err *ke = NULL;
 
 		sp[strcspn(sp, "\n")] = '\0';
-		/* (the network's answer: shown only when it is a key) */
-		if (ssh_target_key(&t, sp + 1, "keyscan", &ke) == 0)
-			found = strdup(sp + 1);
+		if (ssh_target_key(&t, sp + 1, "keyscan", &ke) == 0) {
+			/* the type and blob, no comment */
+			if ((end = strchr(strchr(sp + 1, ' ') + 1, ' ')))
+				*end = '\0';
+			if (strv_push(&found, sp + 1) < 0) {
+				err_free(ke);
+				ssh_target_clear(&t);
+				pclose(f);
+				return -1;
+			}
+			n++;
+		}
 		err_free(ke);
 		ssh_target_clear(&t);
 	}
 	pclose(f);
-	return found;
+	*keys = steal_pointer(&found);
+	return 0;
+}
+
+/* What the remote presents now, for a refusal that names the value to
+ * set: ssh-keyscan's line of the pinned key's type, or NULL. */
+static char *presented_key(const struct ssh_conn *c)
+{
+	_cleanup_strv_ char **keys = NULL;
+
+	if (keyscan(c, c->t.key_type, &keys) < 0 || !keys || !keys[0])
+		return NULL;
+	return strdup(keys[0]);
+}
+
+char **ssh_presented_keys(const struct ssh_conn *c)
+{
+	_cleanup_strv_ char **keys = NULL;
+	_cleanup_free_ char *pinned = NULL;
+
+	if (asprintf(&pinned, "%s %s", c->t.key_type, c->t.key_b64) < 0 ||
+	    keyscan(c, "ed25519,ecdsa,rsa", &keys) < 0)
+		return NULL;
+	/* the pinned key always: the account is known by it at least */
+	if (!strv_contains(keys, pinned) && strv_push(&keys, pinned) < 0)
+		return NULL;
+	return steal_pointer(&keys);
 }
 
 int ssh_failed(const struct ssh_conn *c, int errfd, struct err **e)

@@ -42,9 +42,15 @@ void ssh_conn_clear(struct ssh_conn *c);
  * <suffix> (the master connection's socket, the probe's last pass).
  * NULL: no memory. */
 char *ssh_conn_file(const struct ssh_conn *c, const char *suffix);
-/* ... and one for the account (the user and the key's alias, whatever
- * the host's spelling): a-<16 hex><suffix>. */
-char *ssh_account_file(const struct ssh_conn *c, const char *suffix);
+/* ... and one for the account as one of its keys names it (the user and
+ * that key's alias, whatever the host's spelling): a-<16 hex><suffix>. */
+char *ssh_account_file(const struct ssh_conn *c, const char *alias, const char *suffix);
+/* Every host key the remote presents ("<type> <base64>", ssh-keyscan of
+ * each type, in an environment of its own), the pinned one always among
+ * them (also when the scan finds nothing). NULL: no memory. What a scan
+ * says is the network's: it widens who counts as the account, never what
+ * a connection accepts (that checks the pinned key alone). */
+char **ssh_presented_keys(const struct ssh_conn *c);
 
 /* The fds of an ssh child: -1 is /dev/null. */
 struct ssh_io {
@@ -116,13 +122,27 @@ char *ssh_make_stub(const char *rec, const char *cwd, char *const *argv, const c
  * ".". NULL: no memory. The caller wipes and frees it. */
 char *ssh_env_block(const struct plan *p, const char *home, size_t *len);
 
-/* The account as a tenant (ssh_account.c): -1 (ERR_DENIED) when it ran
- * isolation none work (a native run is not given it). */
-int ssh_account_tainted(const struct ssh_conn *c, struct err **e);
-/* A none run's: the account's lock taken for this process's life
- * (another's: container_busy, ERR_DENIED), and the account marked as
- * having run none work (job). */
-int ssh_account_take(const struct ssh_conn *c, const char *job, struct err **e);
+/* The account as a tenant (ssh_account.c); keys: every key the remote
+ * presents (ssh_presented_keys), each naming the account. -1 (ERR_DENIED)
+ * when it ran isolation none work under any of them: for a native run
+ * (!none), any; for a none run of binding (NULL: not known), another
+ * binding's (the account is the first none binding's for as long as it
+ * exists, whatever the config says now). */
+int ssh_account_tainted(const struct ssh_conn *c, char *const *keys, bool none,
+			const char *binding, struct err **e);
+/* A none run's: the account's locks (one per key) taken for this
+ * process's life (another's: container_busy, ERR_DENIED), and the
+ * account marked under every key as having run none work (job, of
+ * binding, which may be NULL). */
+int ssh_account_take(const struct ssh_conn *c, char *const *keys, const char *job,
+		     const char *binding, struct err **e);
+/* The config's other ssh bindings ("peers": [{"binding", "remote",
+ * "host_key", "isolation"}], the daemon's; its own name in "binding"):
+ * one on the same account (the same user, and its pinned key one the
+ * remote presents, or the same host and port) when either runs isolation
+ * none is refused (ERR_CONFIG, naming both). */
+int ssh_account_peers(const struct ssh_conn *c, const json_t *config, char *const *keys,
+		      struct err **e);
 
 /* The scripts (ssh_scripts.c). */
 extern const char ssh_script_probe[];

@@ -34,16 +34,19 @@ int ssh_target_key(struct ssh_target *t, const char *line, const char *where, st
 int ssh_target_from(struct ssh_target *t, const json_t *config, struct err **e);
 void ssh_target_clear(struct ssh_target *t);
 
-/* Do a and b name one remote account? The same user, and the same host
- * key or the same host and port as spelled (a remote may present a key
- * of each type, and be reached by more than one name: either alone
- * makes them one account). */
+/* Do a and b name one remote account, as far as their configs say? The
+ * same user, and the same host key or the same host and port as spelled
+ * (a remote may present a key of each type, and be reached by more than
+ * one name: either alone makes them one account). Two keys of one
+ * machine under two names are not seen here: the SSH provider asks the
+ * remote for all its keys at each launch (ssh_account_peers). */
 bool ssh_target_same_account(const struct ssh_target *a, const struct ssh_target *b);
 
 /* A config's ssh bindings (an array of their "container" objects, and
  * their names in the same order): a
  * remote account a binding with isolation "none" runs on is that
- * binding's alone (its runs can do anything there, for as long as the
+ * binding's alone (as ssh_target_same_account sees it; each launch
+ * checks again with the remote's keys) (its runs can do anything there, for as long as the
  * account exists): another binding on the same account is refused
  * (ERR_CONFIG, naming both). */
 int sshcfg_accounts_check(const json_t *containers, const char *const *names, struct err **e);

@@ -469,6 +469,27 @@ static json_t *with_exec(json_t *req, const struct host_exec *x)
 	return req;
 }
 
+/* The binding's container config for its wrapper: an ssh binding's with
+ * the config's other ssh bindings (read again: one added since b's
+ * config was read counts), for the provider's account check. NULL: the
+ * config cannot be read, or no memory. */
+static json_t *container_request(struct hostd *d, const struct host_binding *b)
+{
+	struct host_config *cfg = NULL;
+	struct err *e = NULL;
+	json_t *c;
+
+	if (!b->provider || strcmp(b->provider, "ssh") != 0)
+		return json_incref(b->container);
+	if (host_config_load(d->config, &cfg, &e) < 0) {
+		err_free(e);
+		return NULL;
+	}
+	c = host_config_ssh_request(cfg, b);
+	host_config_free(cfg);
+	return c;
+}
+
 static json_t *wrap_request(struct hostd *d, const struct host_binding *b, const char *job,
 			    unsigned int n, const char *workspace, const struct host_exec *x)
 {
@@ -518,7 +539,7 @@ static json_t *wrap_request(struct hostd *d, const struct host_binding *b, const
 	json_t *req = json_pack("{s:o, s:s, s:s, s:s, s:i, s:o, s:b, s:b}", "policy", pol,
 				"workspace", workspace, "state_dir", d->state, "execution", job,
 				"segment", (int)n, "argv", argj, "quiet", 1, "job_dirs", 1);
-	if (req && (b->container ? json_object_set(req, "container", b->container)
+	if (req && (b->container ? json_object_set_new(req, "container", container_request(d, b))
 				 : json_object_set_new(req, "provider", json_string(b->provider))) < 0) {
 		json_decref(req);
 		req = NULL;

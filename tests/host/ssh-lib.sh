@@ -83,6 +83,7 @@ sshd_config() {
 ListenAddress 127.0.0.1
 Port $1
 HostKey /etc/ssh/ssh_host_ed25519_key
+$([ -f "$SSH_LAB_DIR/etc/ssh_host_ecdsa_key" ] && echo "HostKey /etc/ssh/ssh_host_ecdsa_key")
 # (it says 1, the remote's PID 1: the host's is unshare's child)
 PidFile /etc/ssh/sshd.pid
 AuthorizedKeysFile .ssh/authorized_keys
@@ -162,6 +163,9 @@ sshd_start() {
 #   SSH_LAB_REMOTE       $SSH_LAB_USER@127.0.0.1:$SSH_LAB_PORT
 #   SSH_LAB_IDENTITY     the client's private key (its .pub beside it)
 #   SSH_LAB_HOSTKEY_PUB  the host key, "ssh-ed25519 AAAA..."
+#   SSH_LAB_HOSTKEY2_PUB with SSH_LAB_HOSTKEY2=1: a second host key the
+#                        remote presents too, "ecdsa-sha2-nistp256 AAAA..."
+#                        (as a stock sshd has a key of each type)
 #   SSH_LAB_KNOWN_HOSTS  a known_hosts holding only it, as cordon-lab
 # Call it from the test's shell, not a subshell: the remote lives as long
 # as the shell that started it.
@@ -176,6 +180,12 @@ sshd_up() {
 		sshd_bail "ssh-keygen"
 	read -r t k _ < "$SSH_LAB_DIR/etc/ssh_host_ed25519_key.pub"
 	export SSH_LAB_HOSTKEY_PUB="$t $k"
+	if [ "${SSH_LAB_HOSTKEY2:-0}" = 1 ]; then
+		ssh-keygen -q -N '' -t ecdsa -C cordon-lab-host2 -f "$SSH_LAB_DIR/etc/ssh_host_ecdsa_key" ||
+			sshd_bail "ssh-keygen"
+		read -r t k _ < "$SSH_LAB_DIR/etc/ssh_host_ecdsa_key.pub"
+		export SSH_LAB_HOSTKEY2_PUB="$t $k"
+	fi
 	echo "cordon-lab $SSH_LAB_HOSTKEY_PUB" > "$SSH_LAB_KNOWN_HOSTS"
 	for i in $(seq "${SSH_LAB_ACCOUNTS:-1}"); do sshd_account; done
 	export SSH_LAB_USER=$sshd_user SSH_LAB_USERS=$sshd_users

@@ -28,7 +28,11 @@
 # the account's key refuses the run; changes to read-only needs are said
 # on the log; a key changed within a pass is refused naming both keys; a
 # config sharing a none binding's account is refused at load; a native
-# run on an account that ran none work is refused. Each with its control.
+# run on an account that ran none work is refused; both still when the
+# other binding pins another of the remote's host keys and spells the
+# host another way (an account is the user on the machine); a none
+# binding on an account another none binding's work ran on is refused.
+# Each with its control.
 set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,7 +54,8 @@ trap cleanup EXIT
 host_own_cordon
 cp "$static" "$lab/bin/cordon-static" || exit 1
 # an account per binding that runs (isolation none: each binding's own)
-SSH_LAB_ACCOUNTS=6 sshd_up
+# (and a second host key, ecdsa, as a stock sshd has: the last case's)
+SSH_LAB_HOSTKEY2=1 SSH_LAB_ACCOUNTS=6 sshd_up
 read -r u_box u_sc u_sc2 u_sc3 u_nofwd u_fresh _ <<< "$SSH_LAB_USERS"
 mkdir -p "$lab/home" "$lab/ws/.git/hooks" "$lab/ws/.git/info" "$lab/ws/sub"
 echo '[core]' > "$lab/ws/.git/config"
@@ -432,6 +437,57 @@ ok $([ "$rc" = 125 ] && grep -q "the remote account \`$u_sc@127.0.0.1:$SSH_LAB_P
 	! grep -q ran-nat "$state/runs/$id/log" && [ "$rc2" = 0 ] && grep -q '^ran-nat2$' "$state/runs/$id2/log"; echo $?) \
 	"a native binding on an account that ran none work: refused at launch, naming the job (the control: on a fresh account it runs)"
 [ "$rc" = 125 ] && [ "$rc2" = 0 ] || sed 's/^/# /' "$state/runs/$id/log" "$state/runs/$id2/log"
+
+# ---- an account is the user on the remote machine, whatever key pins
+# it: the lab's sshd presents an ecdsa key beside its ed25519 one. Pinned
+# by it, the host spelled 127.1: a native binding on the account sc's
+# none runs used is refused (the mark), and a none binding on sc2's
+# account is refused at launch, naming sc2, and so is sc2 (the config
+# loads: its load cannot see two keys are one machine's). The control:
+# a native binding pinned the same way on a fresh account runs.
+pin2() { remote "$SSH_LAB_HOSTKEY2_PUB" "$pol" "$1" "${2:-none}" | sed 's/@127\.0\.0\.1:/@127.1:/'; }
+python3 - "$lab/config.json" "$(pin2 "$u_sc" native)" "$(pin2 "$u_fresh" native)" "$(pin2 "$u_sc2")" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+for name, cont in (("k2nat", sys.argv[2]), ("k2fresh", sys.argv[3]), ("k2none", sys.argv[4])):
+    c["bindings"][name] = {"executor": {"kind": "shell"}, "workspace": {"scratch": True}, "container": json.loads(cont)}
+json.dump(c, open(sys.argv[1], "w"))
+PY
+respawn
+start_daemon || echo "# the daemon did not start again"
+run_one() { local i; i=$(job start "$1" -- sh -c "echo ran-$1"); job wait "$i" >/dev/null 2>&1; echo "$? $i"; }
+read -r rcN idN <<< "$(run_one k2nat)"
+read -r rcF idF <<< "$(run_one k2fresh)"
+read -r rcX idX <<< "$(run_one k2none)"
+read -r rcS idS <<< "$(run_one sc2)"
+ok $([ "$rcN" = 125 ] && grep -q "the remote account \`$u_sc@127.1:$SSH_LAB_PORT\` ran isolation none work (job " "$state/runs/$idN/log" &&
+	[ "$rcX" = 125 ] && grep -q "sandbox_config: bindings.k2none.container.remote: .*binding \`sc2\`" "$state/runs/$idX/log" &&
+	[ "$rcS" = 125 ] && grep -q "sandbox_config: bindings.sc2.container.remote: .*binding \`k2none\`" "$state/runs/$idS/log" &&
+	! grep -q '^ran-' "$state/runs/$idN/log" "$state/runs/$idX/log" "$state/runs/$idS/log" &&
+	[ "$rcF" = 0 ] && grep -q '^ran-k2fresh$' "$state/runs/$idF/log"; echo $?) \
+	"bindings pinned by the remote's other host key (ecdsa, as user@127.1): a native one on an account that ran none work and a none one beside sc2 are refused at launch, and sc2 too (the control: on a fresh account it runs: $rcF)"
+[ "$rcN$rcX$rcS$rcF" = 1251251250 ] || sed 's/^/# /' "$state/runs/$idN/log" "$state/runs/$idX/log" "$state/runs/$idS/log" "$state/runs/$idF/log"
+
+# ---- ... and for as long as it exists: the first none binding's. sc gone
+# from the config, another none binding on its account (by the ecdsa key,
+# as 127.1) is refused at launch, naming sc (the control: box, a none
+# binding on the account it marked itself, runs)
+python3 - "$lab/config.json" "$(pin2 "$u_sc")" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+for name in ("nat", "k2nat", "k2none"):
+    del c["bindings"][name]
+c["bindings"]["k2sc"] = {"executor": {"kind": "shell"}, "workspace": {"scratch": True}, "container": json.loads(sys.argv[2])}
+json.dump(c, open(sys.argv[1], "w"))
+PY
+respawn
+start_daemon || echo "# the daemon did not start again"
+read -r rcO idO <<< "$(run_one k2sc)"
+read -r rcB idB <<< "$(run_one box)"
+ok $([ "$rcO" = 125 ] && grep -q "the remote account \`$u_sc@127.1:$SSH_LAB_PORT\` ran isolation none work of binding \`sc\` (job .*not \`k2sc\`'s" "$state/runs/$idO/log" &&
+	! grep -q '^ran-' "$state/runs/$idO/log" && [ "$rcB" = 0 ] && grep -q '^ran-box$' "$state/runs/$idB/log"; echo $?) \
+	"a none binding on an account another none binding's work ran on (by its other host key): refused at launch, naming it (the control: box on its own account runs: $rcB)"
+[ "$rcO$rcB" = 1250 ] || sed 's/^/# /' "$state/runs/$idO/log" "$state/runs/$idB/log"
 
 sanitizer_ok
 echo "1..$n"
