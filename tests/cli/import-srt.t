@@ -396,27 +396,45 @@ python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))
 j["read"]["deny"] = [d for d in j["read"]["deny"] if not d.startswith("{workspace}/.")]
 json.dump(j, open(sys.argv[2], "w"))' "$dir/mand.policy.json" "$dir/nomand.policy.json"
-# writes POLICY NAME: 0 when the command under POLICY can create and write
-# NAME in the workspace (its parent directory made as needed).
+# writes PROVIDER POLICY NAME: 0 when the command under POLICY, in
+# PROVIDER's sandbox, can create and write NAME in the workspace (its
+# parent directory made as needed), in a workspace emptied first. 1 when
+# the command ran and could not; 2 when cordon refused the launch.
 writes() {
-	rm -rf "${dir:?}/ws/.claude" "$dir/ws/$2"
-	"$CORDON" run -q --state-dir "$dir/state" -p "$1" -w "$dir/ws" -- /bin/sh -c \
-		'mkdir -p "$(dirname "$1")" && echo planted >>"$1" && grep -q planted "$1"' sh "$2" \
-		>"$dir/run.out" 2>"$dir/run.err"
+	rm -rf "${dir:?}/ws" && mkdir "$dir/ws" || return 2
+	"$CORDON" run -q --provider "$1" --state-dir "$dir/state" -p "$2" -w "$dir/ws" -- \
+		/bin/sh -c 'mkdir -p "$(dirname "$1")" && echo planted >>"$1" && grep -q planted "$1"' \
+		sh "$3" >"$dir/run.out" 2>"$dir/run.err"
+	case $? in
+	0) return 0 ;;
+	125) return 2 ;;
+	*) return 1 ;;
+	esac
 }
-for f in .bashrc .mcp.json .vscode/settings.json .claude/commands/x.md; do
-	writes "$dir/nomand.policy.json" "$f"
-	check $? "control: without the mandatory denies, the command writes $f in the workspace"
-	! writes "$dir/mand.policy.json" "$f"
-	check $? "imported policy: the command cannot write $f in the workspace (srt denies it)"
+providers=(native)
+if command -v srt >/dev/null 2>&1; then
+	providers+=(srt)
+else
+	skip "srt is not installed here: the mandatory denies are shown under the native sandbox only"
+fi
+for pv in "${providers[@]}"; do
+	for f in .bashrc .mcp.json .vscode/settings.json .claude/commands/x.md; do
+		writes "$pv" "$dir/nomand.policy.json" "$f"
+		check $? "$pv: control: without the mandatory denies, the command writes $f in the workspace"
+		writes "$pv" "$dir/mand.policy.json" "$f"
+		[ $? -eq 1 ]
+		check $? "$pv: imported policy: the command runs and cannot write $f in the workspace (srt denies it)"
+	done
+	writes "$pv" "$dir/mand.policy.json" ok.txt
+	check $? "$pv: imported policy: the command still writes ok.txt in the workspace (control)"
+	echo 'alias ls=x' >"$dir/ws/.bashrc"
+	"$CORDON" run -q --provider "$pv" --state-dir "$dir/state" -p "$dir/mand.policy.json" \
+		-w "$dir/ws" -- /bin/sh -c 'echo planted >>.bashrc' >"$dir/run.out" 2>&1
+	rc=$?
+	[ "$rc" -ne 0 ] && [ "$rc" -ne 125 ] && ! grep -q planted "$dir/ws/.bashrc"
+	check $? "$pv: imported policy: the command runs, and an existing .bashrc in the workspace is left as it was (got $rc)"
+	rm -f "$dir/ws/.bashrc" "$dir/ws/ok.txt"
 done
-writes "$dir/mand.policy.json" ok.txt
-check $? "imported policy: the command still writes ok.txt in the workspace (control)"
-echo 'alias ls=x' >"$dir/ws/.bashrc"
-! "$CORDON" run -q --state-dir "$dir/state" -p "$dir/mand.policy.json" -w "$dir/ws" -- \
-	/bin/sh -c 'echo planted >>.bashrc' >"$dir/run.out" 2>&1 && ! grep -q planted "$dir/ws/.bashrc"
-check $? "imported policy: an existing .bashrc in the workspace is left as it was"
-rm -f "$dir/ws/.bashrc" "$dir/ws/ok.txt"
 
 # refuses NAME TEXT JSON-PATH REASON: the settings TEXT exit 125, print
 # nothing on stdout and one stderr line
