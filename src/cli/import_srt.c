@@ -8,7 +8,9 @@
  * pattern cordon cannot hold is dropped from an allow list and, in a deny
  * list, denies the whole directory it starts from. srt's denyWrite has no
  * equivalent (cordon's denies are read denies): it becomes a read deny,
- * and a write grant it holds is dropped, since srt lets the deny win. */
+ * and a write grant it holds is dropped, since srt lets the deny win;
+ * srt's mandatory write denies become read denies in each write grant the
+ * same way. A withheld variable cordon would pass refuses the settings. */
 #include "cli/cli.h"
 #include "cli/import_srt.h"
 #include "lib/cleanup.h"
@@ -538,7 +540,8 @@ static int import_credential_files(struct srt_import *im, json_t *creds, struct 
 }
 
 /* credentials.envVars: cordon's own filter withholds a credential-like
- * name; no policy key withholds another. */
+ * name; no policy key withholds another, and passing it would be wider
+ * than srt: the settings are refused, naming the entry. */
 static int import_credential_env(struct srt_import *im, json_t *creds, struct err **e)
 {
 	json_t *arr = json_object_get(creds, "envVars"), *v;
@@ -546,18 +549,20 @@ static int import_credential_env(struct srt_import *im, json_t *creds, struct er
 
 	json_array_foreach(arr, i, v) {
 		_cleanup_free_ char *ip = json_path_index("credentials.envVars", i);
-		_cleanup_free_ char *qn = srt_quote(json_string_value(json_object_get(v, "name")));
+		const char *name = json_string_value(json_object_get(v, "name"));
+		_cleanup_free_ char *qn = srt_quote(name);
 		bool mask = strcmp(json_string_value(json_object_get(v, "mode")), "mask") == 0;
 
 		if (!ip || !qn)
 			return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
-		if (envfilter_is_credential(json_string_value(json_object_get(v, "name"))))
-			srt_note(im, ip, "cordon withholds %s already: its name is credential-like "
-				 "(unless env.pass names it)%s", qn,
-				 mask ? "; withheld whole, not masked (stricter)" : "");
-		else
-			srt_note(im, ip, "no equivalent: cordon passes %s to the command (its name is "
-				 "not credential-like); unset it before running cordon (wider)", qn);
+		if (!envfilter_is_credential(name))
+			return err_set(e, ERR_CONFIG, 0, "%s: cordon cannot withhold %s: its name is "
+				       "not credential-like, and no policy key withholds a variable by "
+				       "name (unset it before running cordon, and drop the entry)",
+				       json_path_show(ip), qn);
+		srt_note(im, ip, "cordon withholds %s already: its name is credential-like "
+			 "(unless env.pass names it)%s", qn,
+			 mask ? "; withheld whole, not masked (stricter)" : "");
 	}
 	return 0;
 }
@@ -620,6 +625,61 @@ void srt_drop_notes(struct srt_import *im, const json_t *obj, const char *path,
 	}
 }
 
+/* srt's mandatory write denies (its DANGEROUS_FILES and _DIRECTORIES):
+ * names that would run a program as whoever next opens a shell, an editor
+ * or an agent there. .git/hooks and .git/config come last: cordon keeps
+ * the workspace's read-only itself (docs/workspace.md). */
+static const char *const mandatory_denies[] = {
+	".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
+	".profile", ".ripgreprc", ".mcp.json", ".vscode", ".idea", ".claude/commands",
+	".claude/agents", ".git/hooks", ".git/config", NULL,
+};
+#define MANDATORY_GIT 13	/* the index of .git/hooks */
+
+/* cordon has no write-only deny, so each mandatory deny in each write
+ * grant becomes a read deny (stricter: unreadable too), as denyWrite
+ * does. A missing one holds as any denied path inside a write grant does:
+ * the name cannot be created (docs/native.md, docs/srt.md). */
+static int import_mandatory_denies(struct srt_import *im, struct err **e)
+{
+	_cleanup_strv_ char **grants = strv_dup(im->p->write);
+
+	if (!grants)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
+	for (size_t g = 0; grants[g]; g++) {
+		_cleanup_free_ char *qt = srt_quote(grants[g]);
+
+		if (!qt)
+			return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
+		for (size_t i = 0; mandatory_denies[i]; i++) {
+			_cleanup_free_ char *t = NULL;
+
+			if (i >= MANDATORY_GIT && strcmp(grants[g], "{workspace}") == 0)
+				continue;
+			if (asprintf(&t, "%s/%s", strcmp(grants[g], "/") == 0 ? "" : grants[g],
+				     mandatory_denies[i]) < 0)
+				return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
+			if (policy_add_path(&im->p->read_deny, t, "filesystem.allowWrite", e) < 0)
+				return -1;
+		}
+		srt_note(im, "filesystem.allowWrite", "srt's mandatory write denies in write grant "
+			 "%s (.bashrc, .bash_profile, .zshrc, .zprofile, .profile, .gitconfig, "
+			 ".gitmodules, .ripgreprc, .mcp.json, .vscode, .idea, .claude/commands, "
+			 ".claude/agents%s): cordon has no write-only deny: each is in read.deny, "
+			 "denied for reading too (stricter)", qt,
+			 strcmp(grants[g], "{workspace}") == 0 ? "; .git/hooks and .git/config "
+			 "cordon keeps read-only in the workspace, and moves out what a run plants "
+			 "in .git (docs/workspace.md)" : ", .git/hooks, .git/config");
+	}
+	if (grants[0])
+		srt_note(im, "filesystem.allowWrite", "srt also denies these names deeper in a "
+			 "write grant where they exist at launch (mandatoryDenySearchDepth levels "
+			 "down); cordon denies them at the top of each grant, and names the agents' "
+			 "and editors' files a run leaves anywhere in the workspace, after it "
+			 "(wider below the top)");
+	return 0;
+}
+
 /* The filesystem, and the credential files (read denies, which allowRead
  * and allowWrite are judged against). */
 static int import_filesystem(struct srt_import *im, json_t *root, struct err **e)
@@ -645,18 +705,7 @@ static int import_filesystem(struct srt_import *im, json_t *root, struct err **e
 	srt_note(im, "filesystem.allowWrite", "srt lets a command write /tmp/claude, ~/.npm/_logs "
 		 "and ~/.claude/debug unlisted; cordon only what write names and the run's own "
 		 "directory (stricter)");
-	if (strv_len(im->p->write) == 0)
-		return 0;
-	srt_note(im, "filesystem.allowWrite", "srt's mandatory write denies on .git/hooks and "
-		 ".git/config: cordon keeps these (and .git/info, ...) read-only in the workspace "
-		 "and moves out what a run plants in .git (docs/workspace.md)");
-	srt_note(im, "filesystem.allowWrite", "srt's mandatory write denies on .bashrc, "
-		 ".bash_profile, .zshrc, .zprofile, .profile, .gitconfig, .gitmodules, "
-		 ".ripgreprc, .mcp.json, .vscode, .idea, .claude/commands and .claude/agents have "
-		 "no equivalent: they stay writable in write grants (cordon names the agents' "
-		 "and editors' files a run leaves, after it); list them in read.deny to keep "
-		 "them from the command (wider)");
-	return 0;
+	return import_mandatory_denies(im, e);
 }
 
 static int import_all(struct srt_import *im, json_t *root, struct err **e)

@@ -5,8 +5,9 @@
  * hold it, and no grant is ever wider: what cordon cannot hold is made
  * stricter (a deny pattern denies the directory it starts from) or
  * dropped (an allow pattern). Each such item is one note naming its JSON
- * path; so is each restriction of srt's that no policy key can say (a
- * write deny on .bashrc, a variable withheld), marked "(wider)".
+ * path. A restriction of srt's that no policy key can say (a variable
+ * withheld that cordon would pass, a check inside a tunnel) refuses the
+ * settings: the import never prints a policy wider than srt's reading.
  *
  * The files: import_srt.c (the command, the filesystem, credentials and
  * the remaining keys), import_srt_schema.c (srt's schema), import_srt_net.c

@@ -6,7 +6,9 @@
  * they are. What cordon's grammar refuses is never widened: an allow it
  * refuses (a wildcard over a public suffix, a malformed name) is dropped;
  * a deny it refuses ("*", "*:22", "*.co.uk") cannot be kept, so every
- * allow it could match is dropped in its place. */
+ * allow it could match is dropped in its place. What cordon's gateway
+ * cannot hold at all (srt's checks inside a tunnel, a public address a
+ * name must not resolve to) refuses the settings. */
 #include "cli/import_srt.h"
 #include "gateway/addrguard.h"
 #include "lib/cleanup.h"
@@ -212,8 +214,10 @@ static int deny_by_allows(struct srt_import *im, const char *where, const char *
 	return 0;
 }
 
+/* *public is set to the path of the first public address denied: srt also
+ * refuses a name that resolves to it, which cordon cannot hold. */
 static int import_denies(struct srt_import *im, json_t *arr, struct allow *a, size_t n,
-			 struct err **e)
+			 char **public, struct err **e)
 {
 	struct policy *p = im->p;
 	json_t *v;
@@ -235,9 +239,11 @@ static int import_denies(struct srt_import *im, json_t *arr, struct allow *a, si
 		}
 		family = h.kind == HOST_IPV4 ? AF_INET : AF_INET6;
 		if ((h.kind == HOST_IPV4 || h.kind == HOST_IPV6) &&
-		    classify(family, h.addr) == ADDR_PUBLIC)
-			srt_note(im, ip, "%s is refused when asked for by address; srt also refuses "
-				 "a name that resolves to it, cordon does not (wider)", q);
+		    classify(family, h.addr) == ADDR_PUBLIC && !*public &&
+		    !(*public = strdup(ip))) {
+			host_pattern_clear(&h);
+			return err_set(e, ERR_INTERNAL, ENOMEM, "srt settings");
+		}
 		if (!listed(p->net_deny, p->n_net_deny, &h) &&
 		    policy_add_host(&p->net_deny, &p->n_net_deny, json_string_value(v), ip, e) < 0) {
 			host_pattern_clear(&h);
@@ -248,9 +254,24 @@ static int import_denies(struct srt_import *im, json_t *arr, struct allow *a, si
 	return 0;
 }
 
+/* A public address srt refuses a name resolving to, at where: cordon's
+ * gateway has no such list, so with a name allowed the settings are
+ * refused (the import is never wider than srt); with none, an address
+ * deny is all srt's holds too. */
+static int refuse_resolved(bool names, const char *where, const char *what,
+			   struct err **e)
+{
+	if (!names)
+		return 0;
+	return err_set(e, ERR_CONFIG, 0, "%s: %s: srt also refuses an allowed name that "
+		       "resolves there, and cordon's gateway has no list of public addresses to "
+		       "refuse; drop the entry or the allowed names to import", json_path_show(where),
+		       what);
+}
+
 /* deniedResolvedAddresses: cordon's gateway refuses internal addresses
  * itself, and has no list for any other. */
-static int note_resolved(struct srt_import *im, json_t *arr, struct err **e)
+static int note_resolved(struct srt_import *im, json_t *arr, bool names, struct err **e)
 {
 	json_t *v;
 	size_t i;
@@ -283,9 +304,13 @@ static int note_resolved(struct srt_import *im, json_t *arr, struct err **e)
 				continue;
 			}
 		}
-		srt_note(im, ip, "%s%sno equivalent; cordon's gateway refuses names that resolve "
-			 "to internal addresses, and has no list of others to refuse (wider)",
-			 q ? q : "", q ? ": " : "");
+		if (!names) {
+			srt_note(im, ip, "%s%sno name is allowed to resolve there: nothing to carry "
+				 "over", q ? q : "", q ? ": " : "");
+			continue;
+		}
+		return refuse_resolved(names, ip, q ? "a range with public addresses" :
+				       "an entry cordon cannot read as a range", e);
 	}
 	return 0;
 }
@@ -361,26 +386,39 @@ static const struct srt_drop network_drops[] = {
 	{ "allowPlaintextHeaderSet", SRT_WHEN_TRUE, FILTER },
 	{ "stripResponseHeaders", SRT_WHEN_NONEMPTY, FILTER },
 	{ "ambiguousRequestTarget", SRT_WHEN_ANY, FILTER },
-	{ "refuseOpaqueTunnels", SRT_WHEN_TRUE, "no equivalent: cordon's gateway relays "
-	  "CONNECT and SOCKS tunnels to allowed hosts without looking inside (wider)" },
-	{ "requireHostMatch", SRT_WHEN_TRUE, "no equivalent: cordon's gateway judges the host "
-	  "it is asked to dial, not a Host header or TLS server name sent inside (wider)" },
 	{ "tlsTerminate", SRT_WHEN_ANY, "dropped: cordon terminates no TLS; a tunnel to an "
 	  "allowed host is relayed as it is" },
 	{ "parentProxy", SRT_WHEN_ANY, "dropped: cordon's gateway dials allowed hosts itself" },
 	{ NULL, SRT_WHEN_ANY, NULL },
 };
 
+/* srt's restrictions inside a connection, which cordon's gateway has not:
+ * true is refused (the import is never wider than srt). */
+static const struct {
+	const char *key, *why;
+} refused_true[] = {
+	{ "refuseOpaqueTunnels", "cordon's gateway relays CONNECT and SOCKS tunnels to "
+	  "allowed hosts without looking inside" },
+	{ "requireHostMatch", "cordon's gateway judges the host it is asked to dial, not a "
+	  "Host header or TLS server name sent inside" },
+};
+
 int srt_import_network(struct srt_import *im, json_t *net, struct err **e)
 {
+	_cleanup_free_ char *public = NULL;
 	struct allow *a = NULL;
 	struct policy *p = im->p;
 	size_t n = 0;
 	bool names = false;
 	int r = -1;
 
+	for (size_t i = 0; i < sizeof(refused_true) / sizeof(refused_true[0]); i++)
+		if (json_is_true(json_object_get(net, refused_true[i].key)))
+			return err_set(e, ERR_CONFIG, 0, "network.%s: no equivalent: %s; set it "
+				       "false or drop it to import", refused_true[i].key,
+				       refused_true[i].why);
 	if (read_allows(im, json_object_get(net, "allowedDomains"), &a, &n, e) < 0 ||
-	    import_denies(im, json_object_get(net, "deniedDomains"), a, n, e) < 0)
+	    import_denies(im, json_object_get(net, "deniedDomains"), a, n, &public, e) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *t = NULL;
@@ -397,7 +435,9 @@ int srt_import_network(struct srt_import *im, json_t *net, struct err **e)
 			 "private address unless deniedResolvedAddresses lists it; cordon's gateway "
 			 "refuses private, shared and other internal addresses unless "
 			 "network.allow_ranges names them (stricter)");
-	if (note_resolved(im, json_object_get(net, "deniedResolvedAddresses"), e) < 0 ||
+	if (public && refuse_resolved(names, public, "a public address", e) < 0)
+		goto out;
+	if (note_resolved(im, json_object_get(net, "deniedResolvedAddresses"), names, e) < 0 ||
 	    import_unix_sockets(im, net, e) < 0)
 		goto out;
 	srt_drop_notes(im, net, "network", network_drops);

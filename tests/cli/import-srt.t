@@ -98,6 +98,23 @@ fi
 
 # --- each settings file ------------------------------------------------------
 
+# Python run ahead of each policy's assertions: srt's mandatory write
+# denies must be in read.deny for every write grant (.git/hooks and
+# .git/config too, except in the workspace, which cordon keeps read-only
+# itself); they are then taken out of j, so the assertions name the rest.
+strip_mandatory='
+M = [".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
+     ".profile", ".ripgreprc", ".mcp.json", ".vscode", ".idea", ".claude/commands",
+     ".claude/agents"]
+mand = set()
+for w in j["write"]:
+    for m in M + ([] if w == "{workspace}" else [".git/hooks", ".git/config"]):
+        p = ("" if w == "/" else w) + "/" + m
+        assert p in j["read"]["deny"], ("mandatory deny missing", p, j)
+        mand.add(p)
+j["read"]["deny"] = [d for d in j["read"]["deny"] if d not in mand]
+'
+
 # imports NAME PYTHON-ASSERTIONS: srt-settings/NAME.json exits 0; its
 # policy is JSON that `policy check` accepts and prints back unchanged;
 # the assertions hold on it (j); every stderr line is a note.
@@ -123,7 +140,8 @@ imports() {
 	fi
 	if python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))
-exec(sys.argv[2])' "$dir/$1.policy.json" "$2" 2>"$dir/py.err"; then
+exec(sys.argv[3])
+exec(sys.argv[2])' "$dir/$1.policy.json" "$2" "$strip_mandatory" 2>"$dir/py.err"; then
 		pass "$1: the cordon keys and values expected"
 	else
 		fail "$1: the cordon keys and values expected"
@@ -174,8 +192,11 @@ note full 'filesystem.allowWrite[0]' 'read as `{workspace}`; a relative path is 
 note full 'filesystem.denyWrite[0]' 'cordon has no write-only deny: it is denied for reading too (stricter)'
 note full 'network.allowUnixSockets[0]' '`/var/run/docker.sock` dropped: without allowAllUnixSockets srt on Linux refuses every unix socket'
 note full ignoreViolations 'dropped'
-note full filesystem.allowWrite "mandatory write denies on .git/hooks and .git/config: cordon keeps these"
-note full filesystem.allowWrite ".mcp.json, .vscode, .idea"
+note full filesystem.allowWrite 'mandatory write denies in write grant `{workspace}` (.bashrc'
+note full filesystem.allowWrite '.git/hooks and .git/config cordon keeps read-only in the workspace'
+note full filesystem.allowWrite 'write grant `/tmp` (.bashrc, .bash_profile, .zshrc, .zprofile, .profile, .gitconfig, .gitmodules, .ripgreprc, .mcp.json, .vscode, .idea, .claude/commands, .claude/agents, .git/hooks, .git/config): cordon has no write-only deny: each is in read.deny, denied for reading too (stricter)'
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); assert "/tmp/.git/hooks" in j["read"]["deny"] and "{workspace}/.git/hooks" not in j["read"]["deny"], j' "$dir/full.policy.json"
+check $? "full: .git/hooks denied in /tmp, not in the workspace (cordon keeps it read-only there)"
 no_note full 'filesystem.allowWrite[3]'
 no_note full 'filesystem.denyRead[0]'
 no_note full enableWeakerNestedSandbox
@@ -202,17 +223,15 @@ note sockets network.allowLocalBinding 'a loopback of its own'
 note sockets enableWeakerNestedSandbox 'cordon has no weaker mode'
 note sockets allowNestedUserNamespaces 'refuses new user namespaces'
 
-imports denied-domains 'assert j["network"] == {"allow": ["api.example.com:443"], "deny": ["gist.github.com", "*.pypi.org", "203.0.113.7"]}, j
+imports denied-domains 'assert j["network"] == {"allow": ["api.example.com:443"], "deny": ["gist.github.com", "*.pypi.org"]}, j
 assert j["write"] == ["{workspace}"], j'
 note denied-domains 'network.allowedDomains[3]' 'dropped: cordon refuses it (wildcard over a public suffix)'
 note denied-domains 'network.allowedDomains[0]' '`github.com` dropped: network.deniedDomains[1] could match it'
 note denied-domains 'network.allowedDomains[1]' '`*.github.com` dropped: network.deniedDomains[1]'
 note denied-domains 'network.allowedDomains[4]' '`pypi.org` dropped: network.deniedDomains[1]'
 note denied-domains 'network.deniedDomains[1]' '`*:22` (every host on that port) has no equivalent'
-note denied-domains 'network.deniedDomains[3]' 'srt also refuses a name that resolves to it, cordon does not (wider)'
 note denied-domains 'network.deniedResolvedAddresses[0]' "refuses a name resolving there already (private address)"
 note denied-domains 'network.deniedResolvedAddresses[1]' "already (unique local address)"
-note denied-domains 'network.deniedResolvedAddresses[2]' "no equivalent"
 note denied-domains network.deniedDomainReasons 'dropped'
 no_note denied-domains 'network.allowedDomains[2]'
 no_note denied-domains 'network.deniedDomains[0]'
@@ -226,7 +245,7 @@ assert j["sockets"] == [] and j["unix_sockets"] == "none", j'
 for k in network.deniedDomainReasons network.strictAllowlist network.allowMachLookup \
 	network.httpProxyPort network.socksProxyPort network.mitmProxy \
 	network.allowPlaintextHeaderSet network.stripResponseHeaders \
-	network.ambiguousRequestTarget network.refuseOpaqueTunnels network.requireHostMatch \
+	network.ambiguousRequestTarget \
 	network.tlsTerminate network.parentProxy filesystem.allowGitConfig \
 	credentials.allowPlaintextInject credentials.awsPairs credentials.sigv4 \
 	ignoreViolations enableWeakerNetworkIsolation allowAppleEvents ripgrep \
@@ -236,7 +255,7 @@ for k in network.deniedDomainReasons network.strictAllowlist network.allowMachLo
 done
 note every-key 'credentials.files[1]' 'masking has no equivalent in cordon: the file is denied whole (stricter)'
 note every-key 'credentials.envVars[0]' 'cordon withholds `GITHUB_TOKEN` already'
-note every-key 'credentials.envVars[1]' 'no equivalent: cordon passes `DEPLOY_HOOK` to the command'
+note every-key 'credentials.envVars[1]' 'cordon withholds `DEPLOY_HOOK_TOKEN` already'
 note every-key 'network.deniedResolvedAddresses[1]' 'link-local'
 no_note every-key 'credentials.files[0]'
 no_note every-key filesystem.disabled
@@ -303,8 +322,8 @@ note sock-deny 'network.allowUnixSockets[1]' 'dropped: it lies in denied'
 note sock-deny 'network.allowUnixSockets[2]' 'listed in sockets'
 
 wider cred-allow "{\"network\": {\"allowedDomains\": [], \"deniedDomains\": []}, \"filesystem\": {\"denyRead\": [], \"allowRead\": [\"$sec/key.pem\", \"$dir/link/key.pem\"], \"allowWrite\": [\".\"], \"denyWrite\": []}, \"credentials\": {\"files\": [{\"path\": \"$sec\", \"mode\": \"deny\"}]}}"
-python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); assert j["read"] == {"deny": [sys.argv[2]], "allow": []}, j' \
-	"$dir/cred-allow.policy.json" "$sec"
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); exec(sys.argv[3]); assert j["read"] == {"deny": [sys.argv[2]], "allow": []}, j' \
+	"$dir/cred-allow.policy.json" "$sec" "$strip_mandatory"
 check $? "allowRead beneath a credential file's deny: dropped, by name and through a link"
 note cred-allow 'filesystem.allowRead[0]' 'a credential file srt denies'
 note cred-allow 'filesystem.allowRead[1]' 'a credential file srt denies'
@@ -336,6 +355,86 @@ fi
 
 B='"network": {"allowedDomains": [], "deniedDomains": []}'
 F='"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}'
+
+
+# --- never wider than srt: what srt withholds from the command -------------
+# srt's credentials.envVars withholds a variable by name; cordon withholds
+# only credential-like names (env.pass lifts one, nothing adds one). An
+# import that passed the rest would hand the command what srt hides.
+
+# env_seen POLICY NAME: 0 when NAME, set to a marker in cordon's
+# environment, reaches the command run under POLICY.
+env_seen() {
+	env "$2=db.internal:5432/prod-s3cret" "$CORDON" run -q --state-dir "$dir/state" -p "$1" \
+		-w "$dir/ws" -- /bin/sh -c "printenv $2" >"$dir/run.out" 2>"$dir/run.err"
+	grep -q s3cret "$dir/run.out"
+}
+printf '%s' '{"write": ["{workspace}"]}' >"$dir/plain.policy.json"
+env_seen "$dir/plain.policy.json" APP_CONNECT
+check $? "control: APP_CONNECT reaches the command under a policy that does not withhold it"
+wider env-plain '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}, "credentials": {"envVars": [{"name": "APP_CONNECT", "mode": "deny"}]}}'
+if [ "$rc" -eq 125 ] && [ ! -s "$dir/out" ] && [ "$(wc -l <"$dir/err")" -eq 1 ] &&
+	grep -q -F 'cordon: sandbox_config: credentials.envVars[0]: cordon cannot withhold `APP_CONNECT`' "$dir/err"; then
+	pass "envVars naming a variable cordon passes: refused, exit 125, naming the entry"
+else
+	fail "envVars naming a variable cordon passes: refused, exit 125, naming the entry (got $rc)"
+	show "$dir/err"
+fi
+wider env-cred '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}, "credentials": {"envVars": [{"name": "APP_CONNECT_TOKEN", "mode": "deny"}]}}'
+[ "$rc" -eq 0 ] && grep -q -F 'credentials.envVars[0]: cordon withholds `APP_CONNECT_TOKEN` already' "$dir/err" &&
+	! env_seen "$dir/env-cred.policy.json" APP_CONNECT_TOKEN
+check $? "envVars naming a credential-like variable: imported, and the variable is withheld under the policy (got $rc)"
+
+# --- never wider than srt: its mandatory write denies -------------------------
+# srt denies writes to .bashrc, .mcp.json, .claude/commands, ... in every
+# write grant whatever the settings say. cordon has no write-only deny:
+# the import denies each name (for reading too) in each write grant.
+
+wider mand '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}'
+# the old import's policy: the same, without the mandatory denies
+python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+j["read"]["deny"] = [d for d in j["read"]["deny"] if not d.startswith("{workspace}/.")]
+json.dump(j, open(sys.argv[2], "w"))' "$dir/mand.policy.json" "$dir/nomand.policy.json"
+# writes PROVIDER POLICY NAME: 0 when the command under POLICY, in
+# PROVIDER's sandbox, can create and write NAME in the workspace (its
+# parent directory made as needed), in a workspace emptied first. 1 when
+# the command ran and could not; 2 when cordon refused the launch.
+writes() {
+	rm -rf "${dir:?}/ws" && mkdir "$dir/ws" || return 2
+	"$CORDON" run -q --provider "$1" --state-dir "$dir/state" -p "$2" -w "$dir/ws" -- \
+		/bin/sh -c 'mkdir -p "$(dirname "$1")" && echo planted >>"$1" && grep -q planted "$1"' \
+		sh "$3" >"$dir/run.out" 2>"$dir/run.err"
+	case $? in
+	0) return 0 ;;
+	125) return 2 ;;
+	*) return 1 ;;
+	esac
+}
+providers=(native)
+if command -v srt >/dev/null 2>&1; then
+	providers+=(srt)
+else
+	skip "srt is not installed here: the mandatory denies are shown under the native sandbox only"
+fi
+for pv in "${providers[@]}"; do
+	for f in .bashrc .mcp.json .vscode/settings.json .claude/commands/x.md; do
+		writes "$pv" "$dir/nomand.policy.json" "$f"
+		check $? "$pv: control: without the mandatory denies, the command writes $f in the workspace"
+		writes "$pv" "$dir/mand.policy.json" "$f"
+		[ $? -eq 1 ]
+		check $? "$pv: imported policy: the command runs and cannot write $f in the workspace (srt denies it)"
+	done
+	writes "$pv" "$dir/mand.policy.json" ok.txt
+	check $? "$pv: imported policy: the command still writes ok.txt in the workspace (control)"
+	echo 'alias ls=x' >"$dir/ws/.bashrc"
+	"$CORDON" run -q --provider "$pv" --state-dir "$dir/state" -p "$dir/mand.policy.json" \
+		-w "$dir/ws" -- /bin/sh -c 'echo planted >>.bashrc' >"$dir/run.out" 2>&1
+	rc=$?
+	[ "$rc" -ne 0 ] && [ "$rc" -ne 125 ] && ! grep -q planted "$dir/ws/.bashrc"
+	check $? "$pv: imported policy: the command runs, and an existing .bashrc in the workspace is left as it was (got $rc)"
+	rm -f "$dir/ws/.bashrc" "$dir/ws/ok.txt"
+done
 
 # refuses NAME TEXT JSON-PATH REASON: the settings TEXT exit 125, print
 # nothing on stdout and one stderr line
@@ -377,6 +476,22 @@ refuses unknown-top "{$B, $F, \"sandbox\": {}}" sandbox 'unknown key'
 refuses unknown-deep "{$B, $F, \"credentials\": {\"envVars\": [{\"name\": \"X\", \"mode\": \"deny\", \"why\": 1}]}}" \
 	'credentials.envVars[0].why' 'unknown key'
 refuses missing "{$B}" filesystem 'missing (srt requires it)'
+refuses opaque-tunnels "{\"network\": {\"allowedDomains\": [], \"deniedDomains\": [], \"refuseOpaqueTunnels\": true}, $F}" \
+	network.refuseOpaqueTunnels 'no equivalent'
+refuses host-match "{\"network\": {\"allowedDomains\": [], \"deniedDomains\": [], \"requireHostMatch\": true}, $F}" \
+	network.requireHostMatch 'no equivalent'
+refuses public-deny "{\"network\": {\"allowedDomains\": [\"a.example.com\"], \"deniedDomains\": [\"203.0.113.7\"]}, $F}" \
+	'network.deniedDomains[0]' 'srt also refuses an allowed name that resolves there'
+refuses public-resolved "{\"network\": {\"allowedDomains\": [\"a.example.com\"], \"deniedDomains\": [], \"deniedResolvedAddresses\": [\"198.51.100.0/24\"]}, $F}" \
+	'network.deniedResolvedAddresses[0]' 'srt also refuses an allowed name that resolves there'
+# the controls: false is srt's default, and with no name allowed an
+# address deny holds all srt's does
+printf '%s' "{\"network\": {\"allowedDomains\": [\"192.0.2.1:443\"], \"deniedDomains\": [\"203.0.113.7\"], \"deniedResolvedAddresses\": [\"198.51.100.0/24\"], \"refuseOpaqueTunnels\": false, \"requireHostMatch\": false}, $F}" >"$dir/public-ok.json"
+run "$dir/public-ok.json"
+[ "$rc" -eq 0 ] && python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); assert j["network"] == {"allow": ["192.0.2.1:443"], "deny": ["203.0.113.7"]}, j' "$dir/out" &&
+	grep -q -F 'network.deniedResolvedAddresses[0]: `198.51.100.0/24`: no name is allowed' "$dir/err"
+check $? "public denies with no name allowed, the tunnel keys false: imported (got $rc)"
+
 refuses missing-list "{\"network\": {\"allowedDomains\": []}, $F}" network.deniedDomains 'missing'
 refuses literal-false "{$B, \"filesystem\": {\"denyRead\": [{\"path\": \"/x\", \"literal\": false}], \"allowWrite\": [], \"denyWrite\": []}}" \
 	'filesystem.denyRead[0].literal' 'must be true'
