@@ -151,11 +151,12 @@ check: deps
 
 # The Docker and SSH suites run beside the rest: each starts a dockerd or
 # an sshd of its own on a lab of its own and mostly waits on it, as the
-# package's test waits on Debian's archive for its clean root; the rest
+# package's test waits on Debian's archive for its clean root, and as the
+# host suites run again as an ordinary user wait on their jobs; the rest
 # in order. Both logs are printed, and either failing fails the run.
 DOCKER_T := tests/host/engine.t tests/host/docker.t tests/host/docker-doctor.t tests/host/docker-claude.t \
 	tests/host/docker-conformance.t tests/host/ssh-lab.t tests/host/ssh.t tests/host/ssh-native.t \
-	tests/host/ssh-conformance.t tests/pkg/deb.t tests/cli/completion.t
+	tests/host/ssh-conformance.t tests/pkg/deb.t tests/cli/completion.t tests/host/unprivileged.t
 TEST_ENV := CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san/tests/helpers \
 	CORDON_FUZZ=$(CURDIR)/build/fuzz CORDON_SRC=$(CURDIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \

@@ -24,7 +24,8 @@ set -u
 : "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-host_lab /var/tmp/cordon-hygiene.XXXXXX
+# (a short name: srt's socket dir, <state>/srt, leaves room for its sockets)
+host_lab /var/tmp/cordon-hy.XXXXXX
 cleanup() {
 	pkill -KILL -f "$lab/ws" 2>/dev/null
 	host_cleanup

@@ -22,6 +22,9 @@ cleanup() {
 }
 trap cleanup EXIT
 host_own_cordon
+# (this user's processes only: the suite may run as root and as another
+# user at once, tests/host/unprivileged.t)
+me=$(id -u)
 if ! unshare --user --map-root-user true 2>/dev/null; then
 	echo "1..0 # SKIP no user namespaces here: no native sandbox to write anything"
 	exit 0
@@ -210,11 +213,11 @@ live=$(job start sw2)
 (cd "$lab/elsewhere" && exec unshare --user --map-root-user --mount --pid --net --fork sleep 77 2>/dev/null) &
 (cd "$lab/elsewhere" && exec unshare --user --map-root-user --mount --pid --net --fork sleep 78 2>/dev/null) &
 for _ in $(seq 300); do
-	[ -n "$(pgrep -f '^sleep 74$')" ] && [ -n "$(pgrep -f '^sleep 75$')" ] && [ -n "$(pgrep -f '^sleep 77$')" ] &&
-		[ -n "$(pgrep -f '^sleep 78$')" ] && break
+	[ -n "$(pgrep -u "$me" -f '^sleep 74$')" ] && [ -n "$(pgrep -u "$me" -f '^sleep 75$')" ] && [ -n "$(pgrep -u "$me" -f '^sleep 77$')" ] &&
+		[ -n "$(pgrep -u "$me" -f '^sleep 78$')" ] && break
 	sleep 0.05
 done
-stray=$(pgrep -f '^sleep 77$')
+stray=$(pgrep -u "$me" -f '^sleep 77$')
 rec="$state/runs/$ended/sandbox/1"
 ok $([ -f "$rec/sandbox-root" ] && [ "$(cut -d' ' -f1 "$rec/sandbox-root")" -gt 1 ]; echo $?) \
 	"a sandboxed segment's record names its sandbox's first process (pid and start time)"
@@ -225,16 +228,16 @@ rec2="$state/runs/$ended2/sandbox/1"
 rm -f "$rec/sandbox-root" "$rec2/sandbox-root"
 printf '%s %s\n' "$other" "$(( $(awk '{print $22}' "/proc/$other/stat") + 1 ))" > "$rec2/sandbox-root"
 printf '%s %s\n' "$stray" "$(awk '{print $22}' "/proc/$stray/stat")" > "$rec/sandbox-root"
-for _ in $(seq 300); do [ -z "$(pgrep -f '^sleep 77$')" ] && break; sleep 0.05; done
-ok $([ -z "$(pgrep -f '^sleep 77$')" ]; echo $?) \
+for _ in $(seq 300); do [ -z "$(pgrep -u "$me" -f '^sleep 77$')" ] && break; sleep 0.05; done
+ok $([ -z "$(pgrep -u "$me" -f '^sleep 77$')" ]; echo $?) \
 	"reconcile kills the sandbox an ended job's record proves still running"
-ok $([ -n "$(pgrep -f '^sleep 78$')" ]; echo $?) "... and not one just like it that no record names (the control)"
-ok $([ -n "$(pgrep -f '^sleep 74$')" ] && [ "$(job show --json "$live" | jfield result)" = running ]; echo $?) \
+ok $([ -n "$(pgrep -u "$me" -f '^sleep 78$')" ]; echo $?) "... and not one just like it that no record names (the control)"
+ok $([ -n "$(pgrep -u "$me" -f '^sleep 74$')" ] && [ "$(job show --json "$live" | jfield result)" = running ]; echo $?) \
 	"... nor a live job on the same directory, spelled through a link"
-ok $([ -n "$(pgrep -f '^sleep 75$')" ]; echo $?) "... nor the operator's own cordon run there"
-ok $([ -n "$(pgrep -f '^sleep 76$')" ]; echo $?) "... nor a plain process there"
+ok $([ -n "$(pgrep -u "$me" -f '^sleep 75$')" ]; echo $?) "... nor the operator's own cordon run there"
+ok $([ -n "$(pgrep -u "$me" -f '^sleep 76$')" ]; echo $?) "... nor a plain process there"
 job stop "$live" >/dev/null; job wait "$live" >/dev/null
-pkill -f '^sleep 7[5-8]$'
+pkill -u "$me" -f '^sleep 7[5-8]$'
 ok $(kill -0 "$other" 2>/dev/null; echo $?) \
 	"... nor a process whose pid a record names with another start time (a number used again)"
 kill "$other" 2>/dev/null
@@ -251,14 +254,14 @@ printf '{"bindings": {\n%s,\n%s}}\n' "$(only6 "$lab/hostcc")" "$(cat <<JSON
 JSON
 )" > "$lab/config.json"
 ida=$(job start sa); idb=$(job start sb)
-for _ in $(seq 300); do [ -n "$(pgrep -f '^sleep 81$')" ] && [ -n "$(pgrep -f '^sleep 82$')" ] && break; sleep 0.05; done
+for _ in $(seq 300); do [ -n "$(pgrep -u "$me" -f '^sleep 81$')" ] && [ -n "$(pgrep -u "$me" -f '^sleep 82$')" ] && break; sleep 0.05; done
 recA="$state/runs/$ida/sandbox/1"
-nsb=$(readlink "/proc/$(pgrep -f '^sleep 82$')/ns/pid" | tr -dc 0-9)
+nsb=$(readlink "/proc/$(pgrep -u "$me" -f '^sleep 82$')/ns/pid" | tr -dc 0-9)
 rm -f "$recA/sandbox-ns"; printf '%s\n' "$nsb" > "$recA/sandbox-ns"
 job stop "$ida" >/dev/null; job wait "$ida" >/dev/null
-ok $([ "$(job show --json "$ida" | jfield result)" = stopped ] && [ -z "$(pgrep -f '^sleep 81$')" ]; echo $?) \
+ok $([ "$(job show --json "$ida" | jfield result)" = stopped ] && [ -z "$(pgrep -u "$me" -f '^sleep 81$')" ]; echo $?) \
 	"a stopped sandbox is gone, its stop confirmed (the control)"
-ok $([ -n "$(pgrep -f '^sleep 82$')" ] && [ "$(job show --json "$idb" | jfield result)" = running ]; echo $?) \
+ok $([ -n "$(pgrep -u "$me" -f '^sleep 82$')" ] && [ "$(job show --json "$idb" | jfield result)" = running ]; echo $?) \
 	"... and the sandbox now holding the pid namespace number its record names runs on"
 job stop "$idb" >/dev/null; job wait "$idb" >/dev/null
 
@@ -357,7 +360,7 @@ printf '{"bindings": {\n%s}}\n' "$(cat <<JSON
 JSON
 )" > "$lab/config.json"
 live=$(job start gw)
-for _ in $(seq 300); do [ -n "$(pgrep -f '^sleep 84$')" ] && break; sleep 0.05; done
+for _ in $(seq 300); do [ -n "$(pgrep -u "$me" -f '^sleep 84$')" ] && break; sleep 0.05; done
 job start box -- true >"$lab/o" 2>"$lab/e"; rc=$?
 ok $([ "$rc" != 0 ] && grep -q "in use by job $live" "$lab/e"; echo $?) \
 	"a container job on a workspace another live job's write grant holds: refused, naming it"
