@@ -266,7 +266,16 @@ static int ssh_plan(const struct grant *g, const struct plan_paths *paths,
 	 * ran isolation none work is that work's: no native run's, no
 	 * other binding's */
 	if (!(keys = ssh_presented_keys(&c))) {
-		err_set(e, ERR_UNAVAILABLE, errno, "cannot ask the remote for its host keys");
+		if (errno == ENOKEY)
+			err_set(e, ERR_UNAVAILABLE, 0,
+				"the remote `%s@%s:%u`'s host keys could not be learned by scanning "
+				"its host and port directly (the pinned key was not among what "
+				"answered: a remote reached through an ssh_config alias or a jump "
+				"host, or no answer in 5 s): its account is known by every key it "
+				"presents, so nothing is run there",
+				c.t.user, c.t.host, c.t.port);
+		else
+			err_set(e, ERR_UNAVAILABLE, errno, "cannot ask the remote for its host keys");
 		goto out;
 	}
 	if (ssh_account_peers(&c, cl->config, keys, e) < 0 ||

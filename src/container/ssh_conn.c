@@ -485,11 +485,18 @@ char **ssh_presented_keys(const struct ssh_conn *c)
 	_cleanup_free_ char *pinned = NULL;
 
 	if (asprintf(&pinned, "%s %s", c->t.key_type, c->t.key_b64) < 0 ||
-	    keyscan(c, "ed25519,ecdsa,rsa", &keys) < 0)
+	    keyscan(c, "ed25519,ecdsa,rsa", &keys) < 0) {
+		errno = ENOMEM;
 		return NULL;
-	/* the pinned key always: the account is known by it at least */
-	if (!strv_contains(keys, pinned) && strv_push(&keys, pinned) < 0)
+	}
+	/* a scan without the pinned key saw another machine or none (an
+	 * ssh_config alias or a jump host the scan does not take, no answer
+	 * in time): the account's other keys are not known, so neither are
+	 * its other bindings, locks and marks; fail closed (ENOKEY) */
+	if (!strv_contains(keys, pinned)) {
+		errno = ENOKEY;
 		return NULL;
+	}
 	return steal_pointer(&keys);
 }
 

@@ -303,8 +303,52 @@ static void check_elsewhere(struct walker *w, int gfd, const char *rel, bool fre
 			add_at(w, rel, names[i].name, names[i].key);
 }
 
+/* A symbolic link made in a git directory is one the operator's git
+ * would write through (a reflog, FETCH_HEAD, a fan-out directory of
+ * objects): each one newer than the launch is named. Bounded as the
+ * guarded .git's walk is, but per repository. */
+#define NESTED_LINKS_DEPTH 24
+#define NESTED_LINKS_ENTRIES ((size_t)1 << 18)
+#define NESTED_LINKS_NAMED 64
+
+struct nested_links {
+	struct walker *w;
+	int gfd;
+	const char *rel;
+	size_t named;
+};
+
+static int nested_link_seen(const char *lrel, unsigned char type, void *arg)
+{
+	struct nested_links *nl = arg;
+	struct stat st;
+
+	if (type == DT_DIR)
+		return 0;
+	if (fstatat(nl->gfd, lrel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode) &&
+	    planted_newer(&st, nl->w->since)) {
+		if (++nl->named > NESTED_LINKS_NAMED)
+			return errno = E2BIG, -1;
+		add_at(nl->w, nl->rel, lrel,
+		       "symbolic link (the operator's git would write through it)");
+	}
+	return 0;
+}
+
+static void check_links(struct walker *w, int gfd, const char *rel)
+{
+	struct nested_links nl = { .w = w, .gfd = gfd, .rel = rel };
+
+	if (fs_find_links(gfd, NESTED_LINKS_DEPTH, NESTED_LINKS_ENTRIES, nested_link_seen, &nl) < 0)
+		planted_add(w->out, rel,
+			    errno == E2BIG ? "not looked at whole for symbolic links: too many "
+					     "entries, links or levels"
+					   : "not looked at whole for symbolic links: it cannot be read",
+			    NULL);
+}
+
 /* A git directory: its common directory's config and hooks, its own
- * config.worktree, what leads elsewhere. */
+ * config.worktree, what leads elsewhere, the links made in it. */
 static void check_gitdir(struct walker *w, int gfd, const char *rel, bool fresh)
 {
 	_cleanup_close_ int cfd = -1;
@@ -330,6 +374,7 @@ static void check_gitdir(struct walker *w, int gfd, const char *rel, bool fresh)
 	check_config(w, gfd, rel, "config.worktree", fresh);
 	check_hooks(w, cfd >= 0 ? cfd : gfd, crel, fresh);
 	check_elsewhere(w, gfd, rel, fresh);
+	check_links(w, gfd, rel);
 }
 
 /* The .git in the directory being read (dfd, w->path). */

@@ -689,6 +689,13 @@ static int parse_secrets(json_t *b, const char *path, struct host_binding *out, 
 				       show(kp));
 		if (env_has(out->env, key))
 			return err_set(e, ERR_CONFIG, 0, "%s: also set in env: one of them", show(kp));
+		/* the places the host compares (a grant's ~, claude's config
+		 * dir) are read from the binding's env: a secret of that name
+		 * would move them where no check looked */
+		if (strcmp(key, "HOME") == 0 || strcmp(key, "CLAUDE_CONFIG_DIR") == 0)
+			return err_set(e, ERR_CONFIG, 0,
+				       "%s: a place the host checks, not a secret: set it in env",
+				       show(kp));
 		if (!json_is_object(v))
 			return err_set(e, ERR_CONFIG, 0, "%s: must be an object", show(kp));
 		if (json_check_keys(v, kp, keys, e) < 0)

@@ -295,7 +295,7 @@ int host_exec_attach(const struct host_binding *b, const char *session, const ch
 	memset(out, 0, sizeof(*out));
 	if (b->executor != HOST_EXEC_CLAUDE_CODE || !b->container || !session)
 		return err_set(e, ERR_INTERNAL, 0, "attach: claude-code in a container, a session");
-	if (claude_in_container(NULL, home, out, e) < 0)
+	if (claude_in_container(b, home, out, e) < 0)
 		r = -1;
 	for (size_t i = 0; r == 0 && b->extra_args && b->extra_args[i]; i++)
 		if (strv_push(&out->argv, b->extra_args[i]) < 0)

@@ -313,6 +313,15 @@ static void refusals(void)
 	refused(B("{" OKX ", " OKW ", \"env\": {\"T\": \"x\"}, \"secrets\": {\"T\": {\"env\": \"E\"}}}"),
 		ERR_CONFIG, "bindings.b.secrets.T: also set in env: one of them",
 		B("{" OKX ", " OKW ", \"env\": {\"U\": \"x\"}, \"secrets\": {\"T\": {\"env\": \"E\"}}}"));
+	/* a place the host compares is the binding's env, never a secret's
+	 * (the control: the same value in env loads) */
+	refused(B("{" OKX ", " OKW ", \"secrets\": {\"HOME\": {\"file\": \"/h\"}}}"), ERR_CONFIG,
+		"bindings.b.secrets.HOME: a place the host checks, not a secret: set it in env",
+		B("{" OKX ", " OKW ", \"env\": {\"HOME\": \"/h\"}}"));
+	refused(B("{" OKX ", " OKW ", \"secrets\": {\"CLAUDE_CONFIG_DIR\": {\"env\": \"C\"}}}"),
+		ERR_CONFIG,
+		"bindings.b.secrets.CLAUDE_CONFIG_DIR: a place the host checks, not a secret: set it in env",
+		B("{" OKX ", " OKW ", \"secrets\": {\"CLAUDE_TOKEN\": {\"env\": \"C\"}}}"));
 	refused(B("{" OKX ", " OKW ", \"secrets\": {\"T\": {\"env\": \"E-1\"}}}"), ERR_CONFIG,
 		"bindings.b.secrets.T.env: not a variable name",
 		B("{" OKX ", " OKW ", \"secrets\": {\"T\": {\"env\": \"E_1\"}}}"));

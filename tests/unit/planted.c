@@ -460,8 +460,13 @@ static void walk(void)
 	gitdir("ws/keep/.git", "[core]\n\teditor = vi\n");
 	put("ws/.mcp.json", "{}", 0644);
 	mk("ws/deep/a/b");
+	/* a repository there before, with a link of the operator's in it */
+	gitdir("ws/lk/.git", "");
+	mk("ws/lk/.git/logs");
+	sym("/tmp", "ws/lk/.git/logs/refs");
 	settle();
 	st = before();
+	sym("/tmp/rc", "ws/lk/.git/logs/HEAD");
 	gitdir("ws/sub/.git", "[core]\n\tfsmonitor = \"touch x\"\n[user]\n\tname = n\n");
 	gitdir("ws/clone/.git", "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://x/y\n");
 	gitdir("ws/deep/a/b/c/.git", "[Alias]\n\tSt = !sh\n[include]\n\tpath = ../x\n");
@@ -504,6 +509,9 @@ static void walk(void)
 	okr(said("gg/.git/.git: a repository git takes first when given this git directory's path") &&
 	   said("gg/.git/objects/info/alternates: objects taken from elsewhere"),
 	   "a repository inside a nested .git, and its alternates, are named");
+	okr(said("lk/.git/logs/HEAD: symbolic link (the operator's git would write through it)") &&
+	   !strstr(report, "lk/.git/logs/refs"),
+	   "a link made in a nested repository's .git is named (the control: one there before is not)");
 	okr(said("kept/.git/config: core.editor"), "a repository renamed during the run (its config old)");
 	okr(!strstr(report, "old/.git"), "control: a repository there before and left alone is not named");
 	okr(said(".envrc: direnv") && said(".mcp.json: MCP servers") &&
