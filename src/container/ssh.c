@@ -266,7 +266,9 @@ static int ssh_plan(const struct grant *g, const struct plan_paths *paths,
 	 * ran isolation none work is that work's: no native run's, no
 	 * other binding's */
 	if (!(keys = ssh_presented_keys(&c))) {
-		if (errno == ENOKEY)
+		if (errno == EKEYREJECTED)
+			ssh_key_refused(&c, e);
+		else if (errno == ENOKEY)
 			err_set(e, ERR_UNAVAILABLE, 0,
 				"the remote `%s@%s:%u`'s host keys could not be learned by scanning "
 				"its host and port directly (the pinned key was not among what "

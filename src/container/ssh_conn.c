@@ -489,15 +489,36 @@ char **ssh_presented_keys(const struct ssh_conn *c)
 		errno = ENOMEM;
 		return NULL;
 	}
-	/* a scan without the pinned key saw another machine or none (an
-	 * ssh_config alias or a jump host the scan does not take, no answer
-	 * in time): the account's other keys are not known, so neither are
-	 * its other bindings, locks and marks; fail closed (ENOKEY) */
+	/* a scan without the pinned key saw another key (refused as a
+	 * connection would be) or none (an ssh_config alias or a jump host
+	 * the scan does not take, no answer in time): the account's other
+	 * keys are not known, so neither are its other bindings, locks and
+	 * marks; fail closed */
 	if (!strv_contains(keys, pinned)) {
-		errno = ENOKEY;
+		errno = keys && keys[0] ? EKEYREJECTED : ENOKEY;
 		return NULL;
 	}
 	return steal_pointer(&keys);
+}
+
+int ssh_key_refused(const struct ssh_conn *c, struct err **e)
+{
+	/* a pass of the probe made before the change stands no more */
+	_cleanup_free_ char *pass = ssh_conn_file(c, ".pass"), *k = presented_key(c);
+
+	if (pass)
+		(void)unlink(pass);
+	if (k)
+		return err_set(e, ERR_DENIED, 0,
+			       "container.host_key: the remote `%s@%s:%u` presents another key: "
+			       "\"%s\", not the pinned host key (%s); set it once you have checked "
+			       "it is the remote's, not a machine in between: nothing is run "
+			       "there, adopted or confirmed stopped",
+			       c->t.user, c->t.host, c->t.port, k, c->t.fingerprint);
+	return err_set(e, ERR_DENIED, 0,
+		       "the remote `%s@%s:%u` does not present the pinned host key (%s): "
+		       "nothing is run there, adopted or confirmed stopped",
+		       c->t.user, c->t.host, c->t.port, c->t.fingerprint);
 }
 
 int ssh_failed(const struct ssh_conn *c, int errfd, struct err **e)
@@ -510,24 +531,8 @@ int ssh_failed(const struct ssh_conn *c, int errfd, struct err **e)
 		n = read(errfd, all, sizeof(all) - 1);
 	all[n > 0 ? n : 0] = '\0';
 	if (strstr(all, "Host key verification failed") || strstr(all, "HOST IDENTIFICATION") ||
-	    strstr(all, "No ED25519 host key is known") || strstr(all, "host key is known for")) {
-		/* a pass of the probe made before the change stands no more */
-		_cleanup_free_ char *pass = ssh_conn_file(c, ".pass"), *k = presented_key(c);
-
-		if (pass)
-			(void)unlink(pass);
-		if (k)
-			return err_set(e, ERR_DENIED, 0,
-				       "container.host_key: the remote `%s@%s:%u` presents another key: "
-				       "\"%s\", not the pinned host key (%s); set it once you have checked "
-				       "it is the remote's, not a machine in between: nothing is run "
-				       "there, adopted or confirmed stopped",
-				       c->t.user, c->t.host, c->t.port, k, c->t.fingerprint);
-		return err_set(e, ERR_DENIED, 0,
-			       "the remote `%s@%s:%u` does not present the pinned host key (%s): "
-			       "nothing is run there, adopted or confirmed stopped",
-			       c->t.user, c->t.host, c->t.port, c->t.fingerprint);
-	}
+	    strstr(all, "No ED25519 host key is known") || strstr(all, "host key is known for"))
+		return ssh_key_refused(c, e);
 	return err_set(e, ERR_UNAVAILABLE, 0, "cannot reach the remote `%s@%s:%u`%s%s", c->t.user,
 		       c->t.host, c->t.port, line[0] ? ": " : "", line);
 }

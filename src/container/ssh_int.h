@@ -46,11 +46,18 @@ char *ssh_conn_file(const struct ssh_conn *c, const char *suffix);
  * that key's alias, whatever the host's spelling): a-<16 hex><suffix>. */
 char *ssh_account_file(const struct ssh_conn *c, const char *alias, const char *suffix);
 /* Every host key the remote presents ("<type> <base64>", ssh-keyscan of
- * each type, in an environment of its own), the pinned one always among
- * them (also when the scan finds nothing). NULL: no memory. What a scan
- * says is the network's: it widens who counts as the account, never what
- * a connection accepts (that checks the pinned key alone). */
+ * each type, in an environment of its own), the pinned one among them.
+ * NULL with errno: ENOMEM; ENOKEY when the scan found nothing (an
+ * ssh_config alias or a jump host it does not take, no answer);
+ * EKEYREJECTED when it found keys but not the pinned one
+ * (ssh_key_refused says so). What a scan says is the network's: it widens
+ * who counts as the account, never what a connection accepts (that checks
+ * the pinned key alone). */
 char **ssh_presented_keys(const struct ssh_conn *c);
+/* The remote does not present the pinned key: the probe's pass dropped,
+ * *e naming the key it presents (to set once checked) and the pinned
+ * one's fingerprint. -1. */
+int ssh_key_refused(const struct ssh_conn *c, struct err **e);
 
 /* The fds of an ssh child: -1 is /dev/null. */
 struct ssh_io {
