@@ -153,7 +153,8 @@ check: deps
 # an sshd of its own on a lab of its own and mostly waits on it, as the
 # package's test waits on Debian's archive for its clean root, and as the
 # host suites run again as an ordinary user wait on their jobs; the rest
-# in order. Both logs are printed, and either failing fails the run.
+# in order. Both logs are printed, then what failed in either (last, so a
+# log cut to its tail still shows it), and either failing fails the run.
 DOCKER_T := tests/host/engine.t tests/host/docker.t tests/host/docker-doctor.t tests/host/docker-claude.t \
 	tests/host/docker-conformance.t tests/host/ssh-lab.t tests/host/ssh.t tests/host/ssh-native.t \
 	tests/host/ssh-conformance.t tests/pkg/deb.t tests/cli/completion.t tests/host/unprivileged.t
@@ -165,11 +166,14 @@ test: build/san/cordon build/san/cordon-host build/cordon-static $(UNIT_BIN) $(H
 	@mkdir -p build
 	@{ $(TEST_ENV) prove -e '' $(DOCKER_T) >build/docker-tests.log 2>&1; \
 	   echo $$? >build/docker-tests.rc; } & \
-	$(TEST_ENV) prove -e '' $(UNIT_BIN:%=./%) $(filter-out $(DOCKER_T),$(sort $(wildcard \
+	{ $(TEST_ENV) prove -e '' $(UNIT_BIN:%=./%) $(filter-out $(DOCKER_T),$(sort $(wildcard \
 		tests/cli/*.t tests/isolation/*.t tests/gateway/*.t tests/host/*.t tests/container/*.t \
-		tests/fuzz/*.t tests/pkg/*.t))); \
-	r=$$?; wait; echo '--- the Docker and SSH suites:'; cat build/docker-tests.log; \
-	d=$$(cat build/docker-tests.rc 2>/dev/null || echo 1); [ "$$r" = 0 ] && [ "$$d" = 0 ]
+		tests/fuzz/*.t tests/pkg/*.t))) 2>&1; echo $$? >build/main-tests.rc; } | tee build/main-tests.log; \
+	wait; echo '--- the Docker and SSH suites:'; cat build/docker-tests.log; \
+	r=$$(cat build/main-tests.rc 2>/dev/null || echo 1); d=$$(cat build/docker-tests.rc 2>/dev/null || echo 1); \
+	echo "--- what failed (main group exit $$r, Docker and SSH group exit $$d):"; \
+	sed -n '/^Test Summary Report/,/^Result:/p' build/main-tests.log build/docker-tests.log; \
+	[ "$$r" = 0 ] && [ "$$d" = 0 ]
 
 fuzz: $(FUZZ_BIN)
 
