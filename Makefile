@@ -164,9 +164,9 @@ TEST_ENV := CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 test: build/san/cordon build/san/cordon-host build/cordon-static $(UNIT_BIN) $(HELPER_BIN)
 	@mkdir -p build
-	@{ $(TEST_ENV) prove -e '' $(DOCKER_T) >build/docker-tests.log 2>&1; \
+	@{ $(TEST_ENV) prove --timer -e '' $(DOCKER_T) >build/docker-tests.log 2>&1; \
 	   echo $$? >build/docker-tests.rc; } & \
-	{ $(TEST_ENV) prove -e '' $(UNIT_BIN:%=./%) $(filter-out $(DOCKER_T),$(sort $(wildcard \
+	{ $(TEST_ENV) prove --timer -e '' $(UNIT_BIN:%=./%) $(filter-out $(DOCKER_T),$(sort $(wildcard \
 		tests/cli/*.t tests/isolation/*.t tests/gateway/*.t tests/host/*.t tests/container/*.t \
 		tests/fuzz/*.t tests/pkg/*.t))) 2>&1; echo $$? >build/main-tests.rc; } | tee build/main-tests.log; \
 	wait; echo '--- the Docker and SSH suites:'; cat build/docker-tests.log; \

@@ -42,16 +42,26 @@ fetch() {
 refused_hdr() { sed -n 's/^[Xx]-[Cc]ordon-[Rr]efused: *//p' "$LAB/head" | tr -d '\r'; }
 body_is() { [ "$(cat "$LAB/body" 2>/dev/null)" = "$1" ]; }
 sum_ok() { [ "$(sha256sum < "$LAB/body")" = "$big_sum" ]; }
+# what curl said when a transfer failed, and how much came, also on
+# stderr (prove shows it where it hides a failing case's name)
+curl_said() {
+	local said
+	! [ -s "$LAB/curl.err" ] && sum_ok && return
+	said=$(printf ', %s bytes, curl: %s' "$(stat -c %s "$LAB/body" 2>/dev/null || echo no)" \
+		"$(head -c 120 "$LAB/curl.err" | tr '\n' ' ')")
+	echo "# protocol.t case $((n + 1))$said" >&2
+	printf '%s' "$said"
+}
 
 # --- the protocols, each reaching an allowed origin
 code=$(fetch "$XA" "http://$O1/index.html")
 ok $([ "$code" = 200 ] && body_is "hello from the origin"; echo $?) "absolute-form GET to an allowed literal: 200, body intact ($code)"
 code=$(fetch "$XA" "http://$O1/big.bin")
-ok $([ "$code" = 200 ] && sum_ok; echo $?) "absolute-form GET of 1 MiB: 200, bytes intact ($code)"
+ok $([ "$code" = 200 ] && sum_ok; echo $?) "absolute-form GET of 1 MiB: 200, bytes intact ($code$(curl_said))"
 code=$(fetch "$XA" "http://$O1/big.bin" -p)
-ok $([ "$code" = 200 ] && sum_ok; echo $?) "CONNECT tunnel (curl -p): 200, 1 MiB intact ($code)"
+ok $([ "$code" = 200 ] && sum_ok; echo $?) "CONNECT tunnel (curl -p): 200, 1 MiB intact ($code$(curl_said))"
 code=$(fetch "socks5h://127.0.0.1:$A" "http://$O1/big.bin")
-ok $([ "$code" = 200 ] && sum_ok; echo $?) "SOCKS5 with remote resolution (socks5h): 200, 1 MiB intact ($code)"
+ok $([ "$code" = 200 ] && sum_ok; echo $?) "SOCKS5 with remote resolution (socks5h): 200, 1 MiB intact ($code$(curl_said))"
 code=$(fetch "socks5://127.0.0.1:$A" "http://$O1/index.html")
 ok $([ "$code" = 200 ] && body_is "hello from the origin"; echo $?) "SOCKS5 with an IPv4 address (socks5): 200 ($code)"
 out=$(gwc socks "127.0.0.1:$A" --atyp 3 --addr 127.0.0.2 --port "$P1" \
