@@ -131,6 +131,14 @@ void loop_fd_del(struct loop *l, struct loop_fd *s)
 	forget(l, s);
 }
 
+void loop_fd_closed(struct loop *l, struct loop_fd *s)
+{
+	if (!s->on)
+		return;
+	s->on = false;
+	forget(l, s);
+}
+
 /* ---- timers ---- */
 
 static void timer_unlink(struct loop *l, struct loop_timer *t)

@@ -114,6 +114,9 @@ int loop_fd_add(struct loop *l, struct loop_fd *s, int fd, uint32_t events, loop
 		void *data, struct err **e);
 int loop_fd_mod(struct loop *l, struct loop_fd *s, uint32_t events, struct err **e);
 void loop_fd_del(struct loop *l, struct loop_fd *s);
+/* s's fd was closed already: the round's events for it are dropped, and
+ * no epoll_ctl is made (the fd's number may be another source's now). */
+void loop_fd_closed(struct loop *l, struct loop_fd *s);
 
 /* Arm t to fire after after_ms, then every period_ms (0: once). Arming
  * an armed timer moves it. A timer armed from a timer callback does not
