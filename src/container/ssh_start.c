@@ -258,12 +258,6 @@ static void on_ssh_exit(struct loop *l, struct loop_pid *s, const siginfo_t *unu
 	rs->ssh_gone = true; /* the round's signals are sent first */
 }
 
-static void retry(struct loop *l, struct loop_timer *t)
-{
-	(void)l;
-	(void)t;
-}
-
 /* After each round: send what is pending (not started yet: again in
  * 200 ms at most), then end once ssh has. */
 static void send_pending(struct loop *l, struct loop_hook *h)
@@ -284,8 +278,8 @@ static void send_pending(struct loop *l, struct loop_hook *h)
 	}
 	if (rs->ssh_gone)
 		loop_stop(l);
-	else if (rs->npending && !rs->retry.armed)
-		loop_timer_start(l, &rs->retry, 200, 0, retry, rs);
+	else
+		loop_wake_in(l, &rs->retry, rs->npending ? 200 : -1);
 }
 
 /* Serve the loop (the gateway's sources are in it already) until ssh

@@ -357,20 +357,12 @@ static void reap(struct gateway *gw, bool all)
 	}
 }
 
-/* Only wakes the loop: the hook does the work. */
-static void wake(struct loop *l, struct loop_timer *t)
-{
-	(void)l;
-	(void)t;
-}
-
 /* After each round of the loop, before it sleeps: what the round's events
  * left to do, then the deadline of the next. */
 static void after_round(struct loop *l, struct loop_hook *h)
 {
 	struct gateway *gw = h->data;
 	int64_t now;
-	int t;
 
 	if (gw->accept_starved) {
 		gw->accept_starved = false;
@@ -396,13 +388,7 @@ static void after_round(struct loop *l, struct loop_hook *h)
 		gw_cap_sweep(gw, now);
 	}
 	reap(gw, false);
-	t = timeout_ms(gw);
-	if (t == 0)
-		loop_dont_wait(l);
-	else if (t > 0)
-		loop_timer_start(l, &gw->wake, t, 0, wake, gw);
-	else
-		loop_timer_stop(l, &gw->wake);
+	loop_wake_in(l, &gw->wake, timeout_ms(gw));
 }
 
 size_t gateway_refused(const struct gateway *gw, char lines[][320], size_t max)

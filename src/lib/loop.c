@@ -183,6 +183,23 @@ void loop_timer_stop(struct loop *l, struct loop_timer *t)
 		timer_unlink(l, t);
 }
 
+static void wake_only(struct loop *l, struct loop_timer *t)
+{
+	(void)l;
+	(void)t;
+}
+
+void loop_wake_in(struct loop *l, struct loop_timer *t, int ms)
+{
+	if (ms > 0) {
+		loop_timer_start(l, t, ms, 0, wake_only, NULL);
+		return;
+	}
+	loop_timer_stop(l, t);
+	if (ms == 0)
+		loop_dont_wait(l);
+}
+
 /* The wait's timeout: the nearest timer's, rounded up to a whole ms so
  * that a wake is never early (an early wake would wait again at 0). */
 static int timeout_ms(const struct loop *l)

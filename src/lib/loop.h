@@ -124,6 +124,10 @@ void loop_fd_closed(struct loop *l, struct loop_fd *s);
 void loop_timer_start(struct loop *l, struct loop_timer *t, int64_t after_ms,
 		      int64_t period_ms, loop_timer_fn cb, void *data);
 void loop_timer_stop(struct loop *l, struct loop_timer *t);
+/* For a hook that knows its next deadline: the loop wakes within ms
+ * (0: the next wait does not block; -1: t sets no deadline), and the
+ * hook runs again before the wait after it. t is the hook's own. */
+void loop_wake_in(struct loop *l, struct loop_timer *t, int ms);
 
 /* The child behind pidfd exits: cb once, and the source is removed
  * before it runs. reap: the loop reaps it (waitid P_PIDFD) first; a

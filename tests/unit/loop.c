@@ -326,6 +326,37 @@ static void hook(struct loop *l, struct loop_hook *h)
 	}
 }
 
+static struct loop_timer wake_t;
+
+/* Woken by its own deadline (5 ms), then at once (0), then stops. */
+static void wake_hook(struct loop *l, struct loop_hook *h)
+{
+	hook_calls++;
+	if (hook_calls == 1)
+		loop_wake_in(l, &wake_t, 5);
+	else if (hook_calls == 2)
+		loop_wake_in(l, &wake_t, 0);
+	else {
+		loop_wake_in(l, &wake_t, -1);
+		loop_hook_del(l, h);
+		loop_stop(l);
+	}
+}
+
+static void test_wake_in(void)
+{
+	struct loop *l = NULL;
+	struct loop_hook h = { 0 };
+
+	loop_new(&l, NULL);
+	loop_hook_add(l, &h, wake_hook, NULL);
+	hook_calls = 0;
+	run_guarded(l);
+	ok(!guard_fired && hook_calls == 3 && !wake_t.armed,
+	   "wake_in: a hook's deadline wakes the loop, 0 does not wait, -1 disarms");
+	loop_free(l);
+}
+
 static void test_hook_and_stop(void)
 {
 	struct loop *l = NULL;
@@ -375,5 +406,6 @@ int main(void)
 	test_pid();
 	test_signal();
 	test_hook_and_stop();
+	test_wake_in();
 	return done_testing();
 }

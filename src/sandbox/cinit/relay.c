@@ -266,13 +266,6 @@ static void on_event(struct loop *l, struct loop_fd *s, uint32_t events)
 
 static int timeout_ms(const struct relay *r);
 
-/* Only wakes the loop: the hook does the work. */
-static void wake(struct loop *l, struct loop_timer *t)
-{
-	(void)l;
-	(void)t;
-}
-
 /* After each round: relays that yielded for fairness get their turn,
  * idle connections end, closed ones are freed; then the next deadline. */
 static void after_round(struct loop *l, struct loop_hook *h)
@@ -280,7 +273,6 @@ static void after_round(struct loop *l, struct loop_hook *h)
 	struct relay *r = h->data;
 	struct conn *c, *next;
 	int64_t now;
-	int t;
 
 	if (r->starved) {
 		r->starved = false;
@@ -308,13 +300,7 @@ static void after_round(struct loop *l, struct loop_hook *h)
 	}
 	/* closed this turn: no lookup ever holds one here */
 	reap(r);
-	t = timeout_ms(r);
-	if (t == 0)
-		loop_dont_wait(l);
-	else if (t > 0)
-		loop_timer_start(l, &r->wake, t, 0, wake, r);
-	else
-		loop_timer_stop(l, &r->wake);
+	loop_wake_in(l, &r->wake, timeout_ms(r));
 }
 
 /* How long the loop may sleep before the hook is due regardless (-1:
