@@ -21,6 +21,23 @@
 
 static bool guard_fired;
 
+/* A case's setup (a loop, pipes) failed: nothing after it can be told. */
+static void must(bool cond, const char *what)
+{
+	if (!cond) {
+		printf("Bail out! %s\n", what);
+		exit(1);
+	}
+}
+
+static struct loop *new_loop(void)
+{
+	struct loop *l = NULL;
+
+	must(loop_new(&l, NULL) == 0, "loop_new");
+	return l;
+}
+
 static void guard(struct loop *l, struct loop_timer *t)
 {
 	(void)t;
@@ -61,7 +78,8 @@ static void test_fd(void)
 	struct loop_fd s = { 0 };
 	int p[2], seen = 0;
 
-	ok(loop_new(&l, NULL) == 0 && pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0, "fd: a loop");
+	l = new_loop();
+	must(pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0, "pipe2");
 	ok(loop_fd_add(l, &s, p[0], EPOLLIN, on_readable, &seen, NULL) == 0, "fd: watched");
 	calls = 0;
 	ok(write(p[1], "x", 1) == 1, "fd: written");
@@ -106,7 +124,7 @@ static void test_timer_order(void)
 	struct loop *l = NULL;
 	struct loop_timer a = { 0 }, b = { 0 }, c = { 0 }, z = { 0 }, p = { 0 };
 
-	loop_new(&l, NULL);
+	l = new_loop();
 	n_order = 0;
 	memset(order, 0, sizeof(order));
 	loop_timer_start(l, &a, 30, 0, mark, "a");
@@ -159,7 +177,7 @@ static void test_timer_cancel(void)
 	struct loop *l = NULL;
 	struct loop_timer a = { 0 }, b = { 0 }, z = { 0 };
 
-	loop_new(&l, NULL);
+	l = new_loop();
 	n_order = 0;
 	memset(order, 0, sizeof(order));
 	/* both due in the same round: a runs first and cancels b */
@@ -217,8 +235,8 @@ static void test_remove_in_round(void)
 	int p[2], q[2];
 	struct victim_fd *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
 
-	loop_new(&l, NULL);
-	ok(pipe2(p, O_CLOEXEC) == 0 && pipe2(q, O_CLOEXEC) == 0 && a && b, "remove: two pipes");
+	l = new_loop();
+	must(pipe2(p, O_CLOEXEC) == 0 && pipe2(q, O_CLOEXEC) == 0 && a && b, "pipe2");
 	a->other = b;
 	b->other = a;
 	loop_fd_add(l, &a->s, p[0], EPOLLIN, remove_other, a, NULL);
@@ -259,7 +277,7 @@ static void test_pid(void)
 	int fd;
 	pid_t pid;
 
-	loop_new(&l, NULL);
+	l = new_loop();
 	pid = fork();
 	if (pid == 0)
 		_exit(7);
@@ -298,7 +316,7 @@ static void test_signal(void)
 	struct loop_signal s = { 0 };
 	sigset_t set, saved;
 
-	loop_new(&l, NULL);
+	l = new_loop();
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	ok(!blocked(SIGUSR1), "signal: SIGUSR1 not blocked before");
@@ -348,7 +366,7 @@ static void test_wake_in(void)
 	struct loop *l = NULL;
 	struct loop_hook h = { 0 };
 
-	loop_new(&l, NULL);
+	l = new_loop();
 	loop_hook_add(l, &h, wake_hook, NULL);
 	hook_calls = 0;
 	run_guarded(l);
@@ -365,14 +383,14 @@ static void test_hook_and_stop(void)
 	int p[2], q[2];
 	struct err *e = NULL;
 
-	loop_new(&l, NULL);
+	l = new_loop();
 	loop_hook_add(l, &h, hook, NULL);
 	hook_calls = hook_waits = 0;
 	run_guarded(l);
 	ok(!guard_fired && hook_calls == 3 && !h.on,
 	   "hook: before each wait, its dont_wait honoured, removed by itself");
 	/* stop: the rest of the round is not dispatched */
-	ok(pipe2(p, O_CLOEXEC) == 0 && pipe2(q, O_CLOEXEC) == 0, "stop: two pipes");
+	must(pipe2(p, O_CLOEXEC) == 0 && pipe2(q, O_CLOEXEC) == 0, "pipe2");
 	loop_fd_add(l, &a, p[0], EPOLLIN, on_readable, &hook_waits, NULL);
 	loop_fd_add(l, &b, q[0], EPOLLIN, on_readable, &hook_waits, NULL);
 	ok(write(p[1], "y", 1) == 1 && write(q[1], "y", 1) == 1, "stop: two readable");
