@@ -13,12 +13,10 @@
 #include <getopt.h>
 #include <netinet/in.h>
 #include <openssl/crypto.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -298,37 +296,32 @@ static int parse(int argc, char **argv, struct gw_opts *o, struct err **e)
 	return 0;
 }
 
-static int serve(struct gateway *gw)
+/* TERM or INT ends the gateway; a SIGPIPE is read and ignored. */
+static void on_signal(struct loop *l, struct loop_signal *s, const struct signalfd_siginfo *si)
+{
+	(void)s;
+	if (si->ssi_signo != SIGPIPE)
+		loop_stop(l);
+}
+
+/* The signals, blocked before the gateway serves its first client. */
+static int watch_signals(struct loop *l, struct loop_signal *s)
 {
 	sigset_t set;
-	int sfd;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (sfd < 0)
-		return -1;
-	for (;;) {
-		struct pollfd p[2] = { { .fd = gateway_fd(gw), .events = POLLIN },
-				       { .fd = sfd, .events = POLLIN } };
-		struct signalfd_siginfo si;
-
-		if (poll(p, 2, gateway_timeout_ms(gw)) < 0 && errno != EINTR)
-			return -1;
-		if (p[1].revents && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si) &&
-		    si.ssi_signo != SIGPIPE)
-			return 0;
-		gateway_run(gw);
-	}
+	return loop_signal_add(l, s, &set, on_signal, NULL, NULL);
 }
 
 int cli_gateway(int argc, char **argv)
 {
 	_cleanup_err_ struct err *e = NULL;
 	struct gw_opts o = { 0 };
+	struct loop *loop = NULL;
+	struct loop_signal sig = { 0 };
 	struct gateway *gw = NULL;
 	char token[TOKEN_MAX + 1] = "";
 	int r, fd = -1, audit = -1, rc = EXIT_CORDON;
@@ -365,7 +358,9 @@ int cli_gateway(int argc, char **argv)
 				 .audit_fd = audit, .max_conns = (unsigned int)o.max_conns,
 				 .token = o.token_file ? token : NULL, .toolbelt_socket = o.toolbelt,
 				 .host_addrs = o.hosts, .n_host_addrs = o.n_hosts };
-	r = gateway_new(&cfg, &gw, &e);
+	r = loop_new(&loop, &e);
+	if (r == 0)
+		r = gateway_new(loop, &cfg, &gw, &e);
 	OPENSSL_cleanse(token, sizeof(token)); /* the gateway keeps a digest */
 	if (r < 0)
 		goto fail;
@@ -373,13 +368,15 @@ int cli_gateway(int argc, char **argv)
 	if (gateway_add_listener(gw, fd, GW_PROTO_ANY, &e) < 0)
 		goto fail;
 	fd = -1;
-	rc = serve(gw) < 0 ? EXIT_CORDON : 0;
+	/* a failure here was never printed: the exit code says it */
+	rc = watch_signals(loop, &sig) < 0 || loop_run(loop, NULL) < 0 ? EXIT_CORDON : 0;
 	goto out;
 fail:
 	err_print(stderr, e);
 out:
 	OPENSSL_cleanse(token, sizeof(token));
 	gateway_free(gw);
+	loop_free(loop);
 	if (fd >= 0)
 		close(fd);
 	if (audit >= 0)

@@ -13,10 +13,10 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
+#include "lib/loop.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,68 +60,127 @@ static void to_output(void *ctx, int stream, const void *p, size_t n)
 		o->failed = true;
 }
 
+/* The copy, as the loop sees it. */
+struct copy {
+	struct engine *g;
+	const char *id;
+	const struct plan_paths *paths;
+	int afd;
+	struct engine_demux dm;
+	struct out_ctx o;
+	bool in_open;
+	bool malformed;		/* the container's output stream */
+	struct loop_fd sig, in, out;
+	/* stdin a file (or /dev/null): epoll cannot watch it (EPERM), and it
+	 * is always ready, so a chunk is read each round instead */
+	struct loop_hook in_turn;
+	char buf[65536];
+};
+
+static void on_signal(struct loop *l, struct loop_fd *s, uint32_t events)
+{
+	struct copy *c = s->data;
+	struct signalfd_siginfo si;
+
+	(void)l;
+	(void)events;
+	if (read(s->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		struct err *se = NULL;
+		/* QUIT is the host's word that a stop's grace is over: the
+		 * container is killed */
+		int sig = si.ssi_signo == SIGQUIT ? SIGKILL : (int)si.ssi_signo;
+
+		/* recorded first: a signal the host sends is never mistaken
+		 * for one it did not */
+		if (container_record_signal(c->paths, sig, &se) < 0 ||
+		    engine_container_kill(c->g, c->id, sig, &se) < 0)
+			err_print(stderr, se);
+		err_free(se);
+	}
+}
+
+/* A chunk of this stdin to the container's. */
+static void copy_in(struct loop *l, struct copy *c)
+{
+	ssize_t n = read(0, c->buf, sizeof(c->buf));
+
+	if (n > 0) {
+		if (fs_write_exact(c->afd, c->buf, (size_t)n) < 0)
+			c->in_open = false;
+	} else if (n == 0 || errno != EINTR) {
+		c->in_open = false;
+	}
+	/* the container's stdin ends with this process's */
+	if (!c->in_open) {
+		(void)shutdown(c->afd, SHUT_WR);
+		loop_fd_del(l, &c->in);
+		loop_hook_del(l, &c->in_turn);
+	}
+}
+
+static void on_stdin(struct loop *l, struct loop_fd *s, uint32_t events)
+{
+	(void)events;
+	copy_in(l, s->data);
+}
+
+static void stdin_turn(struct loop *l, struct loop_hook *h)
+{
+	struct copy *c = h->data;
+
+	copy_in(l, c);
+	if (c->in_open)
+		loop_dont_wait(l);
+}
+
+static void on_output(struct loop *l, struct loop_fd *s, uint32_t events)
+{
+	struct copy *c = s->data;
+	ssize_t n = read(c->afd, c->buf, sizeof(c->buf));
+
+	(void)events;
+	if (n < 0 && errno == EINTR)
+		return;
+	if (n <= 0) {
+		loop_stop(l); /* the container's side ended */
+		return;
+	}
+	if (engine_demux_feed(&c->dm, c->buf, (size_t)n, to_output, &c->o) < 0) {
+		c->malformed = true;
+		loop_stop(l);
+	}
+}
+
 /* Copy until the container's side ends: its output out, this stdin in,
  * the signals on. */
 static int relay(struct engine *g, const char *id, const struct plan_paths *paths, int afd,
 		 int sfd, struct err **e)
 {
-	struct engine_demux dm = { 0 };
-	struct out_ctx o = { 0 };
-	bool in_open = true;
-	char buf[65536];
+	struct copy *c = calloc(1, sizeof(*c));
+	struct loop *loop = NULL;
+	struct err *le = NULL;
+	int r = 0;
 
-	for (;;) {
-		struct pollfd fds[3] = { { afd, POLLIN, 0 }, { sfd, POLLIN, 0 },
-					 { in_open ? 0 : -1, POLLIN, 0 } };
-
-		if (poll(fds, 3, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return err_set(e, ERR_UNAVAILABLE, errno, "start helper: poll");
-		}
-		if (fds[1].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-				struct err *se = NULL;
-				/* QUIT is the host's word that a stop's grace is
-				 * over: the container is killed */
-				int sig = si.ssi_signo == SIGQUIT ? SIGKILL : (int)si.ssi_signo;
-
-				/* recorded first: a signal the host sends is never
-				 * mistaken for one it did not */
-				if (container_record_signal(paths, sig, &se) < 0 ||
-				    engine_container_kill(g, id, sig, &se) < 0)
-					err_print(stderr, se);
-				err_free(se);
-			}
-		}
-		if (fds[2].revents & (POLLIN | POLLHUP | POLLERR)) {
-			ssize_t n = read(0, buf, sizeof(buf));
-
-			if (n > 0) {
-				if (fs_write_exact(afd, buf, (size_t)n) < 0)
-					in_open = false;
-			} else if (n == 0 || errno != EINTR) {
-				in_open = false;
-			}
-			/* the container's stdin ends with this process's */
-			if (!in_open)
-				(void)shutdown(afd, SHUT_WR);
-		}
-		if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-			ssize_t n = read(afd, buf, sizeof(buf));
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				return 0;
-			if (engine_demux_feed(&dm, buf, (size_t)n, to_output, &o) < 0)
-				return err_set(e, ERR_UNAVAILABLE, 0,
-					       "start helper: the container's output stream is "
-					       "malformed");
-		}
+	if (!c)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "start helper");
+	*c = (struct copy){ .g = g, .id = id, .paths = paths, .afd = afd, .in_open = true };
+	if (loop_new(&loop, e) < 0 ||
+	    loop_fd_add(loop, &c->sig, sfd, EPOLLIN, on_signal, c, e) < 0 ||
+	    loop_fd_add(loop, &c->out, afd, EPOLLIN, on_output, c, e) < 0) {
+		r = err_wrap(e, "start helper");
+	} else {
+		if (loop_fd_add(loop, &c->in, 0, EPOLLIN, on_stdin, c, NULL) < 0 && errno == EPERM)
+			loop_hook_add(loop, &c->in_turn, stdin_turn, c);
+		if (loop_run(loop, &le) < 0)
+			r = err_set(e, ERR_UNAVAILABLE, le->errnum, "start helper: poll");
+		else if (c->malformed)
+			r = err_set(e, ERR_UNAVAILABLE, 0,
+				    "start helper: the container's output stream is malformed");
+		err_free(le);
 	}
+	loop_free(loop);
+	free(c);
+	return r;
 }
 
 int docker_start(const struct plan *p, const struct plan_paths *paths, const json_t *pin,

@@ -14,9 +14,9 @@
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/loop.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,32 +102,131 @@ static void in_eof(struct inbound *in, int afd)
 	in_send(in, afd);
 }
 
-/* A signal: HUP and TERM kill the container and end the relay (*end),
- * INT is passed on, WINCH resizes. */
-static void on_signal(struct engine *g, const char *id, int sfd, bool *killed)
+/* The relay, as the loop sees it. */
+struct tty_relay {
+	struct engine *g;
+	const char *id;
+	int afd;
+	struct inbound in;
+	bool out_ok, killed;
+	/* stdin cannot be watched (a file, /dev/null, closed): it is always
+	 * ready, and read in the round's hook instead */
+	bool in_always;
+	struct loop_fd sig, stdin_src, stream;
+	struct loop_hook interest;
+	char buf[65536];
+};
+
+/* A signal: HUP and TERM kill the container and end the relay, INT is
+ * passed on, WINCH resizes. */
+static void on_signal(struct loop *l, struct loop_fd *s, uint32_t events)
 {
+	struct tty_relay *t = s->data;
 	struct signalfd_siginfo si;
 	struct err *se = NULL;
 
-	if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+	(void)events;
+	if (read(s->fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
 		return;
 	switch (si.ssi_signo) {
 	case SIGWINCH:
-		tell_size(g, id);
+		tell_size(t->g, t->id);
 		return;
 	case SIGINT:
-		if (engine_container_kill(g, id, SIGINT, &se) < 0)
+		if (engine_container_kill(t->g, t->id, SIGINT, &se) < 0)
 			err_print(stderr, se);
 		break;
 	default:
 		/* the terminal is gone, or the operator said stop: the
 		 * session cannot go on without its terminal */
-		if (engine_container_kill(g, id, SIGKILL, &se) < 0)
+		if (engine_container_kill(t->g, t->id, SIGKILL, &se) < 0)
 			err_print(stderr, se);
-		*killed = true;
+		t->killed = true;
+		loop_stop(l);
 		break;
 	}
 	err_free(se);
+}
+
+static void read_stdin(struct tty_relay *t)
+{
+	struct inbound *in = &t->in;
+	ssize_t n = read(0, in->buf, sizeof(in->buf));
+
+	if (n > 0) {
+		in->len = (size_t)n;
+		in->off = 0;
+		in->line_start = in->buf[n - 1] == '\n' || in->buf[n - 1] == '\r';
+		in_send(in, t->afd);
+	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+		/* its end (or a terminal that hung up) */
+		in_eof(in, t->afd);
+	}
+}
+
+static void on_stdin(struct loop *l, struct loop_fd *s, uint32_t events)
+{
+	(void)l;
+	(void)events;
+	read_stdin(s->data);
+}
+
+/* The container's side: input it takes again, output it sends. */
+static void on_stream(struct loop *l, struct loop_fd *s, uint32_t events)
+{
+	struct tty_relay *t = s->data;
+	ssize_t n;
+
+	if (events & EPOLLOUT)
+		in_send(&t->in, t->afd);
+	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		return;
+	n = read(t->afd, t->buf, sizeof(t->buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		loop_stop(l);
+		return;
+	}
+	/* with a TTY the stream is the terminal's bytes as they are; a
+	 * terminal that is gone takes no more, and the rest is read and
+	 * dropped until the container ends */
+	if (t->out_ok && fs_write_exact(1, t->buf, (size_t)n) < 0)
+		t->out_ok = false;
+}
+
+/* Before each wait, what is watched follows what is pending: input not
+ * yet sent waits for the container's side to take it, and until then no
+ * more of this stdin is read. */
+static void interest(struct loop *l, struct loop_hook *h)
+{
+	struct tty_relay *t = h->data;
+	bool pending = t->in.off < t->in.len;
+	uint32_t want = EPOLLIN | (pending ? EPOLLOUT : 0);
+	bool read_in = t->in.open && !pending;
+
+	if (t->stream.events != want && loop_fd_mod(l, &t->stream, want, NULL) < 0) {
+		struct err *fe = NULL;
+
+		err_set(&fe, ERR_UNAVAILABLE, errno, "attach: poll");
+		loop_fail(l, fe);
+		return;
+	}
+	if (t->in_always) {
+		if (read_in) {
+			read_stdin(t);
+			loop_dont_wait(l);
+		}
+		return;
+	}
+	if (read_in && !t->stdin_src.on &&
+	    loop_fd_add(l, &t->stdin_src, 0, EPOLLIN, on_stdin, t, NULL) < 0) {
+		t->in_always = true;
+		read_stdin(t);
+		loop_dont_wait(l);
+	} else if (!read_in && t->stdin_src.on) {
+		loop_fd_del(l, &t->stdin_src);
+	}
 }
 
 /* Copy until the container's stream ends (or a HUP or TERM killed it):
@@ -135,60 +234,34 @@ static void on_signal(struct engine *g, const char *id, int sfd, bool *killed)
 static int relay(struct engine *g, const char *id, int afd, int sfd, enum relay_end *end,
 		 struct err **e)
 {
-	struct inbound in = { .open = true, .line_start = true };
-	bool out_ok = true, killed = false;
-	char buf[65536];
+	struct tty_relay *t = calloc(1, sizeof(*t));
+	struct loop *loop = NULL;
+	struct err *le = NULL;
+	int r = 0;
 
 	*end = RELAY_STREAM;
-	for (;;) {
-		bool pending = in.off < in.len;
-		struct pollfd fds[3] = {
-			{ afd, (short)(POLLIN | (pending ? POLLOUT : 0)), 0 },
-			{ sfd, POLLIN, 0 },
-			{ in.open && !pending ? 0 : -1, POLLIN, 0 },
-		};
-
-		if (poll(fds, 3, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return err_set(e, ERR_UNAVAILABLE, errno, "attach: poll");
-		}
-		if (fds[1].revents & POLLIN) {
-			on_signal(g, id, sfd, &killed);
-			if (killed) {
-				*end = RELAY_KILLED;
-				return 0;
-			}
-		}
-		if (fds[2].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
-			ssize_t n = read(0, in.buf, sizeof(in.buf));
-
-			if (n > 0) {
-				in.len = (size_t)n;
-				in.off = 0;
-				in.line_start = in.buf[n - 1] == '\n' || in.buf[n - 1] == '\r';
-				in_send(&in, afd);
-			} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-				/* its end (or a terminal that hung up) */
-				in_eof(&in, afd);
-			}
-		} else if (fds[0].revents & POLLOUT) {
-			in_send(&in, afd);
-		}
-		if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-			ssize_t n = read(afd, buf, sizeof(buf));
-
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (n <= 0)
-				return 0;
-			/* with a TTY the stream is the terminal's bytes as they
-			 * are; a terminal that is gone takes no more, and the
-			 * rest is read and dropped until the container ends */
-			if (out_ok && fs_write_exact(1, buf, (size_t)n) < 0)
-				out_ok = false;
-		}
+	if (!t)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "attach");
+	t->g = g;
+	t->id = id;
+	t->afd = afd;
+	t->in = (struct inbound){ .open = true, .line_start = true };
+	t->out_ok = true;
+	if (loop_new(&loop, &le) < 0 ||
+	    loop_fd_add(loop, &t->sig, sfd, EPOLLIN, on_signal, t, &le) < 0 ||
+	    loop_fd_add(loop, &t->stream, afd, EPOLLIN, on_stream, t, &le) < 0) {
+		r = err_set(e, ERR_UNAVAILABLE, le ? le->errnum : 0, "attach: poll");
+	} else {
+		loop_hook_add(loop, &t->interest, interest, t);
+		if (loop_run(loop, &le) < 0)
+			r = err_set(e, ERR_UNAVAILABLE, le ? le->errnum : 0, "attach: poll");
+		else if (t->killed)
+			*end = RELAY_KILLED;
 	}
+	err_free(le);
+	loop_free(loop);
+	free(t);
+	return r;
 }
 
 /* The container's status once it is not running: 0-255, or -1 with *e.

@@ -23,10 +23,10 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
+#include "lib/loop.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,8 +123,8 @@ static void gw_stop(struct host_gw *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static int gw_start(const struct plan *p, const struct plan_paths *paths, struct host_gw *h,
-		    struct err **e)
+static int gw_start(const struct plan *p, const struct plan_paths *paths, struct loop *loop,
+		    struct host_gw *h, struct err **e)
 {
 	_cleanup_json_ json_t *data = json_deep_copy(p->data);
 	_cleanup_free_ char *audit_path = fs_path_join(paths->record_dir, "network.jsonl");
@@ -160,7 +160,7 @@ static int gw_start(const struct plan *p, const struct plan_paths *paths, struct
 				 .n_allow_ranges = h->g->n_allow_ranges,
 				 .dns_servers = getenv("CORDON_GATEWAY_DNS"), .audit_fd = audit,
 				 .toolbelt_socket = h->g->toolbelt };
-	if (gateway_new(&cfg, &h->gw, e) < 0) {
+	if (gateway_new(loop, &cfg, &h->gw, e) < 0) {
 		close(audit);
 		return -1;
 	}
@@ -215,19 +215,106 @@ static int feed_stdin(const char *block, size_t len, pid_t *feeder, struct err *
 	return pfd[0];
 }
 
+/* While ssh runs: the signals the helper got, recorded and then sent
+ * to the run (again later while it has not started). */
+struct relayed_signals {
+	const struct ssh_conn *c;
+	const json_t *pin;
+	const struct plan_paths *paths;
+	int pending[8], npending;
+	bool ssh_gone;
+	struct loop_fd sig;
+	struct loop_pid ssh;
+	struct loop_hook send;
+	struct loop_timer retry;
+};
+
+static void on_signal(struct loop *l, struct loop_fd *s, uint32_t events)
+{
+	struct relayed_signals *rs = s->data;
+	struct signalfd_siginfo si;
+
+	(void)l;
+	(void)events;
+	if (read(s->fd, &si, sizeof(si)) == (ssize_t)sizeof(si) &&
+	    sig_name((int)si.ssi_signo) && rs->npending < 8) {
+		struct err *se = NULL;
+
+		/* recorded first: every signal the run gets through the
+		 * host is there */
+		if (container_record_signal(rs->paths, (int)si.ssi_signo, &se) < 0)
+			err_print(stderr, se);
+		err_free(se);
+		rs->pending[rs->npending++] = (int)si.ssi_signo;
+	}
+}
+
+static void on_ssh_exit(struct loop *l, struct loop_pid *s, const siginfo_t *unused)
+{
+	struct relayed_signals *rs = s->data;
+
+	(void)l;
+	(void)unused;
+	rs->ssh_gone = true; /* the round's signals are sent first */
+}
+
+/* After each round: send what is pending (not started yet: again in
+ * 200 ms at most), then end once ssh has. */
+static void send_pending(struct loop *l, struct loop_hook *h)
+{
+	struct relayed_signals *rs = h->data;
+
+	while (rs->npending > 0) {
+		struct err *se = NULL;
+		int r = ssh_signal_run(rs->c, rs->pin, sig_name(rs->pending[0]),
+				       rs->pending[0] == SIGQUIT, &se);
+
+		if (r < 0)
+			err_print(stderr, se);
+		err_free(se);
+		if (r == 1)
+			break;
+		memmove(rs->pending, rs->pending + 1, (size_t)--rs->npending * sizeof(*rs->pending));
+	}
+	if (rs->ssh_gone)
+		loop_stop(l);
+	else
+		loop_wake_in(l, &rs->retry, rs->npending ? 200 : -1);
+}
+
+/* Serve the loop (the gateway's sources are in it already) until ssh
+ * ends; a loop that fails ends the wait as ssh's end would. */
+static void relay_signals(struct loop *loop, struct relayed_signals *rs, int sfd, int pidfd)
+{
+	struct err *le = NULL;
+
+	if (loop_fd_add(loop, &rs->sig, sfd, EPOLLIN, on_signal, rs, NULL) == 0) {
+		if (loop_pid_add(loop, &rs->ssh, pidfd, false, on_ssh_exit, rs, NULL) == 0) {
+			loop_hook_add(loop, &rs->send, send_pending, rs);
+			if (loop_run(loop, &le) < 0)
+				err_free(le);
+			loop_hook_del(loop, &rs->send);
+			loop_timer_stop(loop, &rs->retry);
+			loop_pid_del(loop, &rs->ssh);
+		}
+		loop_fd_del(loop, &rs->sig);
+	}
+}
+
 /* Run ssh (the start script) until it ends, passing signals on (and
  * serving the gateway, when the run has one); envb: the run's
  * environment for its stub (a start, not a resume). */
 static int run_attached(const struct ssh_conn *c, const json_t *pin, const struct plan_paths *paths,
 			const char *toolbelt_dir, struct host_gw *h, const char *envb,
-			size_t envlen, int sfd, struct err **e)
+			size_t envlen, struct loop *loop, int sfd, struct err **e)
 {
+	struct relayed_signals rs = { .c = c, .pin = pin, .paths = paths };
 	bool resume = !envb;
 	_cleanup_free_ char *sock = NULL, *fwd = NULL;
 	_cleanup_close_ int pidfd = -1;
 	char started[32];
 	char *fwds[2] = { NULL, NULL };
-	int pending[8], npending = 0, status;
+	int status;
 	pid_t pid = -1;
 
 	if (h->gw) {
@@ -284,47 +371,7 @@ static int run_attached(const struct ssh_conn *c, const json_t *pin, const struc
 		}
 		return -1;
 	}
-	for (;;) {
-		struct pollfd p[3] = { { sfd, POLLIN, 0 }, { pidfd, POLLIN, 0 },
-				       { h->gw ? gateway_fd(h->gw) : -1, POLLIN, 0 } };
-		int gt = h->gw ? gateway_timeout_ms(h->gw) : -1;
-		int n = poll(p, 3, npending && (gt < 0 || gt > 200) ? 200 : gt);
-
-		if (n < 0 && errno != EINTR)
-			break;
-		if (h->gw)
-			gateway_run(h->gw);
-		if (n > 0 && (p[0].revents & POLLIN)) {
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si) &&
-			    sig_name((int)si.ssi_signo) && npending < 8) {
-				struct err *se = NULL;
-
-				/* recorded first: every signal the run gets
-				 * through the host is there */
-				if (container_record_signal(paths, (int)si.ssi_signo, &se) < 0)
-					err_print(stderr, se);
-				err_free(se);
-				pending[npending++] = (int)si.ssi_signo;
-			}
-		}
-		/* send what is pending; not started yet: again later */
-		while (npending > 0) {
-			struct err *se = NULL;
-			int r = ssh_signal_run(c, pin, sig_name(pending[0]), pending[0] == SIGQUIT,
-					       &se);
-
-			if (r < 0)
-				err_print(stderr, se);
-			err_free(se);
-			if (r == 1)
-				break;
-			memmove(pending, pending + 1, (size_t)--npending * sizeof(*pending));
-		}
-		if (n > 0 && (p[1].revents & POLLIN))
-			break;
-	}
+	relay_signals(loop, &rs, sfd, pidfd);
 	if (feeder > 0) {
 		kill(feeder, SIGKILL);
 		while (waitpid(feeder, NULL, 0) < 0 && errno == EINTR)
@@ -336,6 +383,11 @@ static int run_attached(const struct ssh_conn *c, const json_t *pin, const struc
 	return 0;
 }
 
+static void loop_freep(struct loop **l)
+{
+	loop_free(*l);
+}
+
 /* The helper, starting the run or (resume) taking up a running one. */
 static int helper(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
 		  bool resume, bool *interrupted, struct err **e)
@@ -344,6 +396,7 @@ static int helper(const struct plan *p, const struct plan_paths *paths, const js
 	struct ssh_conn c = { 0 };
 	struct ssh_run_status st = { 0 };
 	struct host_gw gw = { 0 };
+	__attribute__((cleanup(loop_freep))) struct loop *loop = NULL;
 	const char *iso = json_string_value(json_object_get(pc, "isolation"));
 	_cleanup_close_ int sfd = -1;
 	_cleanup_free_ char *envb = NULL;
@@ -354,9 +407,9 @@ static int helper(const struct plan *p, const struct plan_paths *paths, const js
 	*interrupted = false;
 	if (!pc || ssh_conn_from_pin(&c, pin, e) < 0)
 		goto out;
-	if ((sfd = container_helper_signals(e)) < 0)
+	if ((sfd = container_helper_signals(e)) < 0 || loop_new(&loop, e) < 0)
 		goto remove;
-	if (iso && strcmp(iso, "native") == 0 && gw_start(p, paths, &gw, e) < 0)
+	if (iso && strcmp(iso, "native") == 0 && gw_start(p, paths, loop, &gw, e) < 0)
 		goto remove;
 	if (!resume && !(envb = ssh_env_block(p, json_string_value(json_object_get(pc, "home")),
 					      &envlen))) {
@@ -364,7 +417,7 @@ static int helper(const struct plan *p, const struct plan_paths *paths, const js
 		goto remove;
 	}
 	int ar = run_attached(&c, pin, paths, json_string_value(json_object_get(pc, "toolbelt_dir")),
-			      &gw, envb, envlen, sfd, e);
+			      &gw, envb, envlen, loop, sfd, e);
 	/* (sent: not kept) */
 	if (envb)
 		explicit_bzero(envb, envlen);

@@ -120,8 +120,7 @@ void gw_over_cap(struct gateway *gw, int fd, enum gw_proto proto, const char *cl
 		return;
 	}
 	w->ep = (struct endpoint){ .kind = EP_WAITING, .fd = fd, .proto = proto };
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.ptr = &w->ep };
-	if (epoll_ctl(gw->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	if (gw_watch(gw, &w->ep, fd, EPOLLIN | EPOLLRDHUP | EPOLLET) < 0) {
 		w->ep.fd = -1;
 		answer(gw, fd, proto, client);
 		return;

@@ -223,9 +223,7 @@ static void dial_next(struct conn *c)
 			close(fd);
 			continue;
 		}
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-					  .data.ptr = &c->up };
-		if (epoll_ctl(c->gw->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		if (gw_watch(c->gw, &c->up, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 			close(fd);
 			continue;
 		}
@@ -241,8 +239,6 @@ static void dial_toolbelt(struct conn *c)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *path = c->gw->cfg.toolbelt_socket;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-				  .data.ptr = &c->up };
 
 	c->st = CS_CONNECTING;
 	c->deadline_ms = gw_now_ms() + c->gw->cfg.connect_timeout_ms;
@@ -256,7 +252,7 @@ static void dial_toolbelt(struct conn *c)
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	if ((connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS &&
 	     errno != EAGAIN) ||
-	    epoll_ctl(c->gw->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	    gw_watch(c->gw, &c->up, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 		close(fd);
 		refuse(c, 502, SOCKS_CONN_REFUSED, "fail", "cannot reach the toolbelt");
 		return;

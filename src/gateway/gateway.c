@@ -1,6 +1,6 @@
-/* gateway.c: the gateway's loop: listeners, accepting, the resolver's
- * sockets, deadlines, fairness between relays, and the audit log. What
- * happens on one connection is conn.c's. */
+/* gateway.c: the gateway's part of its caller's loop: listeners,
+ * accepting, the resolver's sockets, deadlines, fairness between relays,
+ * and the audit log. What happens on one connection is conn.c's. */
 #include "gateway/http.h"
 #include "gateway/internal.h"
 #include "lib/cleanup.h"
@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/un.h>
 #include <time.h>
@@ -31,11 +30,44 @@ int64_t gw_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static void accept_all(struct gateway *gw, struct endpoint *l);
+static void after_round(struct loop *l, struct loop_hook *h);
+static void reap(struct gateway *gw, bool all);
+
+static struct endpoint *endpoint_of(struct loop_fd *s)
+{
+	return (struct endpoint *)((char *)s - offsetof(struct endpoint, src));
+}
+
+/* Everything the loop reports on the gateway's fds. */
+static void on_event(struct loop *l, struct loop_fd *s, uint32_t events)
+{
+	struct gateway *gw = s->data;
+	struct endpoint *ep = endpoint_of(s);
+
+	(void)l;
+	if (ep->kind == EP_LISTENER)
+		accept_all(gw, ep);
+	else if (ep->kind == EP_WAITING)
+		gw_cap_event(gw, ep);
+	else if (ep->kind == EP_RESOLVER)
+		resolver_process(gw->res, ep->fd, events & (EPOLLIN | EPOLLERR | EPOLLHUP),
+				 events & EPOLLOUT);
+	else if (!ep->c->dead)
+		gw_conn_event(ep->c, ep, events);
+}
+
+int gw_watch(struct gateway *gw, struct endpoint *ep, int fd, uint32_t events)
+{
+	return loop_fd_add(gw->loop, &ep->src, fd, events, on_event, gw, NULL);
+}
+
 /* c-ares tells which of its sockets to watch. */
 static void resolver_watch(void *arg, int fd, bool readable, bool writable)
 {
 	struct gateway *gw = arg;
 	struct endpoint *ep = NULL;
+	uint32_t events;
 
 	for (int i = 0; i < 16; i++) {
 		if (gw->resolver_eps[i].fd == fd) {
@@ -45,7 +77,7 @@ static void resolver_watch(void *arg, int fd, bool readable, bool writable)
 	}
 	if (!readable && !writable) {
 		if (ep) {
-			epoll_ctl(gw->ep, EPOLL_CTL_DEL, fd, NULL);
+			loop_fd_del(gw->loop, &ep->src);
 			ep->fd = -1;
 		}
 		return;
@@ -59,10 +91,9 @@ static void resolver_watch(void *arg, int fd, bool readable, bool writable)
 		ep->fd = fd;
 		ep->kind = EP_RESOLVER;
 	}
-	struct epoll_event ev = { .events = (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0),
-				  .data.ptr = ep };
-	if (epoll_ctl(gw->ep, EPOLL_CTL_MOD, fd, &ev) < 0)
-		epoll_ctl(gw->ep, EPOLL_CTL_ADD, fd, &ev);
+	events = (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0);
+	if (!ep->src.on || loop_fd_mod(gw->loop, &ep->src, events, NULL) < 0)
+		gw_watch(gw, ep, fd, events);
 }
 
 /* A default that fits the open-file limit: two fds a tunnel and room for
@@ -80,12 +111,14 @@ static unsigned int default_max_conns(void)
 	return rl.rlim_cur > 512 ? (unsigned int)((rl.rlim_cur - 256) / 2) : 64;
 }
 
-int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **e)
+int gateway_new(struct loop *loop, const struct gw_config *cfg, struct gateway **out,
+		struct err **e)
 {
 	struct gateway *gw = calloc(1, sizeof(*gw));
 
 	if (!gw)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway");
+	gw->loop = loop;
 	gw->cfg = *cfg;
 	gw->cfg.token = NULL; /* not kept: its digest is */
 	gw->cfg.allow_ranges = NULL;
@@ -121,23 +154,18 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 		gw->cfg.idle_timeout_ms = 600000;
 	for (int i = 0; i < 16; i++)
 		gw->resolver_eps[i].fd = -1;
-	gw->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (gw->ep < 0) {
-		free(gw->toolbelt);
-		free(gw);
-		return err_set(e, ERR_UNAVAILABLE, errno, "gateway: epoll");
-	}
 	if (addrguard_load_own(&gw->own) < 0 ||
 	    addrguard_add_own(&gw->own, cfg->host_addrs, cfg->n_host_addrs) < 0) {
 		addrguard_free_own(&gw->own);
-		close(gw->ep);
 		free(gw->toolbelt);
 		free(gw);
 		return err_set(e, ERR_UNAVAILABLE, errno, "gateway: this host's addresses");
 	}
 	if (resolver_new(cfg->dns_servers, resolver_watch, gw, &gw->res, e) < 0) {
 		addrguard_free_own(&gw->own);
-		close(gw->ep);
+		for (int i = 0; i < 16; i++)
+			if (gw->resolver_eps[i].fd >= 0)
+				loop_fd_del(loop, &gw->resolver_eps[i].src);
 		free(gw->toolbelt);
 		free(gw);
 		return err_wrap(e, "gateway");
@@ -155,24 +183,32 @@ int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **
 		gw->cfg.n_allow_ranges = cfg->n_allow_ranges;
 	}
 	gw->last_sweep_ms = gw_now_ms();
+	loop_hook_add(loop, &gw->after, after_round, gw);
 	*out = gw;
 	return 0;
 }
-
-static void reap(struct gateway *gw, bool all);
 
 void gateway_free(struct gateway *gw)
 {
 	if (!gw)
 		return;
+	loop_hook_del(gw->loop, &gw->after);
+	loop_timer_stop(gw->loop, &gw->wake);
 	gw_cap_free(gw);
+	for (int i = 0; i < GW_WAITING_MAX; i++)
+		loop_fd_closed(gw->loop, &gw->waiting[i].ep.src);
 	free(gw->toolbelt);
 	while (gw->conns)
 		gw_conn_close(gw->conns);
 	gw->ready = NULL; /* every conn in it is in the graveyard now */
+	/* the resolver's sockets leave the loop while they are still open */
+	for (int i = 0; i < 16; i++)
+		if (gw->resolver_eps[i].fd >= 0)
+			loop_fd_del(gw->loop, &gw->resolver_eps[i].src);
 	resolver_free(gw->res); /* pending lookups end: their conns are dead */
 	reap(gw, true);
 	for (int i = 0; i < gw->n_listeners; i++) {
+		loop_fd_del(gw->loop, &gw->listeners[i]->src);
 		close(gw->listeners[i]->fd);
 		free(gw->listeners[i]);
 	}
@@ -183,7 +219,6 @@ void gateway_free(struct gateway *gw)
 	addrguard_free_own(&gw->own);
 	if (gw->cfg.audit_fd >= 0)
 		close(gw->cfg.audit_fd);
-	close(gw->ep);
 	free(gw->ranges);
 	free(gw);
 }
@@ -191,7 +226,6 @@ void gateway_free(struct gateway *gw)
 int gateway_add_listener(struct gateway *gw, int fd, enum gw_proto proto, struct err **e)
 {
 	struct endpoint *ep;
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
 
 	if (gw->n_listeners >= 8)
 		return err_set(e, ERR_INTERNAL, ENOSPC, "gateway: too many listeners");
@@ -202,8 +236,7 @@ int gateway_add_listener(struct gateway *gw, int fd, enum gw_proto proto, struct
 	if (!ep)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "gateway");
 	*ep = (struct endpoint){ .kind = EP_LISTENER, .fd = fd, .proto = proto };
-	ev.data.ptr = ep;
-	if (epoll_ctl(gw->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	if (gw_watch(gw, ep, fd, EPOLLIN | EPOLLET) < 0) {
 		free(ep);
 		return err_set(e, ERR_UNAVAILABLE, errno, "gateway: watch the listener");
 	}
@@ -211,12 +244,9 @@ int gateway_add_listener(struct gateway *gw, int fd, enum gw_proto proto, struct
 	return 0;
 }
 
-int gateway_fd(const struct gateway *gw)
-{
-	return gw->ep;
-}
-
-int gateway_timeout_ms(const struct gateway *gw)
+/* How long the loop may sleep before the round's-end work is due
+ * regardless (-1: no deadline). */
+static int timeout_ms(const struct gateway *gw)
 {
 	int t = resolver_timeout_ms(gw->res);
 
@@ -283,9 +313,7 @@ static void accept_all(struct gateway *gw, struct endpoint *l)
 		c->started_ms = gw_now_ms();
 		c->deadline_ms = c->started_ms + gw->cfg.head_timeout_ms;
 		describe_peer(&ss, len, c->client, sizeof(c->client));
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-					  .data.ptr = &c->cli };
-		if (epoll_ctl(gw->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		if (gw_watch(gw, &c->cli, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) < 0) {
 			close(fd);
 			free(c);
 			continue;
@@ -321,29 +349,21 @@ static void reap(struct gateway *gw, bool all)
 			continue;
 		}
 		*pp = c->grave_next;
+		/* gateway_free may run inside a round: none of its events
+		 * may name c (outside one, this is nothing to do) */
+		loop_fd_closed(gw->loop, &c->cli.src);
+		loop_fd_closed(gw->loop, &c->up.src);
 		free(c);
 	}
 }
 
-void gateway_run(struct gateway *gw)
+/* After each round of the loop, before it sleeps: what the round's events
+ * left to do, then the deadline of the next. */
+static void after_round(struct loop *l, struct loop_hook *h)
 {
-	struct epoll_event evs[256];
-	int n = epoll_wait(gw->ep, evs, 256, 0);
+	struct gateway *gw = h->data;
 	int64_t now;
 
-	for (int i = 0; i < n; i++) {
-		struct endpoint *ep = evs[i].data.ptr;
-
-		if (ep->kind == EP_LISTENER)
-			accept_all(gw, ep);
-		else if (ep->kind == EP_WAITING)
-			gw_cap_event(gw, ep);
-		else if (ep->kind == EP_RESOLVER)
-			resolver_process(gw->res, ep->fd, evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP),
-					 evs[i].events & EPOLLOUT);
-		else if (!ep->c->dead)
-			gw_conn_event(ep->c, ep, evs[i].events);
-	}
 	if (gw->accept_starved) {
 		gw->accept_starved = false;
 		for (int i = 0; i < gw->n_listeners; i++)
@@ -368,6 +388,7 @@ void gateway_run(struct gateway *gw)
 		gw_cap_sweep(gw, now);
 	}
 	reap(gw, false);
+	loop_wake_in(l, &gw->wake, timeout_ms(gw));
 }
 
 size_t gateway_refused(const struct gateway *gw, char lines[][320], size_t max)

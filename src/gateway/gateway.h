@@ -3,12 +3,14 @@
  * http:// and SOCKS5 on its listeners; checks each request against the
  * deny list then the allow list; resolves names itself (c-ares) and refuses
  * any whose addresses fall in a refused class; dials only the addresses it
- * checked; relays with splice; writes one JSON line per decision. The loop
- * is embeddable: a sandbox root polls gateway_fd() beside its own fds. */
+ * checked; relays with splice; writes one JSON line per decision. It has
+ * no loop of its own: its fds, a before-sleep hook and a timer live in its
+ * caller's lib/loop, beside the caller's own sources. */
 #ifndef CORDON_GATEWAY_GATEWAY_H
 #define CORDON_GATEWAY_GATEWAY_H
 
 #include "lib/err.h"
+#include "lib/loop.h"
 #include "policy/host.h"
 
 #include <stdbool.h>
@@ -58,19 +60,15 @@ struct gw_config {
 
 struct gateway;
 
-int gateway_new(const struct gw_config *cfg, struct gateway **out, struct err **e);
+/* The gateway serves while loop runs; the loop outlives it. */
+int gateway_new(struct loop *loop, const struct gw_config *cfg, struct gateway **out,
+		struct err **e);
+/* Every fd it watches leaves the loop. NULL: nothing. */
 void gateway_free(struct gateway *gw);
 
 /* Serve a listening socket (non-blocking is set here). The gateway owns it. */
 int gateway_add_listener(struct gateway *gw, int fd, enum gw_proto proto,
 			 struct err **e);
-
-/* The fd to poll for readability, and how long the caller may sleep
- * before gateway_run() is due regardless (-1: no deadline). */
-int gateway_fd(const struct gateway *gw);
-int gateway_timeout_ms(const struct gateway *gw);
-/* Handle whatever is ready, without blocking. */
-void gateway_run(struct gateway *gw);
 
 /* The distinct hosts refused so far, one line each: "host:port (reason)",
  * at most max; for `cordon run`'s note at exit. */

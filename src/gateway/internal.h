@@ -6,6 +6,7 @@
 #include "gateway/framing.h"
 #include "gateway/gateway.h"
 #include "gateway/resolver.h"
+#include "lib/loop.h"
 
 #include <stdint.h>
 #include <netinet/in.h>
@@ -37,8 +38,9 @@ union gw_addr {
 	struct sockaddr_in6 in6;
 };
 
-/* What epoll's data points at: one side of a connection, or a listener. */
+/* What the loop watches: one side of a connection, or a listener. */
 struct endpoint {
+	struct loop_fd src;	/* its data: the gateway */
 	int kind;	/* EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER, EP_WAITING */
 	int fd;
 	struct conn *c;
@@ -52,7 +54,7 @@ enum { EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER, EP_WAITING };
  * nothing allocated. */
 #define GW_WAITING_MAX 32
 struct waiting {
-	struct endpoint ep;	/* first: epoll's pointer is the slot's; fd -1: free */
+	struct endpoint ep;	/* first: the slot is its endpoint's; fd -1: free */
 	int64_t deadline_ms;
 	char client[64];
 };
@@ -121,7 +123,9 @@ struct gateway {
 	struct gw_config cfg;
 	struct net_range *ranges;	/* cfg.allow_ranges: the gateway's copy */
 	char *toolbelt;			/* cfg.toolbelt_socket: the gateway's copy */
-	int ep;
+	struct loop *loop;		/* the caller's: every fd and deadline is in it */
+	struct loop_hook after;		/* each round's end: fairness, sweeps, reaping */
+	struct loop_timer wake;		/* the next deadline the hook must see */
 	struct resolver *res;
 	struct addr_set own;
 	struct conn *conns;		/* every live connection */
@@ -154,6 +158,10 @@ struct gateway {
 };
 
 int64_t gw_now_ms(void);
+/* Watch one of the gateway's fds in its loop (ep->fd is the caller's to
+ * set): a connection's side, a listener, a waiting client. -1 (errno)
+ * when the loop cannot. */
+int gw_watch(struct gateway *gw, struct endpoint *ep, int fd, uint32_t events);
 void gw_conn_event(struct conn *c, struct endpoint *ep, uint32_t events);
 void gw_conn_close(struct conn *c);
 void gw_conn_timeout(struct conn *c);

@@ -6,15 +6,16 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
+#include "lib/loop.h"
 #include "lib/strv.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -168,22 +169,44 @@ static void read_log(struct feed *f)
 	}
 }
 
-static void feeder_main(struct feed *f, int wrapper)
+/* Every FEED_POLL_MS: the log's new answers, the inbox's new messages. */
+static void feed_turn(struct loop *l, struct loop_timer *t)
 {
-	struct pollfd p = { .fd = wrapper, .events = POLLIN };
+	struct feed *f = t->data;
+	bool pending = false;
+
+	(void)l;
+	read_log(f);
+	if (feed_inbox(f, &pending) < 0)
+		_exit(0); /* the command is gone */
+	if (!pending && f->answered >= f->sent)
+		_exit(0); /* all answered: its stdin ends, and so does it */
+}
+
+static void wrapper_gone(struct loop *l, struct loop_pid *s, const siginfo_t *unused)
+{
+	(void)l;
+	(void)s;
+	(void)unused;
+	_exit(0);
+}
+
+/* A turn now, then one each FEED_POLL_MS until the wrapper ends (or the
+ * loop cannot wait for it). */
+static noreturn void feeder_main(struct feed *f, int wrapper)
+{
+	struct loop_timer turn = { .data = f };
+	struct loop_pid gone;
+	struct loop *loop = NULL;
 
 	signal(SIGPIPE, SIG_IGN);
-	for (;;) {
-		bool pending = false;
-
-		read_log(f);
-		if (feed_inbox(f, &pending) < 0)
-			_exit(0); /* the command is gone */
-		if (!pending && f->answered >= f->sent)
-			_exit(0); /* all answered: its stdin ends, and so does it */
-		if (poll(&p, 1, FEED_POLL_MS) != 0)
-			_exit(0); /* the wrapper ended */
-	}
+	feed_turn(NULL, &turn);
+	if (loop_new(&loop, NULL) < 0 ||
+	    loop_pid_add(loop, &gone, wrapper, false, wrapper_gone, f, NULL) < 0)
+		_exit(0);
+	loop_timer_start(loop, &turn, FEED_POLL_MS, FEED_POLL_MS, feed_turn, f);
+	loop_run(loop, NULL);
+	_exit(0);
 }
 
 int host_feeder_start(const char *first, const char *inbox, const char *log, struct err **e)

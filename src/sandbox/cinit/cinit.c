@@ -7,6 +7,7 @@
 #include "sandbox/forward.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/loop.h"
 #include "lib/strv.h"
 #include "policy/envfilter.h"
 
@@ -18,7 +19,6 @@
 #include <stdlib.h>
 #include <stdnoreturn.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -28,10 +28,6 @@
 
 /* The command gets the signals native's pid 1 passes on, and its
  * clients are pointed at the relays (sandbox/forward.h). */
-
-/* What epoll's data points at for the signalfd; anything else is the
- * relay's. */
-static char signal_tag;
 
 static size_t name_len(const char *entry)
 {
@@ -156,16 +152,29 @@ static noreturn void finish(int code)
 	_exit(code);
 }
 
-static void take_signals(int sfd, pid_t cmd, int dirfd, const char *dir)
+/* What pid 1 waits for beside the relay. */
+struct init_state {
+	pid_t cmd;
+	int dirfd;
+	const char *dir;
+};
+
+static void take_signals(struct loop *l, struct loop_fd *s, uint32_t events)
 {
+	const struct init_state *st = s->data;
+	pid_t cmd = st->cmd;
 	struct signalfd_siginfo si;
 	int status;
 	pid_t p;
 
-	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+	(void)l;
+	(void)events;
+	if (cmd <= 0)
+		return; /* no command yet (the loop runs after it starts): never kill(-1) */
+	while (read(s->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo != SIGCHLD) {
 			if (si.ssi_signo == SIGTERM)
-				mark_term(dirfd, dir);
+				mark_term(st->dirfd, st->dir);
 			kill(cmd, (int)si.ssi_signo);
 			continue;
 		}
@@ -176,21 +185,15 @@ static void take_signals(int sfd, pid_t cmd, int dirfd, const char *dir)
 	}
 }
 
-static noreturn void init_loop(struct relay *r, int ep, int sfd, pid_t cmd, int dirfd,
-			       const char *dir)
+/* pid 1 ends in take_signals, with the command: nothing else ends the
+ * loop, and a wait that fails is tried again. */
+static noreturn void init_loop(struct loop *loop)
 {
-	struct epoll_event evs[64];
-
 	for (;;) {
-		int n = epoll_wait(ep, evs, 64, relay_timeout_ms(r));
+		struct err *le = NULL;
 
-		for (int i = 0; i < n; i++) {
-			if (evs[i].data.ptr == &signal_tag)
-				take_signals(sfd, cmd, dirfd, dir);
-			else
-				relay_event(r, evs[i].data.ptr, evs[i].events);
-		}
-		relay_after(r);
+		loop_run(loop, &le);
+		err_free(le);
 	}
 }
 
@@ -207,6 +210,11 @@ static void relay_freep(struct relay **r)
 	relay_free(*r);
 }
 
+static void loop_freep(struct loop **l)
+{
+	loop_free(*l);
+}
+
 static int failed(struct err **e, const char *what, int errnum)
 {
 	err_set(e, ERR_UNAVAILABLE, errnum, "%s", what);
@@ -217,10 +225,13 @@ static int failed(struct err **e, const char *what, int errnum)
 int cinit_run(const struct cinit_args *a)
 {
 	__attribute__((cleanup(scrub_strvp))) char **secrets = NULL;
+	__attribute__((cleanup(loop_freep))) struct loop *loop = NULL;
 	__attribute__((cleanup(relay_freep))) struct relay *r = NULL;
-	_cleanup_close_ int dirfd = -1, ep = -1, sfd = -1;
+	_cleanup_close_ int dirfd = -1, sfd = -1;
 	_cleanup_err_ struct err *e = NULL;
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &signal_tag };
+	struct loop_fd sig = { .fd = -1 };
+	/* filled in once the command runs: the loop first runs then */
+	struct init_state st = { .cmd = -1, .dirfd = -1 };
 	const char **env;
 	sigset_t mask;
 	pid_t cmd;
@@ -240,9 +251,15 @@ int cinit_run(const struct cinit_args *a)
 	 * memory, environment or descriptors through /proc/1. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return failed(&e, "cinit: make pid 1 undumpable", errno);
-	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
-	    (sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 ||
-	    epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev) < 0)
+	if (loop_new(&loop, &e) < 0) {
+		int errnum = e->errnum;
+
+		err_free(e);
+		e = NULL;
+		return failed(&e, "cinit: watch signals", errnum);
+	}
+	if ((sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 ||
+	    loop_fd_add(loop, &sig, sfd, EPOLLIN, take_signals, &st, NULL) < 0)
 		return failed(&e, "cinit: watch signals", errno);
 
 	/* 1. the secrets, out of the run dir before anything runs */
@@ -259,7 +276,7 @@ int cinit_run(const struct cinit_args *a)
 		return 125;
 	}
 	/* 2. the proxies */
-	if (relay_new(ep, a->channel, &r, &e) < 0) {
+	if (relay_new(loop, a->channel, &r, &e) < 0) {
 		err_wrap(&e, "cinit: proxies");
 		err_print(stderr, e);
 		return 125;
@@ -278,5 +295,6 @@ int cinit_run(const struct cinit_args *a)
 	scrub_strvp(&secrets);
 	secrets = NULL;
 	/* 4. init */
-	init_loop(r, ep, sfd, cmd, dirfd, a->run_dir);
+	st = (struct init_state){ cmd, dirfd, a->run_dir };
+	init_loop(loop);
 }

@@ -16,7 +16,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -28,6 +27,9 @@
 
 struct relay {
 	struct gateway gw;		/* the relay state conn.c works on */
+	struct loop *loop;		/* the caller's */
+	struct loop_hook after;		/* each round's end */
+	struct loop_timer wake;		/* the next deadline the hook must see */
 	struct endpoint listeners[2];
 	struct sockaddr_un channel;
 	unsigned int max_conns;
@@ -70,7 +72,10 @@ static unsigned int conns_cap(void)
 	return fit < RELAY_MAX_CONNS ? (unsigned int)fit : RELAY_MAX_CONNS;
 }
 
-int relay_new(int ep, const char *channel, struct relay **out, struct err **e)
+static void on_event(struct loop *l, struct loop_fd *s, uint32_t events);
+static void after_round(struct loop *l, struct loop_hook *h);
+
+int relay_new(struct loop *loop, const char *channel, struct relay **out, struct err **e)
 {
 	static const uint16_t ports[2] = { RELAY_HTTP_PORT, RELAY_SOCKS_PORT };
 	int fds[2] = { -1, -1 };
@@ -85,10 +90,11 @@ int relay_new(int ep, const char *channel, struct relay **out, struct err **e)
 				       (unsigned)ports[i]);
 		}
 	}
-	return relay_new_on(ep, channel, fds, out, e);
+	return relay_new_on(loop, channel, fds, out, e);
 }
 
-int relay_new_on(int ep, const char *channel, int fds[2], struct relay **out, struct err **e)
+int relay_new_on(struct loop *loop, const char *channel, int fds[2], struct relay **out,
+		 struct err **e)
 {
 	struct relay *r = NULL;
 	size_t len = strlen(channel);
@@ -106,7 +112,7 @@ int relay_new_on(int ep, const char *channel, int fds[2], struct relay **out, st
 	}
 	r->channel.sun_family = AF_UNIX;
 	memcpy(r->channel.sun_path, channel, len + 1);
-	r->gw.ep = ep;
+	r->loop = loop;
 	r->gw.cfg.audit_fd = -1;	/* the gateway behind audits */
 	r->gw.cfg.idle_timeout_ms = IDLE_MS;
 	r->max_conns = conns_cap();
@@ -114,41 +120,57 @@ int relay_new_on(int ep, const char *channel, int fds[2], struct relay **out, st
 	for (int i = 0; i < 2; i++)
 		r->listeners[i] = (struct endpoint){ .kind = EP_LISTENER, .fd = fds[i] };
 	for (int i = 0; i < 2 && !err; i++) {
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.ptr = &r->listeners[i] };
 		int fl = fcntl(fds[i], F_GETFL);
 
 		if (fl < 0 || fcntl(fds[i], F_SETFL, fl | O_NONBLOCK) < 0 ||
-		    epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev) < 0)
+		    loop_fd_add(loop, &r->listeners[i].src, fds[i], EPOLLIN | EPOLLET, on_event, r,
+				NULL) < 0)
 			err = errno;
 	}
 	if (err) {
+		for (int i = 0; i < 2; i++)
+			loop_fd_del(loop, &r->listeners[i].src);
 		close(fds[0]);
 		close(fds[1]);
 		free(r);
 		return err_set(e, ERR_UNAVAILABLE, err, "relay: watch the listeners");
 	}
+	loop_hook_add(loop, &r->after, after_round, r);
 	*out = r;
 	return 0;
 }
 
-void relay_free(struct relay *r)
+/* Closed connections are freed: none of the round's events may name
+ * them (outside a round, there are none). */
+static void reap(struct relay *r)
 {
 	struct conn *c;
 
-	if (!r)
-		return;
-	while (r->gw.conns)
-		gw_conn_close(r->gw.conns);
 	while ((c = r->gw.graveyard)) {
 		r->gw.graveyard = c->grave_next;
+		loop_fd_closed(r->loop, &c->cli.src);
+		loop_fd_closed(r->loop, &c->up.src);
 		free(c);
 	}
+}
+
+void relay_free(struct relay *r)
+{
+	if (!r)
+		return;
+	loop_hook_del(r->loop, &r->after);
+	loop_timer_stop(r->loop, &r->wake);
+	while (r->gw.conns)
+		gw_conn_close(r->gw.conns);
+	reap(r);
 	for (int i = 0; i < r->gw.n_pool; i++) {
 		close(r->gw.pool[i][0]);
 		close(r->gw.pool[i][1]);
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
+		loop_fd_del(r->loop, &r->listeners[i].src);
 		close(r->listeners[i].fd);
+	}
 	free(r);
 }
 
@@ -172,7 +194,7 @@ static int dial(const struct relay *r)
 static void start(struct relay *r, int cli, int up)
 {
 	struct conn *c = calloc(1, sizeof(*c));
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
+	const uint32_t ev = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 
 	if (!c) {
 		close(cli);
@@ -186,16 +208,15 @@ static void start(struct relay *r, int cli, int up)
 	c->st = CS_RELAY;
 	c->started_ms = gw_now_ms();
 	c->deadline_ms = c->started_ms + IDLE_MS;
-	ev.data.ptr = &c->cli;
-	if (epoll_ctl(r->gw.ep, EPOLL_CTL_ADD, cli, &ev) < 0) {
+	if (loop_fd_add(r->loop, &c->cli.src, cli, ev, on_event, r, NULL) < 0) {
 		close(cli);
 		close(up);
 		free(c);
 		return;
 	}
-	ev.data.ptr = &c->up;
-	if (epoll_ctl(r->gw.ep, EPOLL_CTL_ADD, up, &ev) < 0) {
-		close(cli); /* leaves the epoll set with it */
+	if (loop_fd_add(r->loop, &c->up.src, up, ev, on_event, r, NULL) < 0) {
+		loop_fd_del(r->loop, &c->cli.src);
+		close(cli);
 		close(up);
 		free(c);
 		return;
@@ -231,18 +252,25 @@ static void accept_all(struct relay *r, const struct endpoint *l)
 	}
 }
 
-void relay_event(struct relay *r, void *ptr, uint32_t events)
+static void on_event(struct loop *l, struct loop_fd *s, uint32_t events)
 {
-	struct endpoint *ep = ptr;
+	struct relay *r = s->data;
+	struct endpoint *ep = (struct endpoint *)((char *)s - offsetof(struct endpoint, src));
 
+	(void)l;
 	if (ep->kind == EP_LISTENER)
 		accept_all(r, ep);
 	else if (!ep->c->dead)
 		gw_conn_event(ep->c, ep, events);
 }
 
-void relay_after(struct relay *r)
+static int timeout_ms(const struct relay *r);
+
+/* After each round: relays that yielded for fairness get their turn,
+ * idle connections end, closed ones are freed; then the next deadline. */
+static void after_round(struct loop *l, struct loop_hook *h)
 {
+	struct relay *r = h->data;
 	struct conn *c, *next;
 	int64_t now;
 
@@ -271,13 +299,13 @@ void relay_after(struct relay *r)
 		}
 	}
 	/* closed this turn: no lookup ever holds one here */
-	while ((c = r->gw.graveyard)) {
-		r->gw.graveyard = c->grave_next;
-		free(c);
-	}
+	reap(r);
+	loop_wake_in(l, &r->wake, timeout_ms(r));
 }
 
-int relay_timeout_ms(const struct relay *r)
+/* How long the loop may sleep before the hook is due regardless (-1:
+ * no deadline). */
+static int timeout_ms(const struct relay *r)
 {
 	if (r->gw.ready)
 		return 0;

@@ -9,6 +9,7 @@
 #define CORDON_SANDBOX_CINIT_RELAY_H
 
 #include "lib/err.h"
+#include "lib/loop.h"
 
 #include <stdint.h>
 
@@ -20,27 +21,18 @@
 
 struct relay;
 
-/* Listen on both ports and watch them on the epoll instance ep (whose
- * events relay_event then takes). The channel's path is checked here
- * (it must fit a unix socket address) but connected only per client.
- * -1 with *e when a listener cannot be made. */
-int relay_new(int ep, const char *channel, struct relay **out, struct err **e);
+/* Listen on both ports and serve them in the caller's loop (its fds, a
+ * hook after each round and a timer for its deadlines), which outlives
+ * the relay. The channel's path is checked here (it must fit a unix
+ * socket address) but connected only per client. -1 with *e when a
+ * listener cannot be made. */
+int relay_new(struct loop *loop, const char *channel, struct relay **out, struct err **e);
 /* The same on two listeners the caller made (HTTP, SOCKS5: native's, in
  * its sandbox's network namespace), which the relay takes (closed on
  * failure too). */
-int relay_new_on(int ep, const char *channel, int fds[2], struct relay **out, struct err **e);
-/* Close every connection and listener (NULL: nothing). */
+int relay_new_on(struct loop *loop, const char *channel, int fds[2], struct relay **out,
+		 struct err **e);
+/* Close every connection and listener; all leave the loop (NULL: nothing). */
 void relay_free(struct relay *r);
-
-/* An event from ep whose data.ptr is not the caller's own. */
-void relay_event(struct relay *r, void *ptr, uint32_t events);
-
-/* After each batch of events: relays that yielded for fairness get their
- * turn, idle connections end, closed ones are freed. */
-void relay_after(struct relay *r);
-
-/* How long the caller may sleep in epoll_wait before relay_after is due
- * regardless (-1: no deadline). */
-int relay_timeout_ms(const struct relay *r);
 
 #endif

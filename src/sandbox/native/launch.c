@@ -18,23 +18,21 @@
 #include "sandbox/forward.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/loop.h"
 #include "lib/strv.h"
 #include "lib/text.h"
 #include "policy/envfilter.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -192,116 +190,133 @@ static int mover_finish(struct mover *m, int r, struct err **e)
 	return r;
 }
 
-struct loop {
-	int pidfd, sfd, status_fd;
+/* What the root waits for, in its loop: the child's exit, signals to
+ * forward, the status pipe, the record's sync, and the gateway (or the
+ * relay) serving the sandbox's connections. */
+struct root {
+	struct loop *loop;
+	struct loop_pid exit;
+	struct loop_signal sig;
+	struct loop_fd status, synced;
+	int pidfd, status_fd;
 	struct gateway *gw;		/* NULL without hosts */
 	struct relay *relay;		/* instead, a relay to a gateway elsewhere */
-	int relay_ep;
 	struct syncer *syncer;
 	struct mover *leaver;		/* pid 1 out of the sandbox's cgroups */
 	bool leave_v2;			/* the root moves it out of a v2 one */
 	struct child_status st;
 	bool have_status;
 	int code;
+	int wait_errno;			/* the wait failed: why */
 };
 
-/* What the relay's epoll set holds now, without blocking. */
-static void run_relay(struct loop *l)
-{
-	struct epoll_event evs[64];
-	int n = epoll_wait(l->relay_ep, evs, 64, 0);
-
-	for (int i = 0; i < n; i++)
-		relay_event(l->relay, evs[i].data.ptr, evs[i].events);
-	relay_after(l->relay);
-}
-
-static void stop_relay(struct loop *l)
+static void stop_relay(struct root *l)
 {
 	relay_free(l->relay);
 	l->relay = NULL;
-	if (l->relay_ep >= 0)
-		close(l->relay_ep);
-	l->relay_ep = -1;
 }
 
-static int wait_child(struct loop *l)
+static void on_status(struct loop *loop, struct loop_fd *s, uint32_t events)
 {
-	/* One loop: the child's exit, signals to forward, the status pipe,
-	 * and the gateway serving the sandbox's connections. */
-	struct pollfd p[5] = {
-		{ .fd = l->pidfd, .events = POLLIN },
-		{ .fd = l->sfd, .events = POLLIN },
-		{ .fd = l->gw ? gateway_fd(l->gw) : l->relay ? l->relay_ep : -1, .events = POLLIN },
-		{ .fd = l->status_fd, .events = POLLIN },
-		{ .fd = l->syncer->done_fd, .events = POLLIN },
-	};
+	struct root *l = s->data;
+	ssize_t n = read(l->status_fd, &l->st, sizeof(l->st));
 
-	for (;;) {
-		p[3].fd = l->status_fd;
-		p[4].fd = l->syncer->joined ? -1 : l->syncer->done_fd;
-		if (poll(p, 5, l->gw ? gateway_timeout_ms(l->gw)
-				   : l->relay ? relay_timeout_ms(l->relay) : -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (l->gw)
-			gateway_run(l->gw);
-		if (l->relay)
-			run_relay(l);
-		if (p[3].revents && l->status_fd >= 0) {
-			ssize_t n = read(l->status_fd, &l->st, sizeof(l->st));
-			/* the command started, in the sandbox's cgroups: pid 1
-			 * leaves them (a failure only slows their removal) */
-			if (n == (ssize_t)sizeof(l->st) && l->st.spawned) {
-				struct err *ignored = NULL;
-				if (l->leave_v2 && mover_start(l->leaver, &ignored) < 0)
-					err_free(ignored);
-				continue;
-			}
-			close(l->status_fd);
-			l->status_fd = -1;
-			/* pid 1 ended the sandbox and reaped it: the status is
-			 * final; pid 1's own exit is the kernel's to finish */
-			if (n == (ssize_t)sizeof(l->st) && l->st.done) {
-				l->code = l->st.code;
-				return 0;
-			}
-			if (n == (ssize_t)sizeof(l->st))
-				l->have_status = true;
-		}
-		if (p[4].revents && !l->syncer->joined) {
-			pthread_join(l->syncer->thread, NULL);
-			l->syncer->joined = true;
-			/* a record that cannot be made durable ends the sandbox */
-			if (l->syncer->err)
-				syscall(SYS_pidfd_send_signal, l->pidfd, SIGKILL, NULL, 0);
-		}
-		if (p[1].revents) {
-			struct signalfd_siginfo si;
-			if (read(l->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-				syscall(SYS_pidfd_send_signal, l->pidfd, (int)si.ssi_signo, NULL, 0);
-		}
-		if (p[0].revents) {
-			siginfo_t info = { 0 };
-			if (waitid(P_PIDFD, (id_t)l->pidfd, &info, WEXITED) < 0)
-				return -1;
-			l->code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
-			ssize_t n = 0;
-			while (l->status_fd >= 0 &&
-			       (n = read(l->status_fd, &l->st, sizeof(l->st))) == (ssize_t)sizeof(l->st) &&
-			       l->st.spawned)
-				;
-			if (n == (ssize_t)sizeof(l->st)) {
-				if (l->st.done)
-					l->code = l->st.code;
-				else
-					l->have_status = true;
-			}
-			return 0;
-		}
+	(void)events;
+	/* the command started, in the sandbox's cgroups: pid 1 leaves them
+	 * (a failure only slows their removal) */
+	if (n == (ssize_t)sizeof(l->st) && l->st.spawned) {
+		struct err *ignored = NULL;
+		if (l->leave_v2 && mover_start(l->leaver, &ignored) < 0)
+			err_free(ignored);
+		return;
 	}
+	loop_fd_del(loop, s);
+	close(l->status_fd);
+	l->status_fd = -1;
+	/* pid 1 ended the sandbox and reaped it: the status is final; pid 1's
+	 * own exit is the kernel's to finish */
+	if (n == (ssize_t)sizeof(l->st) && l->st.done) {
+		l->code = l->st.code;
+		loop_stop(loop);
+		return;
+	}
+	if (n == (ssize_t)sizeof(l->st))
+		l->have_status = true;
+}
+
+static void on_synced(struct loop *loop, struct loop_fd *s, uint32_t events)
+{
+	struct root *l = s->data;
+
+	(void)events;
+	loop_fd_del(loop, s);
+	pthread_join(l->syncer->thread, NULL);
+	l->syncer->joined = true;
+	/* a record that cannot be made durable ends the sandbox */
+	if (l->syncer->err)
+		syscall(SYS_pidfd_send_signal, l->pidfd, SIGKILL, NULL, 0);
+}
+
+static void on_signal(struct loop *loop, struct loop_signal *s, const struct signalfd_siginfo *si)
+{
+	struct root *l = s->data;
+
+	(void)loop;
+	syscall(SYS_pidfd_send_signal, l->pidfd, (int)si->ssi_signo, NULL, 0);
+}
+
+static void on_exit_of_child(struct loop *loop, struct loop_pid *s, const siginfo_t *unused)
+{
+	struct root *l = s->data;
+	siginfo_t info = { 0 };
+	ssize_t n = 0;
+
+	(void)unused;
+	loop_stop(loop);
+	if (waitid(P_PIDFD, (id_t)l->pidfd, &info, WEXITED) < 0) {
+		l->wait_errno = errno;
+		return;
+	}
+	l->code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+	while (l->status_fd >= 0 &&
+	       (n = read(l->status_fd, &l->st, sizeof(l->st))) == (ssize_t)sizeof(l->st) &&
+	       l->st.spawned)
+		;
+	if (n == (ssize_t)sizeof(l->st)) {
+		if (l->st.done)
+			l->code = l->st.code;
+		else
+			l->have_status = true;
+	}
+}
+
+/* One loop: the child's exit, signals to forward (set, blocked since
+ * before the child), the status pipe, and the gateway serving the
+ * sandbox's connections. -1 with errno when it cannot wait. */
+static int wait_child(struct root *l, const sigset_t *set)
+{
+	struct err *e = NULL;
+
+	if (loop_signal_add(l->loop, &l->sig, set, on_signal, l, &e) < 0 ||
+	    loop_pid_add(l->loop, &l->exit, l->pidfd, false, on_exit_of_child, l, &e) < 0 ||
+	    loop_fd_add(l->loop, &l->status, l->status_fd, EPOLLIN, on_status, l, &e) < 0 ||
+	    (!l->syncer->joined &&
+	     loop_fd_add(l->loop, &l->synced, l->syncer->done_fd, EPOLLIN, on_synced, l, &e) < 0) ||
+	    loop_run(l->loop, &e) < 0) {
+		errno = e ? e->errnum : errno;
+		err_free(e);
+		return -1;
+	}
+	if (l->wait_errno) {
+		errno = l->wait_errno;
+		return -1;
+	}
+	return 0;
+}
+
+static void loop_freep(struct loop **l)
+{
+	loop_free(*l);
 }
 
 /* Give the terminal back to cordon's own group once the command is gone. */
@@ -461,7 +476,7 @@ static int take_listeners(int sock, int fds[2], struct err **e)
 /* The gateway for this sandbox: the grant's hosts, its audit log in the
  * record dir (which the sandbox cannot write). */
 static int start_gateway(const struct grant *g, int sock, const char *record_dir,
-			 struct gateway **out, struct err **e)
+			 struct loop *loop, struct gateway **out, struct err **e)
 {
 	_cleanup_free_ char *audit_path = fs_path_join(record_dir, "network.jsonl");
 	int fds[2] = { -1, -1 }, audit;
@@ -481,7 +496,7 @@ static int start_gateway(const struct grant *g, int sock, const char *record_dir
 		return err_set(e, ERR_UNAVAILABLE, errno, "the gateway's audit log");
 	}
 	cfg.audit_fd = audit; /* the gateway keeps it for its life */
-	int r = gateway_new(&cfg, out, e);
+	int r = gateway_new(loop, &cfg, out, e);
 	for (int i = 0; i < 2; i++) {
 		if (r == 0)
 			r = gateway_add_listener(*out, fds[i], i == 0 ? GW_PROTO_HTTP : GW_PROTO_SOCKS5, e);
@@ -499,18 +514,13 @@ static int start_gateway(const struct grant *g, int sock, const char *record_dir
 /* A relay instead (native_run_relayed): the listeners' connections go,
  * byte for byte, to the gateway's unix socket at channel, which decides
  * everything; nothing is decided or audited here. */
-static int start_relay(int sock, const char *channel, struct loop *l, struct err **e)
+static int start_relay(int sock, const char *channel, struct root *l, struct err **e)
 {
 	int fds[2] = { -1, -1 };
 
 	if (take_listeners(sock, fds, e) < 0)
 		return -1;
-	if ((l->relay_ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return err_set(e, ERR_UNAVAILABLE, errno, "the relay's epoll set");
-	}
-	return relay_new_on(l->relay_ep, channel, fds, &l->relay, e);
+	return relay_new_on(l->loop, channel, fds, &l->relay, e);
 }
 
 /* One line per refused host unless -q: what was asked, and the entry
@@ -532,7 +542,8 @@ static int launch(struct child_args *a, const struct grant *g,
 	bool unix_all = g->unix_sockets_all;
 	struct syncer syncer = { .done_fd = -1 };
 	struct mover leaver = { .lp = lp, .tell_fd = -1, .leave = true };
-	struct loop l = { .code = 125, .syncer = &syncer, .leaver = &leaver, .relay_ep = -1 };
+	__attribute__((cleanup(loop_freep))) struct loop *loop = NULL;
+	struct root l = { .code = 125, .syncer = &syncer, .leaver = &leaver };
 	struct terminal term;
 
 	for (size_t i = 0; i < lp->n; i++)
@@ -554,6 +565,11 @@ static int launch(struct child_args *a, const struct grant *g,
 		sigaddset(&set, sandbox_forwarded[i]);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	a->caller_mask = old;
+	if (loop_new(&loop, e) < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	l.loop = loop;
 	/* The namespaces were made by the stub while the host decided; pid 1
 	 * now starts in them, as this process's child. */
 	/* a gateway for the grant's hosts, or for the toolbelt alone */
@@ -566,7 +582,7 @@ static int launch(struct child_args *a, const struct grant *g,
 	if (alongside(a->sync_fd, unix_all, a, rec, record_dir, &syncer, g, execution, lp, pid,
 		      e) < 0 ||
 	    (a->gw_fd >= 0 && (channel ? start_relay(a->gw_fd, channel, &l, e)
-				       : start_gateway(g, a->gw_fd, record_dir, &l.gw, e)) < 0)) {
+				       : start_gateway(g, a->gw_fd, record_dir, loop, &l.gw, e)) < 0)) {
 		struct child_status st;
 		int saved = errno;
 		struct err *ignored = NULL;
@@ -594,8 +610,7 @@ static int launch(struct child_args *a, const struct grant *g,
 	l.status_fd = a->status_fd;
 	if (a->gw_fd >= 0)
 		close(a->gw_fd);
-	l.sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (l.sfd < 0 || wait_child(&l) < 0) {
+	if (wait_child(&l, &set) < 0) {
 		int saved = errno;
 		struct err *ignored = NULL;
 

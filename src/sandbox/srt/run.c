@@ -14,6 +14,7 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
+#include "lib/loop.h"
 #include "lib/strv.h"
 #include "policy/envfilter.h"
 
@@ -114,7 +115,7 @@ static void listener_close(struct listener *l)
 /* The gateway over the listeners (it takes them), its audit log in the
  * record dir, which the sandbox cannot reach. */
 static int start_gateway(const struct grant *g, struct listener ls[2], const char *record_dir,
-			 struct gateway **out, struct err **e)
+			 struct loop *loop, struct gateway **out, struct err **e)
 {
 	_cleanup_free_ char *audit_path = fs_path_join(record_dir, "network.jsonl");
 	struct gw_config cfg = { .allow = g->hosts, .n_allow = g->n_hosts,
@@ -128,7 +129,7 @@ static int start_gateway(const struct grant *g, struct listener ls[2], const cha
 							     O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
 	if (cfg.audit_fd < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "the gateway's audit log");
-	r = gateway_new(&cfg, out, e);
+	r = gateway_new(loop, &cfg, out, e);
 	if (r < 0) {
 		close(cfg.audit_fd);
 		return -1;
@@ -162,7 +163,7 @@ static int same_srt(const struct plan *p, const struct srt_env *t, struct err **
 /* Record, settings, preflight: everything before srt runs the command. */
 static int prepare(const struct grant *g, const struct plan *p, const struct plan_paths *paths,
 		   const struct provider_record *rec, struct listener ls[2],
-		   struct limits_plan *lp, struct gateway **gw, struct err **e)
+		   struct limits_plan *lp, struct loop *loop, struct gateway **gw, struct err **e)
 {
 	struct srt_env t = { 0 };
 	struct srt_helpers h;
@@ -188,7 +189,7 @@ static int prepare(const struct grant *g, const struct plan *p, const struct pla
 	if (r == 0)
 		r = rec->fn(rec->ctx, e);
 	if (r == 0)
-		r = start_gateway(g, ls, paths->record_dir, gw, e);
+		r = start_gateway(g, ls, paths->record_dir, loop, gw, e);
 	if (r == 0)
 		r = srt_settings_write(paths->record_dir, settings, true, e);
 	if (r == 0)
@@ -417,34 +418,67 @@ static pid_t spawn(const struct grant *g, const struct plan *p, bool quiet,
 	return pid;
 }
 
-static int wait_srt(pid_t pid, int pidfd, int sfd, struct gateway *gw, int *code)
-{
-	struct pollfd pf[3] = {
-		{ .fd = pidfd, .events = POLLIN },
-		{ .fd = sfd, .events = POLLIN },
-		{ .fd = gateway_fd(gw), .events = POLLIN },
-	};
+/* The keeper, as the loop sees it. */
+struct keeper_wait {
+	pid_t pid;
+	int code;
+	int wait_errno;		/* the wait failed: why */
+};
 
-	for (;;) {
-		if (poll(pf, 3, gateway_timeout_ms(gw)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		gateway_run(gw);
-		if (pf[1].revents) {
-			struct signalfd_siginfo si;
-			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-				kill(pid, (int)si.ssi_signo);
-		}
-		if (pf[0].revents) {
-			siginfo_t info = { 0 };
-			if (waitid(P_PID, (id_t)pid, &info, WEXITED) < 0)
-				return -1;
-			*code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
-			return 0;
-		}
+/* A signal the root got (blocked, read from sfd) goes to the keeper. */
+static void on_signal(struct loop *l, struct loop_fd *s, uint32_t events)
+{
+	struct keeper_wait *k = s->data;
+	struct signalfd_siginfo si;
+
+	(void)l;
+	(void)events;
+	if (read(s->fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		kill(k->pid, (int)si.ssi_signo);
+}
+
+static void on_keeper_exit(struct loop *l, struct loop_pid *s, const siginfo_t *unused)
+{
+	struct keeper_wait *k = s->data;
+	siginfo_t info = { 0 };
+
+	(void)unused;
+	loop_stop(l);
+	if (waitid(P_PID, (id_t)k->pid, &info, WEXITED) < 0) {
+		k->wait_errno = errno;
+		return;
 	}
+	k->code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+}
+
+/* The gateway (in loop already), signals to forward and the keeper's
+ * exit, until the keeper is reaped. -1 with errno when it cannot wait. */
+static int wait_srt(struct loop *loop, pid_t pid, int pidfd, int sfd, int *code)
+{
+	struct keeper_wait k = { .pid = pid };
+	struct loop_fd sig;
+	struct loop_pid exit_src;
+	struct err *e = NULL;
+	int r = -1;
+
+	if (loop_fd_add(loop, &sig, sfd, EPOLLIN, on_signal, &k, &e) == 0) {
+		if (loop_pid_add(loop, &exit_src, pidfd, false, on_keeper_exit, &k, &e) == 0) {
+			r = loop_run(loop, &e);
+			loop_pid_del(loop, &exit_src);
+		}
+		loop_fd_del(loop, &sig);
+	}
+	if (r < 0) {
+		errno = e ? e->errnum : errno;
+		err_free(e);
+		return -1;
+	}
+	if (k.wait_errno) {
+		errno = k.wait_errno;
+		return -1;
+	}
+	*code = k.code;
+	return 0;
 }
 
 static void note_refused(const struct gateway *gw)
@@ -462,6 +496,7 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 	struct listener ls[2] = { { -1, -1, 0 }, { -1, -1, 0 } };
 	struct limits_plan lp = { 0 };
 	_cleanup_free_ char *sockdir = srt_run_sockdir(paths);
+	struct loop *loop = NULL;
 	struct gateway *gw = NULL;
 	struct terminal term;
 	sigset_t set, old;
@@ -473,7 +508,8 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 	/* the plan's cgroups must still be this host's */
 	if (limits_decide(NULL, g, paths->execution, &lp, e) < 0 ||
 	    srt_limits_check_plan(p, &lp, g, e) < 0 || listener_open(&ls[0], e) < 0 ||
-	    listener_open(&ls[1], e) < 0 || prepare(g, p, paths, rec, ls, &lp, &gw, e) < 0)
+	    listener_open(&ls[1], e) < 0 || loop_new(&loop, e) < 0 ||
+	    prepare(g, p, paths, rec, ls, &lp, loop, &gw, e) < 0)
 		goto out;
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
@@ -489,7 +525,7 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 		   sandbox_root_record(paths->record_dir, pid, e) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-	} else if (wait_srt(pid, pidfd, sfd, gw, &code) < 0) {
+	} else if (wait_srt(loop, pid, pidfd, sfd, &code) < 0) {
 		err_set(e, ERR_UNAVAILABLE, errno, "wait for srt");
 		code = -1;
 	}
@@ -511,6 +547,7 @@ out:
 	if (sfd >= 0)
 		close(sfd);
 	gateway_free(gw);
+	loop_free(loop);
 	listener_close(&ls[0]);
 	listener_close(&ls[1]);
 	return code;
