@@ -236,7 +236,7 @@ int engine_stream_read(const char *buf, size_t n, struct engine_stream_said *out
 			e--;
 		if (b == e)
 			continue;
-		m = json_loadb(buf + b, e - b, JSON_REJECT_DUPLICATES, NULL);
+		m = json_parse_strict(buf + b, e - b, NULL);
 		if (!json_is_object(m))
 			goto bad;
 		out->messages++;
