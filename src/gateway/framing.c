@@ -155,17 +155,6 @@ enum chunked_result chunked_feed(struct chunked *st, const char *in, size_t n,
 	return CHUNKED_MORE;
 }
 
-static struct httphead_span trim(struct httphead_span s)
-{
-	while (s.n && (s.p[0] == ' ' || s.p[0] == '\t')) {
-		s.p++;
-		s.n--;
-	}
-	while (s.n && (s.p[s.n - 1] == ' ' || s.p[s.n - 1] == '\t'))
-		s.n--;
-	return s;
-}
-
 /* Is name listed in the Connection header values (comma lists)? */
 static bool named_in(struct httphead_span name, const struct httphead_span *conn, size_t nconn)
 {
@@ -176,7 +165,7 @@ static bool named_in(struct httphead_span name, const struct httphead_span *conn
 			const char *comma = memchr(v.p, ',', v.n);
 			struct httphead_span e = { v.p, comma ? (size_t)(comma - v.p) : v.n };
 
-			e = trim(e);
+			e = httphead_trim(e);
 			if (e.n == name.n && e.n) {
 				bool same = true;
 
@@ -218,7 +207,7 @@ static bool content_length(struct httphead_span v, bool *has, uint64_t *len)
 {
 	while (v.n) {
 		const char *comma = memchr(v.p, ',', v.n);
-		struct httphead_span e = trim((struct httphead_span){ v.p, comma ? (size_t)(comma - v.p) : v.n });
+		struct httphead_span e = httphead_trim((struct httphead_span){ v.p, comma ? (size_t)(comma - v.p) : v.n });
 		uint64_t x = 0;
 
 		if (e.n == 0 || e.n > 18)
@@ -249,7 +238,7 @@ static bool ends_chunked(struct httphead_span v)
 		v.n -= (size_t)(comma - v.p) + 1;
 		v.p = comma + 1;
 	}
-	return httphead_ieq(trim(v), "chunked");
+	return httphead_ieq(httphead_trim(v), "chunked");
 }
 
 enum response_result response_head(const char *buf, size_t len, bool head_request,

@@ -80,17 +80,6 @@ static bool span_eq_span_i(struct httphead_span a, struct httphead_span b)
 	return true;
 }
 
-static struct httphead_span span_trim(struct httphead_span s)
-{
-	while (s.n > 0 && (s.p[0] == ' ' || s.p[0] == '\t')) {
-		s.p++;
-		s.n--;
-	}
-	while (s.n > 0 && (s.p[s.n - 1] == ' ' || s.p[s.n - 1] == '\t'))
-		s.n--;
-	return s;
-}
-
 /* Splits the next comma-separated element off *rest (RFC 9110 section
  * 5.6.1 lists), trimmed of optional whitespace. False when none is left. */
 static bool list_next(struct httphead_span *rest, struct httphead_span *elem)
@@ -108,7 +97,7 @@ static bool list_next(struct httphead_span *rest, struct httphead_span *elem)
 		*elem = *rest;
 		*rest = (struct httphead_span){ NULL, 0 };
 	}
-	*elem = span_trim(*elem);
+	*elem = httphead_trim(*elem);
 	return true;
 }
 
@@ -571,7 +560,7 @@ int http_basic_password(const char *value, size_t len,
 	if (!value || len > HTTP_AUTH_VALUE_MAX || !span_iprefix(v, "basic") ||
 	    len < 6 || value[5] != ' ')
 		return -1;
-	b64 = span_trim((struct httphead_span){ value + 6, len - 6 });
+	b64 = httphead_trim((struct httphead_span){ value + 6, len - 6 });
 	/* Strict: a multiple of 4, the alphabet only, '=' only as 1 or 2
 	 * bytes of padding at the end. EVP_DecodeBlock would pass some
 	 * whitespace and never tells how much padding it decoded. */

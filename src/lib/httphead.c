@@ -34,6 +34,17 @@ bool httphead_ieq(struct httphead_span s, const char *lower)
 	return true;
 }
 
+struct httphead_span httphead_trim(struct httphead_span s)
+{
+	while (s.n > 0 && (s.p[0] == ' ' || s.p[0] == '\t')) {
+		s.p++;
+		s.n--;
+	}
+	while (s.n > 0 && (s.p[s.n - 1] == ' ' || s.p[s.n - 1] == '\t'))
+		s.n--;
+	return s;
+}
+
 /* A reason's or a value's byte: tab, space, visible ASCII, obs-text. */
 static bool is_text(unsigned char c)
 {
@@ -135,13 +146,7 @@ enum httphead_err httphead_field(struct httphead_span line, struct httphead_span
 	for (size_t i = 0; i < v.n; i++)
 		if (!is_text((unsigned char)v.p[i]))
 			return HTTPHEAD_BAD_VALUE;
-	while (v.n > 0 && (v.p[0] == ' ' || v.p[0] == '\t')) {
-		v.p++;
-		v.n--;
-	}
-	while (v.n > 0 && (v.p[v.n - 1] == ' ' || v.p[v.n - 1] == '\t'))
-		v.n--;
-	*value = v;
+	*value = httphead_trim(v);
 	return HTTPHEAD_OK;
 }
 

@@ -98,6 +98,9 @@ enum httphead_err httphead_status_line(struct httphead_span line, int *code, int
 bool httphead_is_tchar(unsigned char c);
 bool httphead_is_token(struct httphead_span s);
 
+/* s without the spaces and tabs at either end (optional whitespace). */
+struct httphead_span httphead_trim(struct httphead_span s);
+
 /* ASCII case-insensitive equality with a lower-case literal (a field
  * name, a token in a value). */
 bool httphead_ieq(struct httphead_span s, const char *lower);
