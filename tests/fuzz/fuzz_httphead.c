@@ -14,22 +14,13 @@
  * again, and every shorter prefix of it waits for more. Any breach
  * aborts, so libFuzzer records the input. */
 #include "lib/httphead.h"
+#include "check.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "invariant broken: %s (line %d)\n",   \
-				#cond, __LINE__);                              \
-			abort();                                               \
-		}                                                              \
-	} while (0)
 
 static void check_line(const char *buf, size_t len, struct httphead_span l)
 {
