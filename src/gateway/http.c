@@ -487,6 +487,7 @@ enum http_result http_parse_request(const char *buf, size_t len,
 	struct httphead_reader rd;
 	struct head h;
 	enum http_result r;
+	bool first = true;
 
 	memset(req, 0, sizeof(*req));
 	memset(&h, 0, sizeof(h));
@@ -495,7 +496,6 @@ enum http_result http_parse_request(const char *buf, size_t len,
 		enum httphead_err err;
 		struct httphead_span line;
 		const char *why;
-		bool first = !rd.started;
 
 		err = httphead_next_line(&rd, &line);
 		if (err == HTTPHEAD_MORE)
@@ -506,6 +506,7 @@ enum http_result http_parse_request(const char *buf, size_t len,
 			r = parse_request_line(line, &h, req);
 			if (r != HTTP_OK)
 				return r;
+			first = false;
 			continue;
 		}
 		if (rd.done)
