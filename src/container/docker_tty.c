@@ -15,6 +15,7 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/loop.h"
+#include "lib/sigfwd.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -333,10 +334,7 @@ int docker_terminal(const json_t *pin, struct err **e)
 	 * this process with the terminal still raw */
 	sigaction(SIGPIPE, &pipe_ign, &pipe_old);
 	sigemptyset(&set);
-	sigaddset(&set, SIGWINCH);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGINT);
+	sigfwd_add(&set, SIGFWD_TERMINAL);
 	masked = sigprocmask(SIG_BLOCK, &set, &old) == 0;
 	if (!masked || (sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0) {
 		err_set(e, ERR_UNAVAILABLE, errno, "attach: signals");

@@ -8,6 +8,7 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/sha256.h"
+#include "lib/sigfwd.h"
 
 #include <limits.h>
 
@@ -67,10 +68,7 @@ int container_helper_signals(struct err **e)
 	int sfd;
 
 	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
+	sigfwd_add(&set, SIGFWD_STOP);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 || (sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "start helper: signals");
 	return sfd;

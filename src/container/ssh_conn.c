@@ -23,6 +23,7 @@
 #include "lib/sha256.h"
 #include "lib/fs.h"
 #include "lib/json.h"
+#include "lib/spawn.h"
 #include "lib/strv.h"
 
 #include <errno.h>
@@ -414,40 +415,54 @@ static void first_line(int fd, char *buf, size_t max)
 	buf[i] = '\0';
 }
 
+/* ssh-keyscan's answer: read whole up to a bound, a line at most what a
+ * key's takes (16384-bit RSA: under 3 KiB) */
+#define KEYSCAN_MAX ((size_t)1 << 20)
+#define KEYSCAN_LINE_MAX 16384
+
 /* ssh-keyscan's answer for types (a comma list of its -t words): each
  * line that is a key (the network's answer, so only a key passes), as
  * "<type> <base64>", in *keys (NULL-terminated; may be empty). -1: no
  * memory or no ssh-keyscan. */
 static int keyscan(const struct ssh_conn *c, const char *types, char ***keys)
 {
-	_cleanup_free_ char *cmd = NULL;
-	_cleanup_strv_ char **found = NULL;
-	char line[16384];
-	FILE *f;
-
-	*keys = NULL;
 	/* (an environment of its own: none of the launch's; the host and
 	 * types are narrow words: sshcfg.c lets nothing else by) */
-	if (asprintf(&cmd,
-		     "env -i PATH=/usr/local/bin:/usr/bin:/bin ssh-keyscan -T 5 -t %s -p %u -- %s "
-		     "2>/dev/null",
-		     types, c->t.port, c->t.host) < 0 ||
-	    !(f = popen(cmd, "re")))
-		return -1;
-	if (!(found = calloc(1, sizeof(*found)))) {
-		pclose(f);
+	static const char path[] = "/usr/local/bin:/usr/bin:/bin";
+	char port[8], *env[] = { (char *)"PATH=/usr/local/bin:/usr/bin:/bin", NULL };
+	char *argv[] = { (char *)"ssh-keyscan", (char *)"-T", (char *)"5", (char *)"-t",
+			 (char *)types, (char *)"-p", port, (char *)"--", c->t.host, NULL };
+	struct spawn_req q = { .argv = argv, .envp = env, .path = path, .max = KEYSCAN_MAX };
+	_cleanup_strv_ char **found = NULL;
+	struct spawn_out o;
+	struct err *se = NULL;
+	char *line, *next;
+
+	*keys = NULL;
+	snprintf(port, sizeof(port), "%u", c->t.port);
+	if (spawn_capture(&q, &o, &se) < 0) {
+		err_free(se);
 		return -1;
 	}
-	/* (a bound on the count: a remote presents a key of each type) */
-	for (size_t n = 0; n < 16 && fgets(line, sizeof(line), f);) {
-		char *sp = strchr(line, ' '), *end;
+	if (!(found = calloc(1, sizeof(*found)))) {
+		spawn_out_clear(&o);
+		return -1;
+	}
+	/* (a bound on the count: a remote presents a key of each type; a
+	 * scan that could not run found none) */
+	line = o.out;
+	for (size_t n = 0; n < 16 && *line; line = next) {
+		char *sp, *end;
 
-		if (line[0] == '#' || !sp)
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		sp = strchr(line, ' ');
+		if (line[0] == '#' || !sp || strlen(line) >= KEYSCAN_LINE_MAX)
 			continue;
 		struct ssh_target t = { 0 };
 		struct err *ke = NULL;
 
-		sp[strcspn(sp, "\n")] = '\0';
 		if (ssh_target_key(&t, sp + 1, "keyscan", &ke) == 0) {
 			/* the type and blob, no comment */
 			if ((end = strchr(strchr(sp + 1, ' ') + 1, ' ')))
@@ -455,7 +470,7 @@ static int keyscan(const struct ssh_conn *c, const char *types, char ***keys)
 			if (strv_push(&found, sp + 1) < 0) {
 				err_free(ke);
 				ssh_target_clear(&t);
-				pclose(f);
+				spawn_out_clear(&o);
 				return -1;
 			}
 			n++;
@@ -463,7 +478,7 @@ static int keyscan(const struct ssh_conn *c, const char *types, char ***keys)
 		err_free(ke);
 		ssh_target_clear(&t);
 	}
-	pclose(f);
+	spawn_out_clear(&o);
 	*keys = steal_pointer(&found);
 	return 0;
 }
@@ -574,32 +589,29 @@ int ssh_call(const struct ssh_conn *c, const char *script, char *const *args, co
 	return 0;
 }
 
+/* what ssh -G prints is read whole, up to this */
+#define SSH_G_MAX ((size_t)1 << 20)
+
 int ssh_forwards_configured(const struct ssh_conn *c, struct err **e)
 {
 	_cleanup_strv_ char **argv = ssh_argv(c, "true", NULL, NULL, true, false), **env = ssh_env();
-	_cleanup_close_ int ofd = memfd_create("ssh-G", MFD_CLOEXEC);
+	struct spawn_out o = { 0 };
 	_cleanup_free_ char *out = NULL;
-	struct ssh_io io = { -1, ofd, -1 };
-	pid_t pid = -1;
-	int status = 0, rc;
 
-	if (!argv || !env || ofd < 0)
+	if (!argv || !env)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "ssh -G");
-	posix_spawn_file_actions_t fa;
-	if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
-		return err_set(e, ERR_UNAVAILABLE, rc, "ssh -G");
-	if ((rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) == 0 &&
-	    (rc = posix_spawn_file_actions_adddup2(&fa, io.out, 1)) == 0 &&
-	    (rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)) == 0)
-		rc = posix_spawnp(&pid, "ssh", &fa, NULL, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0)
-		return err_set(e, ERR_UNAVAILABLE, rc, "cannot run ssh (the OpenSSH client)");
-	if (wait_child(pid, &status) < 0 || status != 0)
-		return err_set(e, ERR_UNAVAILABLE, errno,
+	struct spawn_req q = { .argv = argv, .envp = env, .max = SSH_G_MAX };
+	if (spawn_capture(&q, &o, e) < 0)
+		return err_wrap(e, "ssh -G");
+	out = o.out;
+	if (o.exec_errno)
+		return err_set(e, ERR_UNAVAILABLE, o.exec_errno,
+			       "cannot run ssh (the OpenSSH client)");
+	if (o.status != 0)
+		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "ssh -G could not read the configuration for `%s`", c->t.host);
-	if (lseek(ofd, 0, SEEK_SET) < 0 || fs_read_fd(ofd, "ssh -G", 1 << 20, &out, NULL, e) < 0)
-		return -1;
+	if (o.total > SSH_G_MAX)
+		return err_set(e, ERR_UNAVAILABLE, EFBIG, "read `%s`", "ssh -G");
 	static const char *const kinds[] = { "localforward ", "remoteforward ", "dynamicforward ",
 					     NULL };
 	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)

@@ -10,6 +10,7 @@
 #include "container/engine_int.h"
 
 #include "lib/cleanup.h"
+#include "lib/httphead.h"
 #include "lib/json.h"
 #include "lib/text.h"
 
@@ -83,91 +84,61 @@ bool engine_demux_idle(const struct engine_demux *d)
 
 /* --- a response head ------------------------------------------------------- */
 
-/* RFC 9110's token characters: a header's name. */
-static bool tchar(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("!#$%&'*+-.^_`|~", c));
-}
-
-/* One header line buf[0..n) (no CRLF): its Content-Length and
+/* One header field (lib/httphead): its Content-Length and
  * Transfer-Encoding noted. */
-static int head_field(const char *buf, size_t n, long long *length, bool *chunked)
+static int head_field(struct httphead_span line, long long *length, bool *chunked)
 {
-	size_t name = 0, i;
-	const char *v;
-	size_t vn;
+	struct httphead_span name, v;
 
-	while (name < n && tchar(buf[name]))
-		name++;
-	if (name == 0 || name >= n || buf[name] != ':')
+	if (httphead_field(line, &name, &v) != HTTPHEAD_OK)
 		return -1;
-	/* visible ASCII, spaces and tabs only (no obs-fold, no NUL) */
-	for (i = name + 1; i < n; i++)
-		if (((unsigned char)buf[i] < 0x20 && buf[i] != '\t') || (unsigned char)buf[i] == 0x7f)
-			return -1;
-	v = buf + name + 1;
-	vn = n - name - 1;
-	while (vn > 0 && (*v == ' ' || *v == '\t'))
-		v++, vn--;
-	while (vn > 0 && (v[vn - 1] == ' ' || v[vn - 1] == '\t'))
-		vn--;
-	if (name == 14 && strncasecmp(buf, "Content-Length", 14) == 0) {
+	if (httphead_ieq(name, "content-length")) {
 		long long len = 0;
 
-		if (vn == 0 || vn > 15)
+		if (v.n == 0 || v.n > 15)
 			return -1;
-		for (i = 0; i < vn; i++) {
-			if (v[i] < '0' || v[i] > '9')
+		for (size_t i = 0; i < v.n; i++) {
+			if (v.p[i] < '0' || v.p[i] > '9')
 				return -1;
-			len = len * 10 + (v[i] - '0');
+			len = len * 10 + (v.p[i] - '0');
 		}
 		/* two that differ: which one frames the body is a guess */
 		if (*length >= 0 && *length != len)
 			return -1;
 		*length = len;
-	} else if (name == 17 && strncasecmp(buf, "Transfer-Encoding", 17) == 0) {
+	} else if (httphead_ieq(name, "transfer-encoding")) {
 		*chunked = true;
 	}
 	return 0;
 }
 
+/* The whole head, CRLF throughout, ending where the buffer does. */
 static int head_parse(const char *buf, size_t n, long *status, long long *length)
 {
+	static const struct httphead_limits lim = { .head_max = ENGINE_HEAD_MAX };
+	struct httphead_reader r;
+	struct httphead_span line, reason;
 	bool chunked = false;
-	size_t line = 0;
+	int code = 0, minor = 0;
 
 	if (n < 16 || n > ENGINE_HEAD_MAX || memcmp(buf + n - 4, "\r\n\r\n", 4) != 0)
 		return -1;
-	/* "HTTP/1.x NNN" then a reason after a space, or nothing */
-	if ((memcmp(buf, "HTTP/1.1 ", 9) != 0 && memcmp(buf, "HTTP/1.0 ", 9) != 0) ||
-	    buf[9] < '1' || buf[9] > '5' || buf[10] < '0' || buf[10] > '9' || buf[11] < '0' ||
-	    buf[11] > '9' || (buf[12] != ' ' && buf[12] != '\r'))
+	httphead_reader_init(&r, buf, n, HTTPHEAD_EOL_CRLF, &lim);
+	if (httphead_next_line(&r, &line) != HTTPHEAD_OK ||
+	    httphead_status_line(line, &code, &minor, &reason) != HTTPHEAD_OK)
 		return -1;
-	*status = (buf[9] - '0') * 100L + (buf[10] - '0') * 10L + (buf[11] - '0');
-	for (size_t i = 0; i + 1 < n; i++) {
-		if (buf[i] == '\r' && buf[i + 1] != '\n')
+	*status = code;
+	for (;;) {
+		if (httphead_next_line(&r, &line) != HTTPHEAD_OK)
 			return -1;
-		if (buf[i] == '\n' && (i == 0 || buf[i - 1] != '\r'))
-			return -1;
-		if (buf[i] == '\0')
+		if (r.done)
+			break;
+		if (head_field(line, length, &chunked) < 0)
 			return -1;
 	}
-	/* the status line's own reason: no control bytes */
-	while (buf[line] != '\r') {
-		if ((unsigned char)buf[line] < 0x20 && buf[line] != '\t')
-			return -1;
-		line++;
-	}
-	line += 2;
-	while (line < n - 2) {
-		const char *end = memchr(buf + line, '\r', n - line);
-		size_t len = (size_t)(end - (buf + line));
-
-		if (head_field(buf + line, len, length, &chunked) < 0)
-			return -1;
-		line += len + 2;
-	}
+	/* nothing after the head's end */
+	if (r.off != n)
+		return -1;
 	if (chunked)
 		*length = -1;
 	return 0;
@@ -236,7 +207,7 @@ int engine_stream_read(const char *buf, size_t n, struct engine_stream_said *out
 			e--;
 		if (b == e)
 			continue;
-		m = json_loadb(buf + b, e - b, JSON_REJECT_DUPLICATES, NULL);
+		m = json_parse_strict(buf + b, e - b, NULL);
 		if (!json_is_object(m))
 			goto bad;
 		out->messages++;

@@ -3,6 +3,7 @@
  * could disagree: a body's end is decided here once, and the origin is
  * given a body re-encoded so plainly that it can only agree. */
 #include "gateway/framing.h"
+#include "lib/httphead.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,12 +36,6 @@ static int hex_value(char c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
-}
-
-static bool is_tchar(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
 }
 
 /* A byte of an extension or a field value: visible, space, tab, obs-text. */
@@ -122,7 +117,7 @@ enum chunked_result chunked_feed(struct chunked *st, const char *in, size_t n,
 		case CH_TRAILER_START:
 			if (c == '\r')
 				st->state = CH_FINAL_LF;
-			else if (is_tchar(c) && ++st->trailers <= TRAILERS_MAX)
+			else if (httphead_is_tchar(c) && ++st->trailers <= TRAILERS_MAX)
 				st->state = CH_TRAILER;
 			else
 				return CHUNKED_BAD;
@@ -160,50 +155,17 @@ enum chunked_result chunked_feed(struct chunked *st, const char *in, size_t n,
 	return CHUNKED_MORE;
 }
 
-struct span {
-	const char *p;
-	size_t n;
-};
-
-static bool span_ieq(struct span s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if (s.n != n)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s.p[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c - 'A' + 'a');
-		if (c != lit[i])
-			return false;
-	}
-	return true;
-}
-
-static struct span trim(struct span s)
-{
-	while (s.n && (s.p[0] == ' ' || s.p[0] == '\t')) {
-		s.p++;
-		s.n--;
-	}
-	while (s.n && (s.p[s.n - 1] == ' ' || s.p[s.n - 1] == '\t'))
-		s.n--;
-	return s;
-}
-
 /* Is name listed in the Connection header values (comma lists)? */
-static bool named_in(struct span name, const struct span *conn, size_t nconn)
+static bool named_in(struct httphead_span name, const struct httphead_span *conn, size_t nconn)
 {
 	for (size_t i = 0; i < nconn; i++) {
-		struct span v = conn[i];
+		struct httphead_span v = conn[i];
 
 		while (v.n) {
 			const char *comma = memchr(v.p, ',', v.n);
-			struct span e = { v.p, comma ? (size_t)(comma - v.p) : v.n };
+			struct httphead_span e = { v.p, comma ? (size_t)(comma - v.p) : v.n };
 
-			e = trim(e);
+			e = httphead_trim(e);
 			if (e.n == name.n && e.n) {
 				bool same = true;
 
@@ -228,33 +190,24 @@ static bool named_in(struct span name, const struct span *conn, size_t nconn)
 	return false;
 }
 
-/* The next line of buf[off..end): its content without the line end, and
- * the offset after it; false when no line end is there yet. */
-static bool next_line(const char *buf, size_t end, size_t *off, struct span *line)
+/* A response head's bounds and line ends: an origin's lines may end in
+ * a bare LF (RFC 9112 section 2.2); the head is rebuilt with CRLF. */
+static void head_reader(struct httphead_reader *r, const char *buf, size_t len)
 {
-	const char *lf = memchr(buf + *off, '\n', end - *off);
-	size_t stop;
+	static const struct httphead_limits lim = { .head_max = RESPONSE_HEAD_MAX };
 
-	if (!lf)
-		return false;
-	stop = (size_t)(lf - buf);
-	line->p = buf + *off;
-	line->n = stop - *off;
-	if (line->n && line->p[line->n - 1] == '\r')
-		line->n--;
-	*off = stop + 1;
-	return true;
+	httphead_reader_init(r, buf, len, HTTPHEAD_EOL_LOOSE, &lim);
 }
 
 #define CONN_VALUES_MAX 16
 
 /* Content-Length: decimal numbers (a list, or several headers) that must
  * all be equal. */
-static bool content_length(struct span v, bool *has, uint64_t *len)
+static bool content_length(struct httphead_span v, bool *has, uint64_t *len)
 {
 	while (v.n) {
 		const char *comma = memchr(v.p, ',', v.n);
-		struct span e = trim((struct span){ v.p, comma ? (size_t)(comma - v.p) : v.n });
+		struct httphead_span e = httphead_trim((struct httphead_span){ v.p, comma ? (size_t)(comma - v.p) : v.n });
 		uint64_t x = 0;
 
 		if (e.n == 0 || e.n > 18)
@@ -277,7 +230,7 @@ static bool content_length(struct span v, bool *has, uint64_t *len)
 }
 
 /* Is the last coding of a Transfer-Encoding value "chunked"? */
-static bool ends_chunked(struct span v)
+static bool ends_chunked(struct httphead_span v)
 {
 	const char *comma;
 
@@ -285,61 +238,53 @@ static bool ends_chunked(struct span v)
 		v.n -= (size_t)(comma - v.p) + 1;
 		v.p = comma + 1;
 	}
-	return span_ieq(trim(v), "chunked");
+	return httphead_ieq(httphead_trim(v), "chunked");
 }
 
 enum response_result response_head(const char *buf, size_t len, bool head_request,
 				   struct response_info *out)
 {
-	size_t off = 0, end = len < RESPONSE_HEAD_MAX ? len : RESPONSE_HEAD_MAX, o = 0, nconn = 0;
-	struct span line, status, conn[CONN_VALUES_MAX];
+	size_t o = 0, nconn = 0;
+	struct httphead_span line, status, reason, conn[CONN_VALUES_MAX];
+	struct httphead_reader rd;
 	bool has_len = false, te = false, chunked = false;
+	enum httphead_err err;
 	uint64_t length = 0;
 	char *head;
-	int code;
+	int code = 0, minor = 0;
 
 	memset(out, 0, sizeof(*out));
 	/* the status line, then find the end of the head */
-	if (!next_line(buf, end, &off, &status))
-		return len >= RESPONSE_HEAD_MAX ? RESPONSE_BAD : RESPONSE_MORE;
-	if (status.n < 12 || memcmp(status.p, "HTTP/1.", 7) != 0 ||
-	    (status.p[7] != '0' && status.p[7] != '1') || status.p[8] != ' ' ||
-	    status.p[9] < '1' || status.p[9] > '5' || status.p[10] < '0' || status.p[10] > '9' ||
-	    status.p[11] < '0' || status.p[11] > '9' || (status.n > 12 && status.p[12] != ' ') ||
-	    memchr(status.p, '\r', status.n) || memchr(status.p, '\0', status.n))
+	head_reader(&rd, buf, len);
+	err = httphead_next_line(&rd, &status);
+	if (err == HTTPHEAD_MORE)
+		return RESPONSE_MORE;
+	if (err != HTTPHEAD_OK || httphead_status_line(status, &code, &minor, &reason) != HTTPHEAD_OK)
 		return RESPONSE_BAD;
-	code = (status.p[9] - '0') * 100 + (status.p[10] - '0') * 10 + (status.p[11] - '0');
 	if (code == 101)
 		return RESPONSE_BAD;
-	for (size_t scan = off;;) {
-		if (!next_line(buf, end, &scan, &line))
-			return len >= RESPONSE_HEAD_MAX ? RESPONSE_BAD : RESPONSE_MORE;
-		if (line.n == 0) {
-			out->used = scan;
+	for (;;) {
+		struct httphead_span name, value;
+
+		err = httphead_next_line(&rd, &line);
+		if (err == HTTPHEAD_MORE)
+			return RESPONSE_MORE;
+		if (err != HTTPHEAD_OK)
+			return RESPONSE_BAD;
+		if (rd.done) {
+			out->used = rd.off;
 			break;
 		}
-		const char *colon = memchr(line.p, ':', line.n);
-
-		if (!colon || colon == line.p || line.p[0] == ' ' || line.p[0] == '\t' ||
-		    memchr(line.p, '\r', line.n) || memchr(line.p, '\0', line.n))
+		if (httphead_field(line, &name, &value) != HTTPHEAD_OK)
 			return RESPONSE_BAD;
-		struct span name = { line.p, (size_t)(colon - line.p) };
-		struct span value = { colon + 1, line.n - name.n - 1 };
-
-		/* a field name is a token: "Content-Length :" is not one the
-		 * gateway and a client could read alike */
-		for (size_t k = 0; k < name.n; k++)
-			if (!is_tchar((unsigned char)name.p[k]))
-				return RESPONSE_BAD;
-
-		if (span_ieq(name, "connection")) {
+		if (httphead_ieq(name, "connection")) {
 			if (nconn == CONN_VALUES_MAX)
 				return RESPONSE_BAD;
 			conn[nconn++] = value;
-		} else if (span_ieq(name, "content-length")) {
+		} else if (httphead_ieq(name, "content-length")) {
 			if (!content_length(value, &has_len, &length))
 				return RESPONSE_BAD;
-		} else if (span_ieq(name, "transfer-encoding")) {
+		} else if (httphead_ieq(name, "transfer-encoding")) {
 			te = true;
 			chunked = ends_chunked(value); /* the last header's last coding */
 		}
@@ -362,12 +307,15 @@ enum response_result response_head(const char *buf, size_t len, bool head_reques
 	o += status.n;
 	memcpy(head + o, "\r\n", 2);
 	o += 2;
-	while (next_line(buf, out->used, &off, &line) && line.n) {
-		struct span name = { line.p, (size_t)((const char *)memchr(line.p, ':', line.n) - line.p) };
+	/* the head read again, its status line skipped: it was read whole */
+	head_reader(&rd, buf, out->used);
+	(void)httphead_next_line(&rd, &line);
+	while (httphead_next_line(&rd, &line) == HTTPHEAD_OK && !rd.done) {
+		struct httphead_span name = { line.p, (size_t)((const char *)memchr(line.p, ':', line.n) - line.p) };
 
-		if (span_ieq(name, "connection") || span_ieq(name, "keep-alive") ||
-		    span_ieq(name, "proxy-connection") || span_ieq(name, "proxy-authenticate") ||
-		    (te && span_ieq(name, "content-length")) || named_in(name, conn, nconn))
+		if (httphead_ieq(name, "connection") || httphead_ieq(name, "keep-alive") ||
+		    httphead_ieq(name, "proxy-connection") || httphead_ieq(name, "proxy-authenticate") ||
+		    (te && httphead_ieq(name, "content-length")) || named_in(name, conn, nconn))
 			continue;
 		memcpy(head + o, line.p, line.n);
 		o += line.n;

@@ -15,6 +15,7 @@
  * head is complete. Reasons are fixed strings: nothing of the input is
  * ever copied into one. */
 #include "gateway/http.h"
+#include "lib/httphead.h"
 
 #include <arpa/inet.h>
 #include <limits.h>
@@ -28,26 +29,19 @@
 #define CONN_OPTIONS_MAX 32	/* names a Connection header may list */
 #define PORT_DIGITS_MAX 5
 
-struct span {
-	const char *p;
-	size_t n;
-};
-
 /* What the first pass learns about a head; the second builds from it. */
 struct head {
-	bool crlf;		/* line ends are CRLF (else bare LF) */
 	bool v10;		/* HTTP/1.0 */
 	bool ipv6;		/* req->host is an IPv6 literal */
-	struct span method;
-	struct span path;	/* absolute-form: what follows the authority */
-	size_t headers;		/* offset of the first header line */
+	struct httphead_span method;
+	struct httphead_span path;	/* absolute-form: what follows the authority */
 	bool has_cl;
 	unsigned long long cl;
 	unsigned te_count;
 	bool te_other;		/* a transfer coding other than "chunked" */
 	size_t nconn;
-	struct span conn[CONN_OPTIONS_MAX];
-	struct span proxy_auth;	/* the first Proxy-Authorization value */
+	struct httphead_span conn[CONN_OPTIONS_MAX];
+	struct httphead_span proxy_auth;	/* the first Proxy-Authorization value */
 	unsigned proxy_auth_count;
 };
 
@@ -63,50 +57,20 @@ static char ascii_lower(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-/* RFC 9110 tchar. */
-static bool is_tchar(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
-}
-
-static bool is_token(struct span s)
-{
-	if (s.n == 0)
-		return false;
-	for (size_t i = 0; i < s.n; i++)
-		if (!is_tchar(s.p[i]))
-			return false;
-	return true;
-}
-
 static bool is_host_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
 }
 
-/* ASCII case-insensitive equality with a lower-case literal. */
-static bool span_ieq(struct span s, const char *lit)
+static bool span_iprefix(struct httphead_span s, const char *lit)
 {
 	size_t n = strlen(lit);
 
-	if (s.n != n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (ascii_lower(s.p[i]) != lit[i])
-			return false;
-	return true;
+	return s.n >= n && httphead_ieq((struct httphead_span){ s.p, n }, lit);
 }
 
-static bool span_iprefix(struct span s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s.n >= n && span_ieq((struct span){ s.p, n }, lit);
-}
-
-static bool span_eq_span_i(struct span a, struct span b)
+static bool span_eq_span_i(struct httphead_span a, struct httphead_span b)
 {
 	if (a.n != b.n)
 		return false;
@@ -116,20 +80,9 @@ static bool span_eq_span_i(struct span a, struct span b)
 	return true;
 }
 
-static struct span span_trim(struct span s)
-{
-	while (s.n > 0 && (s.p[0] == ' ' || s.p[0] == '\t')) {
-		s.p++;
-		s.n--;
-	}
-	while (s.n > 0 && (s.p[s.n - 1] == ' ' || s.p[s.n - 1] == '\t'))
-		s.n--;
-	return s;
-}
-
 /* Splits the next comma-separated element off *rest (RFC 9110 section
  * 5.6.1 lists), trimmed of optional whitespace. False when none is left. */
-static bool list_next(struct span *rest, struct span *elem)
+static bool list_next(struct httphead_span *rest, struct httphead_span *elem)
 {
 	const char *comma;
 
@@ -137,14 +90,14 @@ static bool list_next(struct span *rest, struct span *elem)
 		return false;
 	comma = memchr(rest->p, ',', rest->n);
 	if (comma) {
-		*elem = (struct span){ rest->p, (size_t)(comma - rest->p) };
+		*elem = (struct httphead_span){ rest->p, (size_t)(comma - rest->p) };
 		rest->n -= elem->n + 1;
 		rest->p = comma + 1;
 	} else {
 		*elem = *rest;
-		*rest = (struct span){ NULL, 0 };
+		*rest = (struct httphead_span){ NULL, 0 };
 	}
-	*elem = span_trim(*elem);
+	*elem = httphead_trim(*elem);
 	return true;
 }
 
@@ -156,19 +109,8 @@ static enum http_result bad(struct http_request *req, int status,
 	return HTTP_BAD;
 }
 
-/* Bytes refused anywhere in a line's content: NUL, and any CR (a CR
- * that ends a line has already been taken off). */
-static const char *check_line_bytes(struct span s)
-{
-	if (memchr(s.p, '\0', s.n))
-		return "NUL byte in the request head";
-	if (memchr(s.p, '\r', s.n))
-		return "bare CR in the request head";
-	return NULL;
-}
-
 /* 1 to 65535 in decimal, without a leading zero (as the policy's). */
-static bool parse_port(struct span s, uint16_t *port)
+static bool parse_port(struct httphead_span s, uint16_t *port)
 {
 	unsigned long v = 0;
 
@@ -188,10 +130,10 @@ static bool parse_port(struct span s, uint16_t *port)
 /* host[:port] or [v6][:port]. The host is copied lower-cased, without
  * brackets and without one trailing dot; names are letters, digits, '-',
  * '.' and '_' (the allowlist judges them further). */
-static const char *parse_authority(struct span a, bool need_port,
+static const char *parse_authority(struct httphead_span a, bool need_port,
 				   struct head *h, struct http_request *req)
 {
-	struct span host, port = { NULL, 0 };
+	struct httphead_span host, port = { NULL, 0 };
 	bool has_port;
 
 	if (memchr(a.p, '@', a.n))
@@ -205,7 +147,7 @@ static const char *parse_authority(struct span a, bool need_port,
 
 		if (!close)
 			return "bad IPv6 literal in the target";
-		host = (struct span){ a.p + 1, (size_t)(close - a.p) - 1 };
+		host = (struct httphead_span){ a.p + 1, (size_t)(close - a.p) - 1 };
 		if (host.n == 0 || host.n >= sizeof(text))
 			return "bad IPv6 literal in the target";
 		for (size_t i = 0; i < host.n; i++)
@@ -219,15 +161,15 @@ static const char *parse_authority(struct span a, bool need_port,
 		if (has_port && close[1] != ':')
 			return "bad character after the IPv6 literal";
 		if (has_port)
-			port = (struct span){ close + 2,
+			port = (struct httphead_span){ close + 2,
 					      (size_t)(a.p + a.n - close) - 2 };
 	} else {
 		const char *colon = memchr(a.p, ':', a.n);
 
-		host = (struct span){ a.p, colon ? (size_t)(colon - a.p) : a.n };
+		host = (struct httphead_span){ a.p, colon ? (size_t)(colon - a.p) : a.n };
 		has_port = colon != NULL;
 		if (colon)
-			port = (struct span){ colon + 1, a.n - host.n - 1 };
+			port = (struct httphead_span){ colon + 1, a.n - host.n - 1 };
 		for (size_t i = 0; i < host.n; i++)
 			if (!is_host_char(host.p[i]))
 				return "bad character in the host name";
@@ -252,10 +194,10 @@ static const char *parse_authority(struct span a, bool need_port,
 	return NULL;
 }
 
-static const char *parse_target(struct span t, struct head *h,
+static const char *parse_target(struct httphead_span t, struct head *h,
 				struct http_request *req)
 {
-	struct span rest, authority;
+	struct httphead_span rest, authority;
 	size_t an = 0;
 
 	for (size_t i = 0; i < t.n; i++)
@@ -276,42 +218,31 @@ static const char *parse_target(struct span t, struct head *h,
 		return "https:// target: use CONNECT for TLS";
 	if (!span_iprefix(t, "http://"))
 		return "target is not an http:// URL";
-	rest = (struct span){ t.p + 7, t.n - 7 };
+	rest = (struct httphead_span){ t.p + 7, t.n - 7 };
 	while (an < rest.n && rest.p[an] != '/' && rest.p[an] != '?')
 		an++;
-	authority = (struct span){ rest.p, an };
-	h->path = (struct span){ rest.p + an, rest.n - an };
+	authority = (struct httphead_span){ rest.p, an };
+	h->path = (struct httphead_span){ rest.p + an, rest.n - an };
 	return parse_authority(authority, false, h, req);
 }
 
-/* METHOD SP TARGET SP HTTP/1.x, single spaces. */
-static enum http_result parse_request_line(struct span line, struct head *h,
+/* METHOD SP TARGET SP HTTP/1.x, single spaces (lib/httphead). */
+static enum http_result parse_request_line(struct httphead_span line, struct head *h,
 					   struct http_request *req)
 {
-	const char *sp1 = memchr(line.p, ' ', line.n), *sp2, *why;
-	struct span target, version;
+	struct httphead_span target;
+	const char *why;
+	int minor = 1;
 
-	if (!sp1)
-		return bad(req, 400, "malformed request line");
-	h->method = (struct span){ line.p, (size_t)(sp1 - line.p) };
-	target.p = sp1 + 1;
-	sp2 = memchr(target.p, ' ', (size_t)(line.p + line.n - target.p));
-	if (!sp2)
-		return bad(req, 400, "malformed request line");
-	target.n = (size_t)(sp2 - target.p);
-	version = (struct span){ sp2 + 1, (size_t)(line.p + line.n - sp2) - 1 };
-	if (!is_token(h->method) || target.n == 0)
-		return bad(req, 400, "malformed request line");
-	if (version.n == 8 && memcmp(version.p, "HTTP/1.1", 8) == 0)
-		h->v10 = false;
-	else if (version.n == 8 && memcmp(version.p, "HTTP/1.0", 8) == 0)
-		h->v10 = true;
-	else if (version.n == 8 && memcmp(version.p, "HTTP/", 5) == 0 &&
-		 version.p[5] >= '0' && version.p[5] <= '9' && version.p[6] == '.' &&
-		 version.p[7] >= '0' && version.p[7] <= '9')
+	switch (httphead_request_line(line, &h->method, &target, &minor)) {
+	case HTTPHEAD_OK:
+		break;
+	case HTTPHEAD_BAD_VERSION:
 		return bad(req, 505, "HTTP version not supported");
-	else
+	default:
 		return bad(req, 400, "malformed request line");
+	}
+	h->v10 = minor == 0;
 	req->connect = h->method.n == 7 && memcmp(h->method.p, "CONNECT", 7) == 0;
 	why = parse_target(target, h, req);
 	return why ? bad(req, 400, why) : HTTP_OK;
@@ -319,9 +250,9 @@ static enum http_result parse_request_line(struct span line, struct head *h,
 
 /* Content-Length: a list of decimal numbers that must all be equal,
  * across every Content-Length header. */
-static const char *parse_content_length(struct span value, struct head *h)
+static const char *parse_content_length(struct httphead_span value, struct head *h)
 {
-	struct span elem;
+	struct httphead_span elem;
 	bool any = false;
 
 	while (list_next(&value, &elem)) {
@@ -348,14 +279,14 @@ static const char *parse_content_length(struct span value, struct head *h)
 	return any ? NULL : "bad Content-Length";
 }
 
-static const char *parse_connection(struct span value, struct head *h)
+static const char *parse_connection(struct httphead_span value, struct head *h)
 {
-	struct span elem;
+	struct httphead_span elem;
 
 	while (list_next(&value, &elem)) {
 		if (elem.n == 0)
 			continue;
-		if (!is_token(elem))
+		if (!httphead_is_token(elem))
 			return "bad Connection header";
 		if (h->nconn == CONN_OPTIONS_MAX)
 			return "too many Connection options";
@@ -364,39 +295,35 @@ static const char *parse_connection(struct span value, struct head *h)
 	return NULL;
 }
 
-/* name ":" value; names are tokens, values visible bytes, SP and HT. */
-static const char *parse_header(struct span line, struct head *h)
+/* name ":" value; names are tokens, values visible bytes, SP and HT
+ * (lib/httphead). */
+static const char *parse_header(struct httphead_span line, struct head *h)
 {
-	const char *colon;
-	struct span name, value;
+	struct httphead_span name, value;
 
-	if (line.p[0] == ' ' || line.p[0] == '\t')
+	switch (httphead_field(line, &name, &value)) {
+	case HTTPHEAD_OK:
+		break;
+	case HTTPHEAD_OBS_FOLD:
 		return "obs-fold (line folding) in the request head";
-	colon = memchr(line.p, ':', line.n);
-	if (!colon)
+	case HTTPHEAD_NO_COLON:
 		return "header line without a colon";
-	name = (struct span){ line.p, (size_t)(colon - line.p) };
-	if (!is_token(name))
+	case HTTPHEAD_BAD_NAME:
 		return "bad header name";
-	value = (struct span){ colon + 1, line.n - name.n - 1 };
-	for (size_t i = 0; i < value.n; i++) {
-		unsigned char c = (unsigned char)value.p[i];
-
-		if ((c < 0x20 && c != '\t') || c == 0x7f)
-			return "control character in a header value";
+	default:
+		return "control character in a header value";
 	}
-	value = span_trim(value);
-	if (span_ieq(name, "content-length"))
+	if (httphead_ieq(name, "content-length"))
 		return parse_content_length(value, h);
-	if (span_ieq(name, "transfer-encoding")) {
+	if (httphead_ieq(name, "transfer-encoding")) {
 		h->te_count++;
-		if (!span_ieq(value, "chunked"))
+		if (!httphead_ieq(value, "chunked"))
 			h->te_other = true;
 		return NULL;
 	}
-	if (span_ieq(name, "connection"))
+	if (httphead_ieq(name, "connection"))
 		return parse_connection(value, h);
-	if (span_ieq(name, "proxy-authorization")) {
+	if (httphead_ieq(name, "proxy-authorization")) {
 		if (h->proxy_auth_count++ == 0)
 			h->proxy_auth = value;
 		return NULL;
@@ -443,21 +370,30 @@ static void out_str(struct out *o, const char *s)
 }
 
 /* Whether a header goes to the origin as the client sent it. */
-static bool header_kept(struct span name, const struct head *h)
+static bool header_kept(struct httphead_span name, const struct head *h)
 {
 	for (size_t i = 0; i < sizeof(hop_by_hop) / sizeof(hop_by_hop[0]); i++)
-		if (span_ieq(name, hop_by_hop[i]))
+		if (httphead_ieq(name, hop_by_hop[i]))
 			return false;
-	if (span_ieq(name, "host") || span_ieq(name, "content-length"))
+	if (httphead_ieq(name, "host") || httphead_ieq(name, "content-length"))
 		return false;
 	/* Framing stays whatever Connection says: dropping it would let the
 	 * body be read as another request. */
-	if (span_ieq(name, "transfer-encoding"))
+	if (httphead_ieq(name, "transfer-encoding"))
 		return true;
 	for (size_t i = 0; i < h->nconn; i++)
 		if (span_eq_span_i(name, h->conn[i]))
 			return false;
 	return true;
+}
+
+/* The request head's bounds and line ends (see http.h). */
+static void head_reader(struct httphead_reader *r, const char *buf, size_t len)
+{
+	static const struct httphead_limits lim = { .head_max = HTTP_HEAD_MAX,
+						    .start_max = HTTP_LINE_MAX };
+
+	httphead_reader_init(r, buf, len, HTTPHEAD_EOL_FIRST, &lim);
 }
 
 /* The origin-form head: request line, Host from the target (RFC 9112
@@ -468,7 +404,8 @@ static enum http_result build_forward(const char *buf, size_t head_len,
 				      struct http_request *req)
 {
 	struct out o = { NULL, 0, 0, false };
-	size_t off = h->headers;
+	struct httphead_reader rd;
+	struct httphead_span line;
 	char num[32];
 	bool cl_done = false;
 
@@ -494,22 +431,16 @@ static enum http_result build_forward(const char *buf, size_t head_len,
 		out_str(&o, num);
 	}
 	out_str(&o, "\r\n");
-	for (;;) {
-		const char *lf = memchr(buf + off, '\n', head_len - off);
-		size_t end;
-		struct span line, name;
+	/* the head read again, its start line skipped: it was read whole */
+	head_reader(&rd, buf, head_len);
+	(void)httphead_next_line(&rd, &line);
+	while (httphead_next_line(&rd, &line) == HTTPHEAD_OK && !rd.done) {
+		struct httphead_span name;
 		const char *colon;
 
-		if (!lf)
-			break;	/* not reached: the head ends in an empty line */
-		end = (size_t)(lf - buf) - (h->crlf ? 1 : 0);
-		line = (struct span){ buf + off, end - off };
-		off = (size_t)(lf - buf) + 1;
-		if (line.n == 0)
-			break;
 		colon = memchr(line.p, ':', line.n);
-		name = (struct span){ line.p, colon ? (size_t)(colon - line.p) : 0 };
-		if (span_ieq(name, "content-length") && !cl_done) {
+		name = (struct httphead_span){ line.p, colon ? (size_t)(colon - line.p) : 0 };
+		if (httphead_ieq(name, "content-length") && !cl_done) {
 			snprintf(num, sizeof(num), "%llu", h->cl);
 			out_str(&o, "Content-Length: ");
 			out_str(&o, num);
@@ -532,74 +463,53 @@ static enum http_result build_forward(const char *buf, size_t head_len,
 	return HTTP_OK;
 }
 
-/* No line end in buf[off..scan): refuse what can never become valid,
- * else wait. */
-static enum http_result partial(const char *buf, size_t off, size_t scan,
-				size_t len, bool first, const struct head *h,
-				struct http_request *req)
+/* A line the tokenizer refused: the status and the fixed reason. */
+static enum http_result bad_line(struct http_request *req, enum httphead_err err)
 {
-	const char *p = buf + off;
-	size_t n = scan - off;
-	const char *cr = memchr(p, '\r', n);
-
-	if (memchr(p, '\0', n))
+	switch (err) {
+	case HTTPHEAD_NUL:
 		return bad(req, 400, "NUL byte in the request head");
-	/* A CR may only be the last byte read, waiting for its LF, and only
-	 * while the line ends are CRLF or not yet known. */
-	if (cr && (cr != p + n - 1 || (!first && !h->crlf)))
-		return bad(req, 400, "bare CR in the request head");
-	if (first && n - (cr ? 1 : 0) > HTTP_LINE_MAX)
+	case HTTPHEAD_MIXED_EOL:
+		return bad(req, 400, "mixed line ends in the request head");
+	case HTTPHEAD_START_LONG:
 		return bad(req, 414, "request line too long");
-	if (len >= HTTP_HEAD_MAX)
+	case HTTPHEAD_HEAD_BIG:
 		return bad(req, 431, "request head too large");
-	return HTTP_NEED_MORE;
+	case HTTPHEAD_BARE_CR:
+	default:
+		return bad(req, 400, "bare CR in the request head");
+	}
 }
 
 enum http_result http_parse_request(const char *buf, size_t len,
 				    struct http_request *req)
 {
+	struct httphead_reader rd;
 	struct head h;
-	size_t scan = len < HTTP_HEAD_MAX ? len : HTTP_HEAD_MAX;
-	size_t off = 0;
-	bool first = true;
 	enum http_result r;
+	bool first = true;
 
 	memset(req, 0, sizeof(*req));
 	memset(&h, 0, sizeof(h));
+	head_reader(&rd, buf, len);
 	for (;;) {
-		const char *lf = memchr(buf + off, '\n', scan - off);
-		size_t next, end;
-		bool cr;
-		struct span line;
+		enum httphead_err err;
+		struct httphead_span line;
 		const char *why;
 
-		if (!lf)
-			return partial(buf, off, scan, len, first, &h, req);
-		next = (size_t)(lf - buf) + 1;
-		end = next - 1;
-		cr = end > off && buf[end - 1] == '\r';
-		if (cr)
-			end--;
-		if (first)
-			h.crlf = cr;
-		else if (cr != h.crlf)
-			return bad(req, 400, "mixed line ends in the request head");
-		line = (struct span){ buf + off, end - off };
-		why = check_line_bytes(line);
-		if (why)
-			return bad(req, 400, why);
-		off = next;
+		err = httphead_next_line(&rd, &line);
+		if (err == HTTPHEAD_MORE)
+			return HTTP_NEED_MORE;
+		if (err != HTTPHEAD_OK)
+			return bad_line(req, err);
 		if (first) {
-			if (line.n > HTTP_LINE_MAX)
-				return bad(req, 414, "request line too long");
 			r = parse_request_line(line, &h, req);
 			if (r != HTTP_OK)
 				return r;
-			h.headers = off;
 			first = false;
 			continue;
 		}
-		if (line.n == 0)
+		if (rd.done)
 			break;
 		why = parse_header(line, &h);
 		if (why)
@@ -608,7 +518,7 @@ enum http_result http_parse_request(const char *buf, size_t len,
 	r = check_framing(&h, req);
 	if (r != HTTP_OK)
 		return r;
-	req->head_len = off;
+	req->head_len = rd.off;
 	req->proxy_auth_count = h.proxy_auth_count;
 	if (h.proxy_auth_count > 0) {
 		req->proxy_auth = h.proxy_auth.p;
@@ -622,7 +532,7 @@ enum http_result http_parse_request(const char *buf, size_t len,
 		req->body = HTTP_BODY_LENGTH;
 	req->body_len = h.has_cl ? h.cl : 0;
 	req->head_method = h.method.n == 4 && memcmp(h.method.p, "HEAD", 4) == 0;
-	return build_forward(buf, off, &h, req);
+	return build_forward(buf, rd.off, &h, req);
 }
 
 void http_request_clear(struct http_request *req)
@@ -641,7 +551,7 @@ int http_basic_password(const char *value, size_t len,
 			unsigned char scratch[HTTP_AUTH_DECODED_MAX],
 			const unsigned char **password, size_t *password_len)
 {
-	struct span v = { value, len }, b64;
+	struct httphead_span v = { value, len }, b64;
 	size_t pad = 0, n;
 	int got;
 	const unsigned char *colon;
@@ -651,7 +561,7 @@ int http_basic_password(const char *value, size_t len,
 	if (!value || len > HTTP_AUTH_VALUE_MAX || !span_iprefix(v, "basic") ||
 	    len < 6 || value[5] != ' ')
 		return -1;
-	b64 = span_trim((struct span){ value + 6, len - 6 });
+	b64 = httphead_trim((struct httphead_span){ value + 6, len - 6 });
 	/* Strict: a multiple of 4, the alphabet only, '=' only as 1 or 2
 	 * bytes of padding at the end. EVP_DecodeBlock would pass some
 	 * whitespace and never tells how much padding it decoded. */

@@ -8,6 +8,7 @@
 #include "lib/fs.h"
 #include "lib/json.h"
 #include "lib/procfs.h"
+#include "lib/sigfwd.h"
 #include "lib/strv.h"
 
 #include <errno.h>
@@ -340,10 +341,7 @@ static int run_unsandboxed(struct host_launch *l, struct err **e)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
 	sigemptyset(&none);
 	sigemptyset(&stops);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGINT);
-	sigaddset(&stops, SIGHUP);
-	sigaddset(&stops, SIGQUIT);
+	sigfwd_add(&stops, SIGFWD_STOP);
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "launch");
 	sigprocmask(SIG_BLOCK, &stops, NULL);

@@ -87,7 +87,7 @@ static struct tb_job *caller(struct toolbelt *t, struct MHD_Connection *c)
 static enum MHD_Result call(struct toolbelt *t, struct MHD_Connection *c, struct tb_job *j,
 			    const struct hostd_body *b)
 {
-	_cleanup_json_ json_t *req = b->p ? json_loads(b->p, JSON_REJECT_DUPLICATES, NULL) : NULL;
+	_cleanup_json_ json_t *req = b->p ? json_parse_strict(b->p, b->n, NULL) : NULL;
 	const char *op = json_string_value(json_object_get(req, "op"));
 	json_t *args = json_object_get(req, "args"), *res;
 	const char *why = NULL;

@@ -4,6 +4,7 @@
 #include "lib/httpc.h"
 
 #include "lib/cleanup.h"
+#include "lib/httphead.h"
 #include "lib/num.h"
 
 #include <arpa/inet.h>
@@ -101,73 +102,24 @@ int httpc_proxy_parse(const char *url, struct httpc_proxy *p)
 
 /* --- the parsers --------------------------------------------------------- */
 
-/* RFC 9110's tchar: what a field name is made of */
-static bool is_tchar(unsigned char c)
+/* One header field (lib/httphead): a Content-Length noted, a
+ * Transfer-Encoding refused. */
+static bool header_line(struct httphead_span line, struct httpc_head *h)
 {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c && strchr("!#$%&'*+-.^_`|~", c));
-}
+	struct httphead_span name, v;
 
-/* a reason phrase's or a field value's bytes: tab, space, visible ASCII
- * and obs-text; no other control byte */
-static bool is_text(unsigned char c)
-{
-	return c == '\t' || (c >= ' ' && c != 0x7f);
-}
-
-static bool all_text(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!is_text((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
-/* "HTTP/1.x NNN[ reason]" */
-static bool status_line(const char *s, size_t n, unsigned int *status)
-{
-	if (n < 12 || memcmp(s, "HTTP/1.", 7) != 0 || (s[7] != '0' && s[7] != '1') || s[8] != ' ')
+	if (httphead_field(line, &name, &v) != HTTPHEAD_OK ||
+	    httphead_ieq(name, "transfer-encoding"))
 		return false;
-	for (size_t i = 9; i < 12; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	*status = (unsigned int)((s[9] - '0') * 100 + (s[10] - '0') * 10 + (s[11] - '0'));
-	if (*status < 200 || *status > 599)
-		return false;
-	return n == 12 || (s[12] == ' ' && all_text(s + 13, n - 13));
-}
-
-/* "name: value" (the value's surrounding spaces and tabs dropped) */
-static bool header_line(const char *s, size_t n, struct httpc_head *h)
-{
-	const char *colon = memchr(s, ':', n), *v, *ve;
-	size_t name;
-
-	if (!colon || colon == s)
-		return false;
-	name = (size_t)(colon - s);
-	for (size_t i = 0; i < name; i++)
-		if (!is_tchar((unsigned char)s[i]))
-			return false;
-	v = colon + 1;
-	ve = s + n;
-	if (!all_text(v, (size_t)(ve - v)))
-		return false;
-	while (v < ve && (*v == ' ' || *v == '\t'))
-		v++;
-	while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
-		ve--;
-	if (name == 17 && strncasecmp(s, "transfer-encoding", 17) == 0)
-		return false;
-	if (name == 14 && strncasecmp(s, "content-length", 14) == 0) {
+	if (httphead_ieq(name, "content-length")) {
 		uint64_t len = 0;
 
-		if (h->has_length || v == ve || ve - v > 15)
+		if (h->has_length || v.n == 0 || v.n > 15)
 			return false;
-		for (const char *p = v; p < ve; p++) {
-			if (*p < '0' || *p > '9')
+		for (size_t i = 0; i < v.n; i++) {
+			if (v.p[i] < '0' || v.p[i] > '9')
 				return false;
-			len = len * 10 + (uint64_t)(*p - '0');
+			len = len * 10 + (uint64_t)(v.p[i] - '0');
 		}
 		h->has_length = true;
 		h->length = len;
@@ -177,27 +129,33 @@ static bool header_line(const char *s, size_t n, struct httpc_head *h)
 
 enum httpc_result httpc_parse_head(const char *buf, size_t n, struct httpc_head *h)
 {
-	size_t lim = n < HTTPC_HEAD_MAX ? n : HTTPC_HEAD_MAX;
-	const char *end = memmem(buf, lim, "\r\n\r\n", 4), *line = buf;
-	bool first = true;
+	static const struct httphead_limits lim = { .head_max = HTTPC_HEAD_MAX };
+	size_t max = n < HTTPC_HEAD_MAX ? n : HTTPC_HEAD_MAX;
+	const char *end = memmem(buf, max, "\r\n\r\n", 4);
+	struct httphead_reader r;
+	struct httphead_span line, reason;
+	int code = 0, minor = 0;
 
 	memset(h, 0, sizeof(*h));
 	if (!end)
 		return n >= HTTPC_HEAD_MAX ? HTTPC_BAD : HTTPC_MORE;
-	end += 2; /* the last line's CRLF: the empty line follows */
-	while (line < end) {
-		const char *eol = memmem(line, (size_t)(end - line), "\r\n", 2);
-		size_t len = (size_t)(eol - line);
-
-		/* a bare CR or LF within a line, or a folded line, is bad */
-		if (memchr(line, '\r', len) || memchr(line, '\n', len))
+	/* the head, up to its first empty line, read whole: CRLF throughout
+	 * (a bare CR or LF within a line, or a folded line, is bad) */
+	httphead_reader_init(&r, buf, (size_t)(end + 4 - buf), HTTPHEAD_EOL_CRLF, &lim);
+	if (httphead_next_line(&r, &line) != HTTPHEAD_OK ||
+	    httphead_status_line(line, &code, &minor, &reason) != HTTPHEAD_OK ||
+	    code < 200)
+		return HTTPC_BAD;
+	h->status = (unsigned int)code;
+	for (;;) {
+		if (httphead_next_line(&r, &line) != HTTPHEAD_OK)
 			return HTTPC_BAD;
-		if (first ? !status_line(line, len, &h->status) : !header_line(line, len, h))
+		if (r.done)
+			break;
+		if (!header_line(line, h))
 			return HTTPC_BAD;
-		first = false;
-		line = eol + 2;
 	}
-	h->len = (size_t)(end + 2 - buf);
+	h->len = r.off;
 	return HTTPC_OK;
 }
 

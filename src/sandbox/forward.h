@@ -1,17 +1,16 @@
 /* forward.h: what every sandbox's pid 1 and root share about the
- * command: the signals passed on to it, its status as cordon reports it,
+ * command: the signals passed on to it (sigfwd_add(SIGFWD_COMMAND)), its status as cordon reports it,
  * and the environment that points its clients at the gateway's
  * listeners on its own loopback (native's netns, a container's). */
 #ifndef CORDON_SANDBOX_FORWARD_H
 #define CORDON_SANDBOX_FORWARD_H
 
+#include "lib/sigfwd.h"
+
 #include <signal.h>
 #include <sys/wait.h>
 
-/* The signals passed on to the command. */
-static const int sandbox_forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
-					 SIGWINCH };
-#define SANDBOX_FORWARDED_N (sizeof(sandbox_forwarded) / sizeof(sandbox_forwarded[0]))
+/* The signals passed on to the command: lib/sigfwd.h's SIGFWD_COMMAND. */
 
 /* The proxy variables, replacing whatever the command was given. */
 static const char *const sandbox_proxy_env[] = {

@@ -2,13 +2,14 @@
 # tests/fuzz/fuzz.t: a bounded run of the libFuzzer targets built by
 # `make fuzz` into $CORDON_FUZZ: the policy parser, then the gateway's
 # HTTP and SOCKS5 parsers, the git config reader, the daemon's job
-# request and the Docker Engine client's wire formats. Each seed corpus is
+# request, the Docker Engine client's wire formats and the HTTP head
+# tokenizer they share (lib/httphead). Each seed corpus is
 # copied to a temporary directory first, so libFuzzer's new inputs and any
 # crash artifact land there and never in the repository. Skipped when the targets are not
 # built. CORDON_FUZZ_TIME (seconds, default 20) bounds the policy run;
-# each gateway parser gets two fifths of it (8 s), the git config reader
-# the daemon's job request and the Engine's wire one fifth each (4 s), so
-# the whole file stays under 60 s.
+# each gateway parser gets two fifths of it (8 s), the git config reader,
+# the daemon's job request, the Engine's wire and the head tokenizer one
+# fifth each (4 s), so the whole file stays around 60 s.
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=${CORDON_SRC:-$here/../..}
@@ -174,6 +175,27 @@ cat >"$dir/engine_wire.dict" <<'EOF'
 "errorDetail"
 EOF
 
+# The head tokenizer's: line ends, start lines, the smuggling shapes.
+cat >"$dir/httphead.dict" <<'EOF'
+"GET / HTTP/1.1"
+"HTTP/1.1 200 OK"
+"HTTP/1.0 "
+"HTTP/2.0"
+"\x0d\x0a"
+"\x0a"
+"\x0d\x0a\x0d\x0a"
+"Content-Length: "
+"Content-Length : "
+"Transfer-Encoding: chunked"
+"\x0d\x0a "
+"\x0d\x0a\x09"
+": "
+"\x00"
+"\x0d"
+"\x7f"
+"\xff"
+EOF
+
 report() { # report NAME LOG: a log's tail and any crashing input, as TAP comments
 	tail -n 30 "$dir/$1/$2" | sed 's/^/#   /'
 	for f in "$dir/$1/artifacts/"*; do
@@ -230,6 +252,8 @@ run_target fuzz_gitconfig gitconfig gitconfig.dict 4096 "$(((seconds + 4) / 5))"
 # Past HOST_REQUEST_MAX (64 KiB), so the size limit is reached too.
 run_target fuzz_jobreq jobreq jobreq.dict 70000 "$(((seconds + 4) / 5))" "broken invariant"
 run_target fuzz_engine_wire engine_wire engine_wire.dict 4096 "$(((seconds + 4) / 5))" "broken invariant"
+# Past the 4 KiB head bound the target sets, so the size limit is reached too.
+run_target fuzz_httphead httphead httphead.dict 5000 "$(((seconds + 4) / 5))" "broken invariant"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -14,21 +14,12 @@
  * Like the unit test, it compiles wire.c in whole: the fuzz build links
  * only libcordon's sources, which do not hold src/container. */
 #include "container/wire.c" // NOLINT(bugprone-suspicious-include)
+#include "check.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "invariant broken: %s (line %d)\n",   \
-				#cond, __LINE__);                              \
-			abort();                                               \
-		}                                                              \
-	} while (0)
 
 struct sink {
 	unsigned char *p;

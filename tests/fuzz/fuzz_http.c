@@ -15,6 +15,7 @@
  * inside the scratch buffer, after the first colon, or to nothing. Any
  * breach aborts, so libFuzzer records the input. */
 #include "gateway/http.h"
+#include "check.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,16 +25,6 @@
 #include <string.h>
 #include <strings.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "invariant broken: %s (line %d)\n",   \
-				#cond, __LINE__);                              \
-			abort();                                               \
-		}                                                              \
-	} while (0)
 
 static bool printable(const char *s)
 {

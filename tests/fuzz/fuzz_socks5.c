@@ -16,6 +16,7 @@
  * needs more. A refusal carries the reply a client can be sent and a
  * printable reason. Any breach aborts, so libFuzzer records the input. */
 #include "gateway/socks5.h"
+#include "check.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -26,16 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "invariant broken: %s (line %d)\n",   \
-				#cond, __LINE__);                              \
-			abort();                                               \
-		}                                                              \
-	} while (0)
 
 /* The longest request: 5 1 0 3 255 name port. */
 #define REQUEST_MAX (4 + 1 + 255 + 2)

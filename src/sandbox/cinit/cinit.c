@@ -243,8 +243,7 @@ int cinit_run(const struct cinit_args *a)
 	 * acted on by default, before the command runs. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
-	for (size_t i = 0; i < SANDBOX_FORWARDED_N; i++)
-		sigaddset(&mask, sandbox_forwarded[i]);
+	sigfwd_add(&mask, SIGFWD_COMMAND);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN); /* a relay's peer may go at any time */
 	/* The command runs as the same user: it may not open pid 1's

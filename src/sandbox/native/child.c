@@ -361,10 +361,8 @@ noreturn void native_child(const struct child_args *a)
 
 	/* The launcher blocked these before clone; they arrive on a signalfd. */
 	sigemptyset(&forward);
-	for (int s = 0, sigs[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1,
-				   SIGUSR2, SIGWINCH };
-	     s < 8; s++)
-		sigaddset(&forward, sigs[s]);
+	sigaddset(&forward, SIGCHLD);
+	sigfwd_add(&forward, SIGFWD_COMMAND);
 	sigprocmask(SIG_SETMASK, &forward, NULL);
 	orig = a->caller_mask; /* the command gets the mask cordon was given */
 	sfd = signalfd(-1, &forward, SFD_CLOEXEC);

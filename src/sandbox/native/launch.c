@@ -561,8 +561,7 @@ static int launch(struct child_args *a, const struct grant *g,
 	terminal_save(&term);
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
-	for (size_t i = 0; i < SANDBOX_FORWARDED_N; i++)
-		sigaddset(&set, sandbox_forwarded[i]);
+	sigfwd_add(&set, SIGFWD_COMMAND);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	a->caller_mask = old;
 	if (loop_new(&loop, e) < 0) {

@@ -7,6 +7,7 @@
  * the keeper's exit. */
 #include "sandbox/srt/srt.h"
 #include "gateway/gateway.h"
+#include "lib/sigfwd.h"
 #include "sandbox/adopt.h"
 #include "sandbox/terminal.h"
 #include "lib/text.h"
@@ -38,8 +39,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
 
 /* One protocol's listeners: 127.0.0.1 and, where the host has IPv6, ::1
  * on the same port, since srt's bridge dials "localhost" and may take
@@ -261,8 +260,7 @@ static noreturn void keeper(const struct plan *p, char **env, const sigset_t *ma
 	int sfd, code = 125;
 
 	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
-		sigaddset(&set, forwarded[i]);
+	sigfwd_add(&set, SIGFWD_COMMAND);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, KEEPER_ORPHANED);
 	/* blocked, so queued for the signalfd even to a namespace's init */
@@ -512,8 +510,7 @@ int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths
 	    prepare(g, p, paths, rec, ls, &lp, loop, &gw, e) < 0)
 		goto out;
 	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
-		sigaddset(&set, forwarded[i]);
+	sigfwd_add(&set, SIGFWD_COMMAND);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	pid = sfd < 0 ? err_set(e, ERR_UNAVAILABLE, errno, "start srt")

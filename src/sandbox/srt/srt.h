@@ -72,12 +72,6 @@ extern const char *const srt_cleared_keys[];
  * TMPDIR (tmpdir; NULL: the socket dir) set. */
 char **srt_environ(const struct srt_env *t, const char *tmpdir);
 
-/* Run argv with envp, stdin from /dev/null, stdout and stderr captured
- * together (the first max bytes kept, *len counting all), killed after
- * timeout_ms. *status: the exit status, 128+N for signal N. */
-int srt_capture(char *const argv[], char *const envp[], size_t max, int timeout_ms,
-		char **out, size_t *len, int *status, struct err **e);
-
 /* /usr/bin/true under the settings, srt started in cwd (as the launch
  * starts it: outside every grant); ERR_UNAVAILABLE "preflight_failed"
  * when srt fails or prints anything. srt's output is kept in log_dir

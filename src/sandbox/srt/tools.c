@@ -4,6 +4,7 @@
 #include "sandbox/srt/srt.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
+#include "lib/spawn.h"
 #include "lib/strv.h"
 
 #include <dirent.h>
@@ -193,90 +194,22 @@ fail:
 	return NULL;
 }
 
-static int64_t now_ms(void)
+/* srt as the host runs it to ask: stdin from /dev/null, stdout and
+ * stderr captured together (the first max bytes kept, *len counting
+ * all), killed after timeout_ms and when cordon dies. *status: the exit
+ * status, 128+N for signal N. */
+static int capture(char *const argv[], char *const envp[], size_t max, int timeout_ms,
+		   char **out, size_t *len, int *status, struct err **e)
 {
-	struct timespec ts;
+	struct spawn_req q = { .argv = argv, .envp = envp, .max = max, .timeout_ms = timeout_ms,
+			       .merge_err = true, .die_with_parent = true };
+	struct spawn_out o;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static _Noreturn void capture_child(char *const argv[], char *const envp[], int out)
-{
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	sigset_t none;
-
-	/* srt must not outlive the cordon that asked. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
-	    dup2(out, STDERR_FILENO) < 0)
-		_exit(126);
-	execve(argv[0], argv, envp);
-	_exit(errno == ENOENT ? 127 : 126);
-}
-
-int srt_capture(char *const argv[], char *const envp[], size_t max, int timeout_ms,
-		char **out, size_t *len, int *status, struct err **e)
-{
-	_cleanup_free_ char *buf = malloc(max + 1);
-	int fds[2], ws = 0;
-	int64_t deadline = now_ms() + timeout_ms;
-	size_t got = 0, total = 0;
-	bool timed_out = false;
-	pid_t pid;
-
-	if (!buf || pipe2(fds, O_CLOEXEC) < 0)
-		return err_set(e, ERR_INTERNAL, buf ? errno : ENOMEM, "run `%s`", argv[0]);
-	pid = fork();
-	if (pid == 0) {
-		close(fds[0]);
-		capture_child(argv, envp, fds[1]);
-	}
-	close(fds[1]);
-	if (pid < 0) {
-		close(fds[0]);
-		return err_set(e, ERR_UNAVAILABLE, errno, "run `%s`", argv[0]);
-	}
-	for (;;) {
-		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		char chunk[1024];
-		int64_t left = deadline - now_ms();
-		ssize_t n;
-
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
-			break;
-		if (!pfd.revents)
-			continue;
-		n = read(fds[0], chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (got < max) {
-			size_t keep = (size_t)n < max - got ? (size_t)n : max - got;
-			memcpy(buf + got, chunk, keep);
-			got += keep;
-		}
-		total += (size_t)n;
-	}
-	close(fds[0]);
-	if (timed_out)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
-	if (timed_out)
-		return err_set(e, ERR_UNAVAILABLE, 0, "`%s` did not finish within %d s", argv[0],
-			       timeout_ms / 1000);
-	buf[got] = '\0';
-	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	*len = total;
-	*out = steal_pointer(&buf);
+	if (spawn_capture(&q, &o, e) < 0)
+		return -1;
+	*status = o.status;
+	*len = o.total;
+	*out = o.out;
 	return 0;
 }
 
@@ -313,7 +246,7 @@ static int ask_version(struct srt_env *t, struct err **e)
 
 	if (!env)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "srt");
-	if (srt_capture(argv, env, 64, VERSION_TIMEOUT_MS, &out, &len, &status, e) < 0)
+	if (capture(argv, env, 64, VERSION_TIMEOUT_MS, &out, &len, &status, e) < 0)
 		return err_wrap(e, "srt_unavailable: srt --version");
 	if (len > 0 && out[len - 1] == '\n' && len <= 64)
 		out[len - 1] = '\0';
@@ -388,7 +321,7 @@ int srt_preflight(const struct srt_env *t, const char *settings, const char *cwd
 
 	if (!env)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "srt");
-	if (srt_capture(argv, env, OUTPUT_MAX, PREFLIGHT_TIMEOUT_MS, &out, &len, &status, e) < 0)
+	if (capture(argv, env, OUTPUT_MAX, PREFLIGHT_TIMEOUT_MS, &out, &len, &status, e) < 0)
 		return err_wrap(e, "preflight_failed");
 	if (log_dir && len > 0)
 		keep_log(log_dir, out, strlen(out));
