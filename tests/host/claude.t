@@ -10,17 +10,14 @@
 # ~/.claude, refused with nothing run; inject reaching its stdin;
 # interrupt and stop ending it.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 SRC=${CORDON_SRC:-$(cd "$here/../.." && pwd)}
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 # (a short name: srt's socket dir, <state>/srt, leaves room for its sockets)
 host_lab /var/tmp/cordon-cl.XXXXXX
-cleanup() {
-	pkill -KILL -f "$lab/bin/claude" 2>/dev/null
-	host_cleanup
-}
-trap cleanup EXIT
+# (host_cleanup ends every process of the jobs, by their pinned roots)
+trap host_cleanup EXIT
 host_own_cordon
 mkdir -p "$lab/bin" "$lab/home/.claude" "$lab/ws" "$lab/cc"
 cp "$SRC/tests/helpers/claude-standin" "$lab/bin/claude"
@@ -28,8 +25,8 @@ echo '{"claudeAiOauth": {"accessToken": "operator-secret"}}' > "$lab/home/.claud
 echo '{}' > "$lab/home/.claude/settings.json"
 echo '{}' > "$lab/home/.claude.json"
 ln -s "$lab/home/.claude" "$lab/cclink"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg" PATH="$lab/bin:$PATH"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
+export PATH="$lab/bin:$PATH"
 providers=(native)
 command -v srt >/dev/null && [ "$(command -v srt)" != "$lab/bin/srt" ] && providers+=(srt)
 
@@ -199,5 +196,4 @@ ok $([ "$(cat "$lab/home/.claude/settings.json")" = '{}' ] && [ ! -e /tmp/standi
 	"the operator's settings are as they were, and nothing planted ran"
 kill -TERM "$dpid"; wait "$dpid"; dpid=
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

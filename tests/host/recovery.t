@@ -6,20 +6,19 @@
 # of any job is left afterwards, and the history is whole. Each job waits
 # for a file of its own in the shared workspace and exits with its number.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 host_lab /tmp/cordon-recovery.XXXXXX
 cleanup() {
 	touch "$lab"/ws/release-{1..20} 2>/dev/null
 	sleep 1
-	pkill -KILL -f 'cordon-rec-job' 2>/dev/null
+	# (and what is left of them, by their pinned roots)
 	host_cleanup
 }
 trap cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 cat > "$lab/config.json" <<JSON
 {"bindings": {"b": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
   "sandbox": {"provider": "native", "policy": {"write": ["{workspace}"]}}}}}
@@ -84,5 +83,4 @@ ok $([ "$(printf '%s' "$show" | jfield result)" = refused ] && [ "$(printf '%s' 
 	"a job accepted but never pinned before the crash ends refused, saying so, and nothing else changes"
 kill -TERM "$dpid"; wait "$dpid"; dpid=
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

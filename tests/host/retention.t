@@ -4,17 +4,14 @@
 # has passed (here 0.0001 days, 8.64 s), while the database keeps the job;
 # a job that ended within it keeps its files (the control).
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
-n=0
-fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/../lib/lib.sh"
+need_exec "$CORDON" CORDON
 lab=$(mktemp -d /tmp/cordon-retention.XXXXXX)
 lab=$(cd "$lab" && pwd -P)
 dpid=
 trap '[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$lab"' EXIT
 mkdir -p "$lab/home"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 state=$lab/state
 cat > "$lab/config.json" <<JSON
 {"retention_days": 0.0001,
@@ -37,5 +34,4 @@ ok $([ -d "$state/runs/$new" ] && [ -d "$state/workspaces/$new" ]; echo $?) \
 ok $(job show --json "$old" | grep -q '"result": "exited"'; echo $?) "the database keeps the removed job's history"
 kill -TERM "$dpid"; wait "$dpid"; dpid=
 ok $(! grep -q 'ERROR: AddressSanitizer\|runtime error' "$lab/daemon.err"; echo $?) "the daemon ran clean under the sanitizers"
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -6,22 +6,18 @@
 # srt job, which the restart adopts through srt's proof and settles with
 # its real status.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 if ! command -v srt >/dev/null; then
 	echo "1..0 # SKIP srt is not installed (scripts/deps installs it)"
 	exit 0
 fi
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 host_lab /tmp/cordon-hsrt.XXXXXX
-cleanup() {
-	pkill -KILL -f 'cordon-hsrt-job' 2>/dev/null
-	host_cleanup
-}
-trap cleanup EXIT
+# (host_cleanup ends every process of the jobs, by their pinned roots)
+trap host_cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 cat > "$lab/config.json" <<JSON
 {"bindings": {"s": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"}, "grace": 2,
   "sandbox": {"provider": "srt", "policy": {"write": ["{workspace}"]}}}}}
@@ -68,5 +64,4 @@ for _ in $(seq 100); do [ -z "$(pgrep -f 'cordon-hsrt-job')" ] && break; sleep 0
 ok $([ -z "$(pgrep -f 'cordon-hsrt-job')" ]; echo $?) "nothing of any job is left"
 kill -TERM "$dpid"; wait "$dpid"; dpid=
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -9,18 +9,14 @@
 # adopted when its binding still has none (and settled with its real
 # status), and refused, stopped, when its binding now declares one.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 host_lab /tmp/cordon-unsb.XXXXXX
-cleanup() {
-	pkill -KILL -f 'cordon-unsb-job' 2>/dev/null
-	host_cleanup
-}
-trap cleanup EXIT
+# (host_cleanup ends every process of the jobs, by their pinned roots)
+trap host_cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws" "$lab/ws2" "$lab/ws3" "$lab/ws4"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 secret=cordon-unsb-secret-$$-$RANDOM
 printf '%s\n' "$secret" > "$lab/secret"
 # a variable of the daemon's environment that another binding's secret reads
@@ -119,5 +115,4 @@ ok $([ "$rc" = 9 ] && grep -q "adopted segment 1 of $idS" "$lab/daemon.err"; ech
 kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
 ok $([ "$rc" = 0 ] && [ -z "$(pgrep -f 'cordon-unsb-job')" ]; echo $?) "the daemon stops; nothing of any job is left"
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done
