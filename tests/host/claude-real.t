@@ -53,6 +53,6 @@ ok $(grep -q '"host":"api.refused-by-cordon.example".*"verdict":"deny"' "$rec/ne
 ok $(printf '%s' "$show" | jfield segments.0.reason | grep -q '^claude: the turn failed: API Error'; echo $?) \
 	"the job's segment reports the failed turn ($(printf '%s' "$show" | jfield segments.0.reason | cut -c1-80))"
 ok $(! grep -rqs "sk-ant-not-a-real-key" "$state" "$lab/cc"; echo $?) "the key is in no file of the state dir or claude's config directory"
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
 tap_done

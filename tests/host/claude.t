@@ -150,7 +150,7 @@ config native "$lab/cc"
 rm -f "$lab/ws/standin-report.json"
 id=$(job start c -- sleep 3)
 for _ in $(seq 600); do [ -s "$lab/ws/standin-report.json" ] && break; sleep 0.05; done
-kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+stop_daemon KILL
 start_daemon
 job inject "$id" 'after the restart' >/dev/null
 job wait "$id"; rc=$?
@@ -194,6 +194,6 @@ id=$(job start c --wait -- hi); rc=$?
 ok $([ "$rc" = 0 ] && [ -s "$lab/ws/standin-report.json" ]; echo $?) "... and the same binding with its own directory runs (the control)"
 ok $([ "$(cat "$lab/home/.claude/settings.json")" = '{}' ] && [ ! -e /tmp/standin-planted-ran ]; echo $?) \
 	"the operator's settings are as they were, and nothing planted ran"
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
 tap_done

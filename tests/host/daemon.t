@@ -290,7 +290,7 @@ idC=$(job start quick -- sh -c 'exec sleep 36')
 idD=$(job start quick -- sh -c 'exec sleep 38')
 for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 34$')" ] && [ -n "$(pgrep -f 'sleep 36$')" ] &&
 	[ -n "$(pgrep -f 'sleep 38$')" ] && break; sleep 0.05; done
-kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+stop_daemon KILL
 sleep 0.3
 ok $([ -n "$(pgrep -f 'sleep 34$')" ] && [ -n "$(pgrep -f 'sleep 5$')" ]; echo $?) "killing the daemon with -9 stops no job"
 # B: its record changed while the daemon was down
@@ -335,7 +335,7 @@ kill "$other" 2>/dev/null
 kill_session KILL "$rootC"
 ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 22 ]; echo $?) \
 	"the history is whole after the restart (the twenty-two jobs)"
-kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
+stop_daemon; rc=$?
 ok $([ "$rc" = 0 ]; echo $?) "TERM stops the daemon (exit 0)"
 sanitizer_ok
 tap_done

@@ -378,6 +378,6 @@ r=$(api POST /v1/jobs '{"binding": "clone-native", "args": ["true"]}')
 ok $(printf '%s' "$r" | grep -q 'sandbox_config.*names no secret'; echo $?) "a credential naming no secret of the binding is refused"
 config
 
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
 tap_done

@@ -162,6 +162,6 @@ ok $(grep -q 'sandbox_denied' "$lab/ws6/after.out" && ! grep -aq 'after the floo
 	"notify past the bound is refused as sandbox_denied ($(head -c 120 "$lab/ws6/after.out"))"
 rm -rf "$state/runs/$id/log"
 
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
 tap_done

@@ -370,6 +370,6 @@ job start box -- true >"$lab/o" 2>"$lab/e"; rc=$?
 [ -s "$lab/o" ] && job wait "$(cat "$lab/o")" >/dev/null 2>&1
 ok $(! grep -q "in use by job" "$lab/e"; echo $?) "... once it ended, not refused for that (the control)"
 
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
 tap_done

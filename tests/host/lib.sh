@@ -1,9 +1,10 @@
 # Shared by the host's tests, after tests/lib/lib.sh (TAP, premises,
 # labs, processes by pid): a daemon on $state with the config
-# $lab/config.json (its stderr in $lab/daemon.err), the API with the
-# operator's token, `cordon job`, and a field of a JSON answer. host_lab
-# makes the lab ($lab, $state beneath it); host_cleanup ends what a test
-# left (the daemon, every process of the jobs it ran, the lab).
+# $lab/config.json (start_daemon, stop_daemon; its stderr in
+# $lab/daemon.err), the API with the operator's token, `cordon job`, and
+# a field of a JSON answer. host_lab makes the lab ($lab, $state beneath
+# it); host_cleanup ends what a test left (the daemon, every process of
+# the jobs it ran, the lab).
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lib.sh"
 dpid=
 token() { cat "$state/private/operator.token"; }
@@ -20,6 +21,15 @@ start_daemon() {
 	# (a socket left by the last one is replaced: wait for the answer)
 	for _ in $(seq 200); do api GET /v1/health >/dev/null 2>&1 && return 0; sleep 0.05; done
 	return 1
+}
+# stop_daemon [SIG]: the daemon sent SIG (TERM), waited for; its status
+stop_daemon() {
+	local rc
+	kill -"${1:-TERM}" "$dpid" 2>/dev/null
+	wait "$dpid" 2>/dev/null
+	rc=$?
+	dpid=
+	return $rc
 }
 job() { "$CORDON" job --state-dir "$state" "$@"; }
 jfield() { python3 -c 'import json,sys; d=json.load(sys.stdin)

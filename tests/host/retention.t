@@ -4,24 +4,18 @@
 # has passed (here 0.0001 days, 8.64 s), while the database keeps the job;
 # a job that ended within it keeps its files (the control).
 set -u
-. "$(dirname "$0")/../lib/lib.sh"
+. "$(dirname "$0")/lib.sh"
 need_exec "$CORDON" CORDON
-lab=$(mktemp -d /tmp/cordon-retention.XXXXXX)
-lab=$(cd "$lab" && pwd -P)
-dpid=
-trap '[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$lab"' EXIT
+host_lab /tmp/cordon-retention.XXXXXX
+trap host_cleanup EXIT
 mkdir -p "$lab/home"
 lab_env "$lab"
-state=$lab/state
 cat > "$lab/config.json" <<JSON
 {"retention_days": 0.0001,
  "bindings": {"s": {"executor": {"kind": "shell", "args": ["sh", "-c", "echo kept > file"]},
                     "workspace": {"scratch": true}, "sandbox": {"provider": "native"}}}}
 JSON
-"$CORDON" daemon --state-dir "$state" --config "$lab/config.json" 2>"$lab/daemon.err" &
-dpid=$!
-job() { "$CORDON" job --state-dir "$state" "$@"; }
-for _ in $(seq 200); do job ls >/dev/null 2>&1 && break; sleep 0.05; done
+start_daemon
 old=$(job start s); job wait "$old" >/dev/null
 ok $([ -d "$state/runs/$old" ] && [ "$(cat "$state/workspaces/$old/file" 2>/dev/null)" = kept ]; echo $?) \
 	"a finished job has its run dir and scratch workspace"
@@ -32,6 +26,6 @@ ok $([ ! -e "$state/runs/$old" ] && [ ! -e "$state/workspaces/$old" ]; echo $?) 
 ok $([ -d "$state/runs/$new" ] && [ -d "$state/workspaces/$new" ]; echo $?) \
 	"... while a job that just ended keeps its own (the control)"
 ok $(job show --json "$old" | grep -q '"result": "exited"'; echo $?) "the database keeps the removed job's history"
-kill -TERM "$dpid"; wait "$dpid"; dpid=
-ok $(! grep -q 'ERROR: AddressSanitizer\|runtime error' "$lab/daemon.err"; echo $?) "the daemon ran clean under the sanitizers"
+stop_daemon
+sanitizer_ok
 tap_done

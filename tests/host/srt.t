@@ -54,7 +54,7 @@ ok $([ "$(job show --json "$id" | jfield result)" = stopped ] && [ -z "$(pgrep -
 id=$(job start s -- sh -c ': cordon-hsrt-job; : > started; while [ ! -e go ]; do sleep 0.1; done; exit 6')
 for _ in $(seq 600); do [ -e "$lab/ws/started" ] && break; sleep 0.05; done
 sleep 0.2
-kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+stop_daemon KILL
 start_daemon
 touch "$lab/ws/go"
 job wait "$id"; rc=$?
@@ -62,6 +62,6 @@ ok $([ "$rc" = 6 ] && grep -q "adopted segment 1 of $id" "$lab/daemon.err"; echo
 	"after a kill -9 of the daemon, the srt job is adopted through srt's proof and settled with its status (6)"
 for _ in $(seq 100); do [ -z "$(pgrep -f 'cordon-hsrt-job')" ] && break; sleep 0.05; done
 ok $([ -z "$(pgrep -f 'cordon-hsrt-job')" ]; echo $?) "nothing of any job is left"
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
 tap_done

@@ -122,6 +122,6 @@ ok $([ "$(jfield id < "$lab/ws2/host.out")" = "$id" ]; echo $?) \
 id=$(job start plain --wait -- sh -c "$TB job.status 2> plain.out; echo rc=\$? >> plain.out; exit 0")
 ok $(grep -q 'rc=125' "$lab/ws2/plain.out" && grep -q 'no toolbelt here' "$lab/ws2/plain.out" && [ ! -e "$state/toolbelt/$id" ]; echo $?) \
 	"a binding without operations has no toolbelt"
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
 tap_done

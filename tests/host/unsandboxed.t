@@ -92,7 +92,7 @@ rm -f "$lab/ws/handled" "$lab/ws/ready"
 idL=$(job start later -- sh -c ': cordon-unsb-job; exec sleep 71')
 idS=$(job start stays -- sh -c ': cordon-unsb-job; while [ ! -e go ]; do sleep 0.1; done; exit 9')
 for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 71$')" ] && [ "$(pgrep -f 'cordon-unsb-job' | wc -l)" -ge 2 ] && break; sleep 0.05; done
-kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+stop_daemon KILL
 sleep 0.2
 ok $([ -n "$(pgrep -f 'sleep 71$')" ]; echo $?) "killing the daemon stops no unsandboxed job"
 python3 - "$lab/config.json" <<'PY'
@@ -112,7 +112,7 @@ touch "$lab/ws3/go"
 job wait "$idS"; rc=$?
 ok $([ "$rc" = 9 ] && grep -q "adopted segment 1 of $idS" "$lab/daemon.err"; echo $?) \
 	"... and one whose binding still has none adopted, settled later with its real status (9) (the control)"
-kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
+stop_daemon; rc=$?
 ok $([ "$rc" = 0 ] && [ -z "$(pgrep -f 'cordon-unsb-job')" ]; echo $?) "the daemon stops; nothing of any job is left"
 sanitizer_ok
 tap_done
