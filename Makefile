@@ -162,8 +162,25 @@ TEST_ENV := CORDON=$(CURDIR)/build/san/cordon CORDON_HELPERS=$(CURDIR)/build/san
 	CORDON_FUZZ=$(CURDIR)/build/fuzz CORDON_SRC=$(CURDIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-test: build/san/cordon build/san/cordon-host build/cordon-static $(UNIT_BIN) $(HELPER_BIN)
+# make test T='tests/host/daemon.t hostdb ...': only those, with the same
+# environment. A path (ending in .t) names a shell suite; a bare name
+# names a unit test, tests/unit/NAME.c, run as build/san/tests/unit/NAME.t.
+# What they need is built first: the san binaries and helpers for a
+# suite (and the fuzz targets, the package or the man pages for the
+# suites that read them: the prerequisites are at the end of this file,
+# where those are named), the unit's own binary.
+T_SUITES := $(filter %.t,$(T))
+T_UNITS  := $(patsubst %,build/san/tests/unit/%.t,$(filter-out %.t,$(T)))
+$(foreach s,$(T_SUITES),$(if $(wildcard $(s)),,$(error make test T=$(s): no such suite)))
+$(foreach u,$(filter-out %.t,$(T)),$(if $(wildcard tests/unit/$(u).c),,\
+	$(error make test T=$(u): no tests/unit/$(u).c (a unit test is named without its folder and .c))))
+test: $(if $(T),$(T_UNITS) $(if $(T_SUITES),build/san/cordon build/san/cordon-host \
+		build/cordon-static $(HELPER_BIN)),build/san/cordon build/san/cordon-host \
+		build/cordon-static $(UNIT_BIN) $(HELPER_BIN))
 	@mkdir -p build
+ifneq ($(T),)
+	@$(TEST_ENV) prove -v -e '' $(T_UNITS:%=./%) $(T_SUITES)
+else
 	@{ $(TEST_ENV) prove --timer -e '' $(DOCKER_T) >build/docker-tests.log 2>&1; \
 	   echo $$? >build/docker-tests.rc; } & \
 	{ $(TEST_ENV) prove --timer -e '' $(UNIT_BIN:%=./%) $(filter-out $(DOCKER_T),$(sort $(wildcard \
@@ -174,6 +191,7 @@ test: build/san/cordon build/san/cordon-host build/cordon-static $(UNIT_BIN) $(H
 	echo "--- what failed (main group exit $$r, Docker and SSH group exit $$d):"; \
 	sed -n '/^Test Summary Report/,/^Result:/p' build/main-tests.log build/docker-tests.log; \
 	[ "$$r" = 0 ] && [ "$$d" = 0 ]
+endif
 
 fuzz: $(FUZZ_BIN)
 
@@ -182,8 +200,9 @@ demo: deps
 	scripts/demo
 
 lint:
-	@echo "  LINT    json-strict, clang-tidy, cppcheck"
+	@echo "  LINT    json-strict, tests-kill-by-pid, clang-tidy, cppcheck"
 	@scripts/json-strict
+	@scripts/tests-kill-by-pid
 	@mkdir -p build
 	@clang-tidy --quiet $(SRC_ALL) -- $(BASEFLAGS) >build/lint.log 2>&1; r=$$?; \
 	  grep -v 'warnings generated' build/lint.log; exit $$r
@@ -252,3 +271,9 @@ $(DEB): build/cordon build/cordon-host build/cordon-static $(MAN_PAGES) scripts/
 
 clean:
 	rm -rf build
+
+# make test T=...: what the named suites read besides the san build (here,
+# below the package's and the man pages' names)
+test: $(if $(filter tests/fuzz/%,$(T_SUITES)),$(FUZZ_BIN)) \
+	$(if $(filter tests/pkg/deb.t,$(T_SUITES)),$(DEB)) \
+	$(if $(filter tests/pkg/man.t,$(T_SUITES)),$(MAN_PAGES) build/cordon)

@@ -18,36 +18,24 @@
 # beneath --write) and seccomp (unshare refused), each with a control.
 # Run it with CORDON=build/cordon-static too.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
+. "$(dirname "$0")/../lib/lib.sh"
+need_exec "$CORDON" CORDON
 
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root (unshare of the network and pid namespaces)"
-	exit 0
-fi
-for t in unshare ip curl /usr/bin/python3; do
-	if ! command -v "$t" >/dev/null; then
-		echo "1..0 # SKIP $t not installed"
-		exit 0
-	fi
-done
+skip_unless_root "needs root (unshare of the network and pid namespaces)"
+skip_unless_tools unshare ip curl /usr/bin/python3
 if ! unshare --net --pid --fork --mount-proc sh -c 'ip link set lo up' 2>/dev/null; then
-	echo "1..0 # SKIP unshare --net --pid cannot run here"
-	exit 0
+	skip_all "unshare --net --pid cannot run here"
 fi
 if ! "$CORDON" cinit --help >/dev/null 2>&1; then
-	echo "Bail out! $CORDON has no cinit"
-	exit 1
+	bail "$CORDON has no cinit"
 fi
 
 PY=/usr/bin/python3
-n=0
-fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
 t() { "$@" >/dev/null 2>&1; echo $?; }
 # pid 1 (an ASan build, perhaps) leaves through _exit; its 125 paths
 # through main, where a leak check is welcome.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-LAB=$(mktemp -d /var/tmp/cordon-cinit.XXXXXX) || { echo "Bail out! mktemp"; exit 1; }
+LAB=$(mktemp -d /var/tmp/cordon-cinit.XXXXXX) || bail "mktemp"
 LAB=$(cd "$LAB" && pwd -P)
 PIDS=()
 cleanup() {
@@ -348,5 +336,4 @@ if grep -q 'ERROR: AddressSanitizer\|runtime error' "$LAB/gw.err"; then
 	ok 1 "the gateway ran clean under the sanitizers"
 	sed 's/^/# /' "$LAB/gw.err" | head -20
 fi
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

@@ -13,14 +13,13 @@
 # timeout. Also `cordon job bindings` (sorted; a broken or missing config
 # refused with its reason, 125) and `cordon job ls -q`.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 script=$here/../../contrib/bash-completion/cordon
 . "$here/../host/lib.sh"
+need_exec "$CORDON" CORDON
 CORDON=$(cd "$(dirname "$CORDON")" && pwd)/$(basename "$CORDON")
 if [ ! -x "$CORDON" ] || [ ! -x "$(dirname "$CORDON")/cordon-host" ]; then
-	echo "Bail out! $CORDON or cordon-host beside it is missing"
-	exit 1
+	bail "$CORDON or cordon-host beside it is missing"
 fi
 host_lab /tmp/cordon-completion.XXXXXX
 hung=
@@ -53,8 +52,7 @@ printf '{"bindings": {"x": {"executor": {"kind": "nope"}, "workspace": {"dir": "
 
 # shellcheck disable=SC1090
 if ! . "$script" || ! declare -F _cordon >/dev/null || [ "$(complete -p cordon 2>/dev/null)" != "complete -F _cordon cordon" ]; then
-	echo "Bail out! $script does not define _cordon for cordon"
-	exit 1
+	bail "$script does not define _cordon for cordon"
 fi
 # bash-completion, when installed: its _init_completion is kept aside, and
 # each case runs without it (plain bash) and with it
@@ -245,5 +243,4 @@ for mode in $modes; do
 	ok $([ "$ms" -lt 6000 ]; echo $?) "[$mode] ... within the timeout (${ms}ms, with 1s)"
 done
 
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

@@ -4,11 +4,9 @@
 # exit statuses (0 ready, 125 for a bad command line) and --help. As root
 # the same checks are also run as nobody, where the probes must still pass.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
-n=0
-fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cordon-doctor.XXXXXX") || { echo "Bail out! mktemp -d failed"; exit 1; }
+. "$(dirname "$0")/../lib/lib.sh"
+need_exec "$CORDON" CORDON
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cordon-doctor.XXXXXX") || bail "mktemp -d failed"
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -89,5 +87,4 @@ else
 	for i in 1 2 3 4 5; do n=$((n + 1)); echo "ok $n # skip unshare --user unavailable"; done
 fi
 
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

@@ -11,46 +11,14 @@
 # The notes quote with backquotes, which the patterns below hold literally:
 # shellcheck disable=SC2016
 
-: "${CORDON:=$(dirname "$0")/../../build/san/cordon}"
+. "$(dirname "$0")/../lib/lib.sh"
 settings=$(cd "$(dirname "$0")/srt-settings" && pwd)
 
-n=0
-failed=0
-
-if [ ! -x "$CORDON" ]; then
-	echo "Bail out! CORDON ($CORDON) is not an executable"
-	exit 1
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "1..0 # SKIP python3 is needed to read the JSON"
-	exit 0
-fi
-dir=$(mktemp -d "${TMPDIR:-/tmp}/cordon-import-srt.XXXXXX") || {
-	echo "Bail out! mktemp -d failed"
-	exit 1
-}
+need_exec "$CORDON" CORDON
+skip_unless_tools python3
+mklab dir "${TMPDIR:-/tmp}/cordon-import-srt.XXXXXX"
 trap 'rm -rf "$dir"' EXIT
 trap 'exit 130' INT TERM HUP
-
-pass() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-fail() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-}
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n # SKIP $1"
-}
-
-check() { # check STATUS DESCRIPTION: ok when STATUS is 0
-	if [ "$1" -eq 0 ]; then pass "$2"; else fail "$2"; fi
-}
 
 show() { # the captured output, as TAP comments
 	sed 's/^/#   /' "$1"
@@ -87,9 +55,9 @@ for f in minimal full globs sockets denied-domains every-key; do
 done
 if [ -n "$srt_root" ]; then
 	if srt_accepts "${fixtures[@]}"; then
-		pass "srt's own loader accepts every settings file"
+		ok 0 "srt's own loader accepts every settings file"
 	else
-		fail "srt's own loader accepts every settings file"
+		ok 1 "srt's own loader accepts every settings file"
 		show "$dir/srt.out"
 	fi
 else
@@ -125,16 +93,16 @@ imports() {
 	cp "$dir/out" "$dir/$1.policy.json"
 	cp "$dir/err" "$dir/$1.notes"
 	if [ "$rc" -eq 0 ] && [ -s "$dir/out" ]; then
-		pass "$1: exit 0, a policy on stdout"
+		ok 0 "$1: exit 0, a policy on stdout"
 	else
-		fail "$1: exit 0, a policy on stdout (got $rc)"
+		ok 1 "$1: exit 0, a policy on stdout (got $rc)"
 		show "$dir/err"
 	fi
 	if "$CORDON" policy check "$dir/$1.policy.json" >"$dir/check.out" 2>"$dir/check.err" &&
 		cmp -s "$dir/check.out" "$dir/$1.policy.json"; then
-		pass "$1: policy check accepts the policy and prints it back unchanged"
+		ok 0 "$1: policy check accepts the policy and prints it back unchanged"
 	else
-		fail "$1: policy check accepts the policy and prints it back unchanged"
+		ok 1 "$1: policy check accepts the policy and prints it back unchanged"
 		show "$dir/check.err"
 		show "$dir/$1.policy.json"
 	fi
@@ -142,16 +110,16 @@ imports() {
 j = json.load(open(sys.argv[1]))
 exec(sys.argv[3])
 exec(sys.argv[2])' "$dir/$1.policy.json" "$2" "$strip_mandatory" 2>"$dir/py.err"; then
-		pass "$1: the cordon keys and values expected"
+		ok 0 "$1: the cordon keys and values expected"
 	else
-		fail "$1: the cordon keys and values expected"
+		ok 1 "$1: the cordon keys and values expected"
 		show "$dir/py.err"
 		show "$dir/$1.policy.json"
 	fi
 	if ! grep -v '^cordon: import-srt: [^ ]*: ' "$dir/$1.notes" >"$dir/odd"; then
-		pass "$1: every stderr line is \"cordon: import-srt: <json path>: ...\""
+		ok 0 "$1: every stderr line is \"cordon: import-srt: <json path>: ...\""
 	else
-		fail "$1: every stderr line is \"cordon: import-srt: <json path>: ...\""
+		ok 1 "$1: every stderr line is \"cordon: import-srt: <json path>: ...\""
 		show "$dir/odd"
 	fi
 }
@@ -160,9 +128,9 @@ exec(sys.argv[2])' "$dir/$1.policy.json" "$2" "$strip_mandatory" 2>"$dir/py.err"
 # TEXT (a fixed string).
 note() {
 	if grep -F -- "cordon: import-srt: $2: " "$dir/$1.notes" | grep -q -F -- "$3"; then
-		pass "$1: note on $2: $3"
+		ok 0 "$1: note on $2: $3"
 	else
-		fail "$1: note on $2: $3"
+		ok 1 "$1: note on $2: $3"
 		show "$dir/$1.notes"
 	fi
 }
@@ -170,10 +138,10 @@ note() {
 # no_note NAME JSON-PATH: no line names JSON-PATH (the control for note).
 no_note() {
 	if grep -q -F -- "cordon: import-srt: $2: " "$dir/$1.notes"; then
-		fail "$1: no note on $2"
+		ok 1 "$1: no note on $2"
 		show "$dir/$1.notes"
 	else
-		pass "$1: no note on $2"
+		ok 0 "$1: no note on $2"
 	fi
 }
 
@@ -182,7 +150,7 @@ note minimal filesystem.denyRead "srt reads every path denyRead does not name"
 note minimal filesystem.allowWrite "/tmp/claude"
 no_note minimal 'filesystem.allowWrite[0]'
 [ "$(wc -l <"$dir/minimal.notes")" -eq 2 ]
-check $? "minimal: two notes, the defaults' (got $(wc -l <"$dir/minimal.notes"))"
+ok $? "minimal: two notes, the defaults' (got $(wc -l <"$dir/minimal.notes"))"
 
 imports full 'assert j["write"] == ["{workspace}", "{workspace}/src", "{workspace}/test", "/tmp"], j
 assert j["read"] == {"deny": ["~/.ssh", "{workspace}/.env", "{workspace}/config/production.json"], "allow": []}, j
@@ -196,7 +164,7 @@ note full filesystem.allowWrite 'mandatory write denies in write grant `{workspa
 note full filesystem.allowWrite '.git/hooks and .git/config cordon keeps read-only in the workspace'
 note full filesystem.allowWrite 'write grant `/tmp` (.bashrc, .bash_profile, .zshrc, .zprofile, .profile, .gitconfig, .gitmodules, .ripgreprc, .mcp.json, .vscode, .idea, .claude/commands, .claude/agents, .git/hooks, .git/config): cordon has no write-only deny: each is in read.deny, denied for reading too (stricter)'
 python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); assert "/tmp/.git/hooks" in j["read"]["deny"] and "{workspace}/.git/hooks" not in j["read"]["deny"], j' "$dir/full.policy.json"
-check $? "full: .git/hooks denied in /tmp, not in the workspace (cordon keeps it read-only there)"
+ok $? "full: .git/hooks denied in /tmp, not in the workspace (cordon keeps it read-only there)"
 no_note full 'filesystem.allowWrite[3]'
 no_note full 'filesystem.denyRead[0]'
 no_note full enableWeakerNestedSandbox
@@ -272,11 +240,11 @@ EOF
 run "$dir/secret.json"
 [ "$rc" -eq 0 ] && grep -q 'network.allowedDomains\[0\]: dropped: cordon refuses it' "$dir/err" &&
 	grep -q 'network.deniedDomains\[0\]: cordon refuses this deny' "$dir/err"
-check $? "a URL with a password: exit 0, both entries named (got $rc)"
+ok $? "a URL with a password: exit 0, both entries named (got $rc)"
 ! grep -q s3cret "$dir/err" "$dir/out"
-check $? "a URL with a password: the password is printed nowhere"
+ok $? "a URL with a password: the password is printed nowhere"
 python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["network"]["allow"] == ["ok.example"]' "$dir/out"
-check $? "a URL with a password: the other allow stays (control)"
+ok $? "a URL with a password: the other allow stays (control)"
 
 cat >"$dir/deny-all.json" <<'EOF'
 {"network": {"allowedDomains": ["a.example.com", "10.0.0.5:8080"], "deniedDomains": ["*"]},
@@ -285,7 +253,7 @@ EOF
 run "$dir/deny-all.json"
 [ "$rc" -eq 0 ] && python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["network"] == {"allow": [], "deny": []}' "$dir/out" &&
 	grep -q 'network.deniedDomains\[0\]: `\*` (every host)' "$dir/err"
-check $? 'deniedDomains "*": every allow dropped, and said so'
+ok $? 'deniedDomains "*": every allow dropped, and said so'
 
 # --- never wider than srt: what cordon's guard would make readable -----------
 # srt on Linux grants nothing by allowUnixSockets (its seccomp filter lets
@@ -311,12 +279,12 @@ sandbox_reads() {
 	grep -q SECRET-KEY "$dir/run.out"
 }
 cat "$sec/key.pem" | grep -q SECRET-KEY
-check $? "control: key.pem is readable outside any sandbox"
+ok $? "control: key.pem is readable outside any sandbox"
 
 wider sock-deny "{\"network\": {\"allowedDomains\": [], \"deniedDomains\": [], \"allowAllUnixSockets\": true, \"allowUnixSockets\": [\"$sec/key.pem\", \"$dir/link/key.pem\", \"$dir/ws/app.sock\"]}, \"filesystem\": {\"denyRead\": [\"$sec\"], \"allowWrite\": [\".\"], \"denyWrite\": []}}"
 python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); assert j["sockets"] == [sys.argv[2]] and j["unix_sockets"] == "all", j' \
 	"$dir/sock-deny.policy.json" "$dir/ws/app.sock"
-check $? "allowUnixSockets beneath a denyRead: dropped, by name and through a link; one outside it kept (control)"
+ok $? "allowUnixSockets beneath a denyRead: dropped, by name and through a link; one outside it kept (control)"
 note sock-deny 'network.allowUnixSockets[0]' 'dropped: it lies in denied'
 note sock-deny 'network.allowUnixSockets[1]' 'dropped: it lies in denied'
 note sock-deny 'network.allowUnixSockets[2]' 'listed in sockets'
@@ -324,7 +292,7 @@ note sock-deny 'network.allowUnixSockets[2]' 'listed in sockets'
 wider cred-allow "{\"network\": {\"allowedDomains\": [], \"deniedDomains\": []}, \"filesystem\": {\"denyRead\": [], \"allowRead\": [\"$sec/key.pem\", \"$dir/link/key.pem\"], \"allowWrite\": [\".\"], \"denyWrite\": []}, \"credentials\": {\"files\": [{\"path\": \"$sec\", \"mode\": \"deny\"}]}}"
 python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); exec(sys.argv[3]); assert j["read"] == {"deny": [sys.argv[2]], "allow": []}, j' \
 	"$dir/cred-allow.policy.json" "$sec" "$strip_mandatory"
-check $? "allowRead beneath a credential file's deny: dropped, by name and through a link"
+ok $? "allowRead beneath a credential file's deny: dropped, by name and through a link"
 note cred-allow 'filesystem.allowRead[0]' 'a credential file srt denies'
 note cred-allow 'filesystem.allowRead[1]' 'a credential file srt denies'
 
@@ -337,13 +305,13 @@ if "$CORDON" run -q --state-dir "$dir/state" -w "$dir/ws" -- true >"$dir/run.out
 	printf '{"write": ["{workspace}"], "read": {"deny": ["%s"], "allow": ["%s/key.pem"]}}' \
 		"$sec" "$sec" >"$dir/kept-allow.json"
 	sandbox_reads "$dir/kept-sock.json"
-	check $? "control: a sockets entry beneath the deny makes key.pem readable under cordon"
+	ok $? "control: a sockets entry beneath the deny makes key.pem readable under cordon"
 	sandbox_reads "$dir/kept-allow.json"
-	check $? "control: a read.allow entry beneath the deny makes key.pem readable under cordon"
+	ok $? "control: a read.allow entry beneath the deny makes key.pem readable under cordon"
 	! sandbox_reads "$dir/sock-deny.policy.json" && grep -q 'key.pem' "$dir/run.err"
-	check $? "the imported policy (allowUnixSockets beneath denyRead) keeps key.pem hidden"
+	ok $? "the imported policy (allowUnixSockets beneath denyRead) keeps key.pem hidden"
 	! sandbox_reads "$dir/cred-allow.policy.json" && grep -q 'key.pem' "$dir/run.err"
-	check $? "the imported policy (allowRead beneath credentials.files) keeps key.pem hidden"
+	ok $? "the imported policy (allowRead beneath credentials.files) keeps key.pem hidden"
 else
 	skip "cordon run cannot start a sandbox here: $(head -1 "$dir/run.err")"
 	skip "cordon run cannot start a sandbox here"
@@ -355,7 +323,6 @@ fi
 
 B='"network": {"allowedDomains": [], "deniedDomains": []}'
 F='"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}'
-
 
 # --- never wider than srt: what srt withholds from the command -------------
 # srt's credentials.envVars withholds a variable by name; cordon withholds
@@ -371,19 +338,19 @@ env_seen() {
 }
 printf '%s' '{"write": ["{workspace}"]}' >"$dir/plain.policy.json"
 env_seen "$dir/plain.policy.json" APP_CONNECT
-check $? "control: APP_CONNECT reaches the command under a policy that does not withhold it"
+ok $? "control: APP_CONNECT reaches the command under a policy that does not withhold it"
 wider env-plain '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}, "credentials": {"envVars": [{"name": "APP_CONNECT", "mode": "deny"}]}}'
 if [ "$rc" -eq 125 ] && [ ! -s "$dir/out" ] && [ "$(wc -l <"$dir/err")" -eq 1 ] &&
 	grep -q -F 'cordon: sandbox_config: credentials.envVars[0]: cordon cannot withhold `APP_CONNECT`' "$dir/err"; then
-	pass "envVars naming a variable cordon passes: refused, exit 125, naming the entry"
+	ok 0 "envVars naming a variable cordon passes: refused, exit 125, naming the entry"
 else
-	fail "envVars naming a variable cordon passes: refused, exit 125, naming the entry (got $rc)"
+	ok 1 "envVars naming a variable cordon passes: refused, exit 125, naming the entry (got $rc)"
 	show "$dir/err"
 fi
 wider env-cred '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}, "credentials": {"envVars": [{"name": "APP_CONNECT_TOKEN", "mode": "deny"}]}}'
 [ "$rc" -eq 0 ] && grep -q -F 'credentials.envVars[0]: cordon withholds `APP_CONNECT_TOKEN` already' "$dir/err" &&
 	! env_seen "$dir/env-cred.policy.json" APP_CONNECT_TOKEN
-check $? "envVars naming a credential-like variable: imported, and the variable is withheld under the policy (got $rc)"
+ok $? "envVars naming a credential-like variable: imported, and the variable is withheld under the policy (got $rc)"
 
 # --- never wider than srt: its mandatory write denies -------------------------
 # srt denies writes to .bashrc, .mcp.json, .claude/commands, ... in every
@@ -420,19 +387,19 @@ fi
 for pv in "${providers[@]}"; do
 	for f in .bashrc .mcp.json .vscode/settings.json .claude/commands/x.md; do
 		writes "$pv" "$dir/nomand.policy.json" "$f"
-		check $? "$pv: control: without the mandatory denies, the command writes $f in the workspace"
+		ok $? "$pv: control: without the mandatory denies, the command writes $f in the workspace"
 		writes "$pv" "$dir/mand.policy.json" "$f"
 		[ $? -eq 1 ]
-		check $? "$pv: imported policy: the command runs and cannot write $f in the workspace (srt denies it)"
+		ok $? "$pv: imported policy: the command runs and cannot write $f in the workspace (srt denies it)"
 	done
 	writes "$pv" "$dir/mand.policy.json" ok.txt
-	check $? "$pv: imported policy: the command still writes ok.txt in the workspace (control)"
+	ok $? "$pv: imported policy: the command still writes ok.txt in the workspace (control)"
 	echo 'alias ls=x' >"$dir/ws/.bashrc"
 	"$CORDON" run -q --provider "$pv" --state-dir "$dir/state" -p "$dir/mand.policy.json" \
 		-w "$dir/ws" -- /bin/sh -c 'echo planted >>.bashrc' >"$dir/run.out" 2>&1
 	rc=$?
 	[ "$rc" -ne 0 ] && [ "$rc" -ne 125 ] && ! grep -q planted "$dir/ws/.bashrc"
-	check $? "$pv: imported policy: the command runs, and an existing .bashrc in the workspace is left as it was (got $rc)"
+	ok $? "$pv: imported policy: the command runs, and an existing .bashrc in the workspace is left as it was (got $rc)"
 	rm -f "$dir/ws/.bashrc" "$dir/ws/ok.txt"
 done
 
@@ -445,9 +412,9 @@ refuses() {
 	if [ "$rc" -eq 125 ] && [ ! -s "$dir/out" ] && [ "$(wc -l <"$dir/err")" -eq 1 ] &&
 		grep -q -F -- "cordon: sandbox_config: $3: " "$dir/err" &&
 		grep -q -F -- "$4" "$dir/err"; then
-		pass "$1: exit 125, \"$3: ...$4...\""
+		ok 0 "$1: exit 125, \"$3: ...$4...\""
 	else
-		fail "$1: exit 125, \"$3: ...$4...\" (got $rc)"
+		ok 1 "$1: exit 125, \"$3: ...$4...\" (got $rc)"
 		show "$dir/err"
 	fi
 }
@@ -490,7 +457,7 @@ printf '%s' "{\"network\": {\"allowedDomains\": [\"192.0.2.1:443\"], \"deniedDom
 run "$dir/public-ok.json"
 [ "$rc" -eq 0 ] && python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); assert j["network"] == {"allow": ["192.0.2.1:443"], "deny": ["203.0.113.7"]}, j' "$dir/out" &&
 	grep -q -F 'network.deniedResolvedAddresses[0]: `198.51.100.0/24`: no name is allowed' "$dir/err"
-check $? "public denies with no name allowed, the tunnel keys false: imported (got $rc)"
+ok $? "public denies with no name allowed, the tunnel keys false: imported (got $rc)"
 
 refuses missing-list "{\"network\": {\"allowedDomains\": []}, $F}" network.deniedDomains 'missing'
 refuses literal-false "{$B, \"filesystem\": {\"denyRead\": [{\"path\": \"/x\", \"literal\": false}], \"allowWrite\": [], \"denyWrite\": []}}" \
@@ -506,23 +473,22 @@ printf '%s' "{$B, \"filesystem\": {\"denyRead\": [\"src/../secrets\"], \"allowWr
 run "$dir/dotdot-ok.json"
 [ "$rc" -eq 0 ] && python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); assert j["read"]["deny"] == ["{workspace}/secrets"] and j["write"] == [], j' "$dir/out" &&
 	grep -q 'filesystem.allowWrite\[0\]: `../out` dropped' "$dir/err"
-check $? "a .. inside the workspace is folded; an allow leading out is dropped (got $rc)"
+ok $? "a .. inside the workspace is folded; an allow leading out is dropped (got $rc)"
 
 run "$dir/no-such-file.json"
 [ "$rc" -eq 125 ] && grep -q '^cordon: sandbox_config: srt settings ' "$dir/err" && [ ! -s "$dir/out" ]
-check $? "a missing file: exit 125, sandbox_config (got $rc)"
+ok $? "a missing file: exit 125, sandbox_config (got $rc)"
 run "$dir"
 [ "$rc" -eq 125 ] && grep -q '^cordon: sandbox_config: ' "$dir/err"
-check $? "a directory: exit 125, sandbox_config (got $rc)"
+ok $? "a directory: exit 125, sandbox_config (got $rc)"
 
 # --- entry points ------------------------------------------------------------
 
 "$CORDON" policy --help >"$dir/out" 2>"$dir/err" && grep -q 'policy import-srt FILE' "$dir/out"
-check $? "policy --help: names import-srt"
+ok $? "policy --help: names import-srt"
 "$CORDON" policy import-srt >"$dir/out" 2>"$dir/err"
 rc=$?
 [ "$rc" -eq 125 ] && grep -q 'import-srt FILE' "$dir/err" && [ ! -s "$dir/out" ]
-check $? "policy import-srt with no file: a usage error, exit 125 (got $rc)"
+ok $? "policy import-srt with no file: a usage error, exit 125 (got $rc)"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -10,23 +10,18 @@
 # bindings --config` when cordon-host is beside cordon), each beside a
 # control that a broken copy of it is refused. TAP on stdout.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
-SRC=${CORDON_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../host/lib.sh"
+SRC=$CORDON_SRC
 PAGE=$SRC/docs/man/cordon-policy.5.scd
 
-if ! command -v scdoc >/dev/null 2>&1; then
-	echo "1..0 # SKIP scdoc missing"
-	exit 0
-fi
-[ -x "$CORDON" ] || { echo "Bail out! CORDON ($CORDON) is not an executable"; exit 1; }
-[ -r "$PAGE" ] || { echo "Bail out! $PAGE is not readable (CORDON_SRC names the source tree)"; exit 1; }
+skip_unless_tools scdoc
+need_exec "$CORDON" CORDON
+[ -r "$PAGE" ] || bail "$PAGE is not readable (CORDON_SRC names the source tree)"
 for f in src/policy/policy.c src/host/config.c; do
-	[ -r "$SRC/$f" ] || { echo "Bail out! $SRC/$f is not readable"; exit 1; }
+	[ -r "$SRC/$f" ] || bail "$SRC/$f is not readable"
 done
 
-. "$SRC/tests/host/lib.sh"
-skip() { n=$((n + 1)); echo "ok $n # skip $1"; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cordon-man-policy.XXXXXX") || { echo "Bail out! mktemp -d failed"; exit 1; }
+mklab tmp "${TMPDIR:-/tmp}/cordon-man-policy.XXXXXX"
 trap 'rm -rf "$tmp"' EXIT
 
 # The strings of every `static const char *const <name>keys[] = { ... };`
@@ -181,5 +176,4 @@ else
 	skip "no cordon-host beside $CORDON"
 fi
 
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

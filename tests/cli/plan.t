@@ -3,17 +3,14 @@
 # stable for the same input and moved by any change, and the refusals
 # (exit 125, `cordon: <reason>: <message>`) each beside its control.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
-n=0
-fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/../lib/lib.sh"
+need_exec "$CORDON" CORDON
 lab=$(mktemp -d /tmp/cordon-plan-cli.XXXXXX)
 lab=$(cd "$lab" && pwd -P)
 trap 'umount "$lab/ws/mnt" 2>/dev/null; rm -rf "$lab"' EXIT
 mkdir -p "$lab/home" "$lab/state" "$lab/ws" "$lab/outside"
 echo secret > "$lab/outside/key"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 
 field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval("d"+sys.argv[1]))' "$1"; }
 
@@ -111,5 +108,4 @@ ok $([ $rc = 125 ] && grep -q 'no command' "$lab/err"; echo $?) "no command is a
 "$CORDON" plan -w "$lab/ws" -- true >/dev/null 2>&1
 ok $([ -d "$lab/xdg/cordon/runs" ]; echo $?) "the default state dir is \$XDG_STATE_HOME/cordon"
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -6,36 +6,11 @@
 # directory, the --help/--version entry points and an unknown command
 # (with the one meant when it is one edit away). TAP on stdout.
 
-: "${CORDON:=$(dirname "$0")/../../build/san/cordon}"
-
-n=0
-failed=0
-dir=$(mktemp -d "${TMPDIR:-/tmp}/cordon-policy-check.XXXXXX") || {
-	echo "Bail out! mktemp -d failed"
-	exit 1
-}
+. "$(dirname "$0")/../lib/lib.sh"
+need_exec "$CORDON" CORDON
+mklab dir "${TMPDIR:-/tmp}/cordon-policy-check.XXXXXX"
 trap 'rm -rf "$dir"' EXIT
 trap 'exit 130' INT TERM HUP
-
-if [ ! -x "$CORDON" ]; then
-	echo "Bail out! CORDON ($CORDON) is not an executable"
-	exit 1
-fi
-
-pass() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-fail() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-}
-
-check() { # check STATUS DESCRIPTION: ok when STATUS is 0
-	if [ "$1" -eq 0 ]; then pass "$2"; else fail "$2"; fi
-}
 
 show() { # the captured output, as TAP comments
 	sed 's/^/#   /' "$1"
@@ -70,9 +45,9 @@ exec(sys.argv[2])' "$1" "${2:-pass}" 2>"$dir/py.err"
 refuses() {
 	run "$dir/$1.json"
 	if [ "$rc" -eq 2 ]; then
-		pass "$1: exit 2"
+		ok 0 "$1: exit 2"
 	else
-		fail "$1: exit 2 (got $rc)"
+		ok 1 "$1: exit 2 (got $rc)"
 		show "$dir/err"
 	fi
 	line=$(head -n 1 "$dir/err")
@@ -88,9 +63,9 @@ refuses() {
 		ok=0
 	fi
 	if [ "$ok" -eq 1 ]; then
-		pass "$1: stderr is \"cordon: sandbox_config: $2: ...\""
+		ok 0 "$1: stderr is \"cordon: sandbox_config: $2: ...\""
 	else
-		fail "$1: stderr is \"cordon: sandbox_config: $2: ...\""
+		ok 1 "$1: stderr is \"cordon: sandbox_config: $2: ...\""
 		show "$dir/err"
 	fi
 }
@@ -99,15 +74,15 @@ refuses() {
 accepts() {
 	run "$dir/$1.json"
 	if [ "$rc" -eq 0 ] && [ ! -s "$dir/err" ]; then
-		pass "$1: exit 0, nothing on stderr"
+		ok 0 "$1: exit 0, nothing on stderr"
 	else
-		fail "$1: exit 0, nothing on stderr (got $rc)"
+		ok 1 "$1: exit 0, nothing on stderr (got $rc)"
 		show "$dir/err"
 	fi
 	if is_json "$dir/out" "${2:-}"; then
-		pass "$1: stdout is the normalised JSON"
+		ok 0 "$1: stdout is the normalised JSON"
 	else
-		fail "$1: stdout is the normalised JSON"
+		ok 1 "$1: stdout is the normalised JSON"
 		show "$dir/out"
 		[ -f "$dir/py.err" ] && show "$dir/py.err"
 	fi
@@ -129,7 +104,7 @@ refuses dup-read read.deny
 put dup-network '{"network":{"allow":["a.example"],"allow":[]}}'
 refuses dup-network network.allow
 grep -q 'duplicate key' "$dir/err"
-check $? "dup-network: the reason says duplicate key"
+ok $? "dup-network: the reason says duplicate key"
 
 put write-string '{"write":"/srv/x"}'
 refuses write-string write
@@ -200,21 +175,21 @@ refuses empty-file '(root)'
 
 run "$dir/no-such-file.json"
 [ "$rc" -eq 2 ]
-check $? "missing file: exit 2 (got $rc)"
+ok $? "missing file: exit 2 (got $rc)"
 grep -q '^cordon: sandbox_config: ' "$dir/err"
-check $? "missing file: reason sandbox_config"
+ok $? "missing file: reason sandbox_config"
 { dd if=/dev/zero bs=1024 count=1025 2>/dev/null | tr '\0' ' '; printf '{}'; } >"$dir/huge.json"
 run "$dir/huge.json"
 [ "$rc" -eq 2 ] && grep -q '^cordon: sandbox_config: ' "$dir/err"
-check $? "a file over 1 MiB: exit 2, sandbox_config (got $rc)"
+ok $? "a file over 1 MiB: exit 2, sandbox_config (got $rc)"
 { dd if=/dev/zero bs=1024 count=1000 2>/dev/null | tr '\0' ' '; printf '{}'; } >"$dir/big.json"
 run "$dir/big.json"
 [ "$rc" -eq 0 ]
-check $? "a file just under 1 MiB: exit 0 (control; got $rc)"
+ok $? "a file just under 1 MiB: exit 0 (control; got $rc)"
 mkdir "$dir/a-directory"
 run "$dir/a-directory"
 [ "$rc" -eq 2 ] && grep -q '^cordon: sandbox_config: ' "$dir/err"
-check $? "a directory: exit 2, sandbox_config (got $rc)"
+ok $? "a directory: exit 2, sandbox_config (got $rc)"
 
 # --- valid policies ----------------------------------------------------------
 
@@ -233,29 +208,28 @@ accepts link
 "$CORDON" policy default >"$dir/out" 2>"$dir/err"
 rc=$?
 [ "$rc" -eq 0 ] && is_json "$dir/out" 'assert j["write"] == ["{workspace}"], j'
-check $? "policy default: exit 0, JSON"
+ok $? "policy default: exit 0, JSON"
 
 # --- entry points ------------------------------------------------------------
 
 "$CORDON" policy --help >"$dir/out" 2>"$dir/err" &&
 	grep -q 'policy check FILE' "$dir/out"
-check $? "policy --help: exit 0, usage on stdout"
+ok $? "policy --help: exit 0, usage on stdout"
 "$CORDON" --help >"$dir/out" 2>"$dir/err" && grep -q 'policy' "$dir/out"
-check $? "--help: exit 0, lists policy"
+ok $? "--help: exit 0, lists policy"
 "$CORDON" --version >"$dir/out" 2>"$dir/err" && grep -q '^cordon ' "$dir/out"
-check $? "--version: exit 0"
+ok $? "--version: exit 0"
 "$CORDON" policy check >"$dir/out" 2>"$dir/err"
 rc=$?
 [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ] && [ ! -s "$dir/out" ]
-check $? "policy check with no file: a usage error, not 0 or 2 (got $rc)"
+ok $? "policy check with no file: a usage error, not 0 or 2 (got $rc)"
 "$CORDON" polcy check x >"$dir/out" 2>"$dir/err"
 rc=$?
 [ "$rc" -eq 125 ] && grep -qx "cordon: usage: unknown command 'polcy' (did you mean \"policy\"?)" "$dir/err"
-check $? "a command one edit from policy: 125, the command named (got $rc)"
+ok $? "a command one edit from policy: 125, the command named (got $rc)"
 "$CORDON" cinti >"$dir/out" 2>"$dir/err"
 rc=$?
 [ "$rc" -eq 125 ] && grep -qx "cordon: usage: unknown command 'cinti'" "$dir/err" && ! grep -q 'did you mean' "$dir/err"
-check $? "... and none offered for an internal one (cinit) or one further off (got $rc)"
+ok $? "... and none offered for an internal one (cinit) or one further off (got $rc)"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

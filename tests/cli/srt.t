@@ -8,12 +8,10 @@
 # Each refusal sits beside a control that passes. The PATH cordon sees is
 # a lab directory holding only the tools a case chooses.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
+. "$(dirname "$0")/../lib/lib.sh"
+need_exec "$CORDON" CORDON
 SRC=${CORDON_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-n=0
-fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
-LAB=$(mktemp -d /var/tmp/cordon-srt.XXXXXX) || { echo "Bail out! mktemp"; exit 1; }
+LAB=$(mktemp -d /var/tmp/cordon-srt.XXXXXX) || bail "mktemp"
 LAB=$(cd "$LAB" && pwd -P)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$LAB"' EXIT
 mkdir -p "$LAB/bin" "$LAB/home/.ssh" "$LAB/home/.aws" "$LAB/home/proj/pub" "$LAB/state" \
@@ -411,5 +409,4 @@ ok $([ "$rc" = 125 ]; echo $?) "doctor --provider with an unknown name is a usag
 C plan --provider bogus --state-dir "$STATE" -w "$WS" -- true 2>"$LAB/err" >/dev/null; rc=$?
 ok $([ "$rc" = 125 ] && grep -q 'unknown provider `bogus` (known: native, srt)' "$LAB/err"; echo $?) "plan names the known providers"
 
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

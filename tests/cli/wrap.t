@@ -8,16 +8,13 @@
 # secret passed through the environment by name reaches the command and
 # no file of the state dir.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
-n=0
-fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/../lib/lib.sh"
+need_exec "$CORDON" CORDON
 lab=$(mktemp -d /tmp/cordon-wrap.XXXXXX)
 lab=$(cd "$lab" && pwd -P)
 trap 'rm -rf "$lab"' EXIT
 mkdir -p "$lab/home" "$lab/state" "$lab/ws"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 
 # drive GO REQUEST_JSON: runs cordon wrap, prints the answer as one line,
 # then "exit <status>" and the wrapper's pid, session and group as seen
@@ -134,5 +131,4 @@ ok $(! grep -rqs "$secret" "$lab/state" "$lab/ws" "$lab/err"; echo $?) "... and 
 out=$(WRAP_TEST_TOKEN=$secret python3 "$lab/drive.py" go "$(req '{"write": ["{workspace}"]}' '["sh", "-c", "test -z \"$WRAP_TEST_TOKEN\""]')" 2>"$lab/err")
 ok $(printf '%s\n' "$out" | grep -qx 'exit 0'; echo $?) "... while one the policy does not pass does not reach it"
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -9,20 +9,15 @@
 # output captured): its failures are shown here as comments, and what
 # this test asserts is that there were some.
 set -u
-: "${CORDON_HELPERS:?set CORDON_HELPERS to the test helpers directory}"
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/lib.sh"
 F=$CORDON_HELPERS/fakectr
-[ -x "$F" ] || { echo "Bail out! no fakectr at $F (make build/san/tests/helpers/fakectr)"; exit 1; }
-command -v python3 >/dev/null || { echo "1..0 # SKIP python3 not installed (drives the wrapper)"; exit 0; }
-n=0
-fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
-lab=$(mktemp -d /tmp/cordon-fake.XXXXXX) || exit 1
-lab=$(cd "$lab" && pwd -P)
+need_exec "$F" "make build/san/tests/helpers/fakectr"
+skip_unless_tools python3
+mklab lab /tmp/cordon-fake.XXXXXX
 trap 'rm -rf "$lab"' EXIT
 mkdir -p "$lab/home"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 . "$here/conformance.sh"
 
 # cfg NAME [FLAW]: a fake's container config, its root under $lab/NAME
@@ -50,5 +45,5 @@ for t in "list-ignores-owner|another job's listing does not have it" \
 	ok $(printf '%s\n' "$out" | grep -q "^not ok [0-9]* - $flaw: $must"; echo $?) "... at \"$must\""
 done
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_done
+

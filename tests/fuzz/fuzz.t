@@ -12,34 +12,19 @@
 # fifth each (4 s), so the whole file stays around 60 s.
 
 here=$(cd "$(dirname "$0")" && pwd)
-src=${CORDON_SRC:-$here/../..}
+. "$here/../lib/lib.sh"
+src=$CORDON_SRC
 seconds=${CORDON_FUZZ_TIME:-20}
 part=$(((seconds * 2 + 4) / 5))
 target=${CORDON_FUZZ:-}/fuzz_policy
 
 if [ -z "${CORDON_FUZZ:-}" ] || [ ! -x "$target" ]; then
-	echo "1..0 # SKIP fuzz targets not built"
-	exit 0
+	skip_all "fuzz targets not built"
 fi
 
-n=0
-failed=0
-dir=$(mktemp -d "${TMPDIR:-/tmp}/cordon-fuzz.XXXXXX") || {
-	echo "Bail out! mktemp -d failed"
-	exit 1
-}
+mklab dir "${TMPDIR:-/tmp}/cordon-fuzz.XXXXXX"
 trap 'rm -rf "$dir"' EXIT
 trap 'exit 130' INT TERM HUP
-
-check() { # check STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-	fi
-}
 
 # The policy's vocabulary, so a short run reaches past the JSON syntax.
 cat >"$dir/policy.dict" <<'EOF'
@@ -228,20 +213,20 @@ run_target() {
 	mkdir "$work" "$work/corpus" "$work/artifacts"
 	cp "$src/tests/fuzz/corpus/$corpus/"* "$work/corpus/" 2>/dev/null
 	[ -n "$(ls "$work/corpus")" ]
-	check $? "$name: seed corpus found in $src/tests/fuzz/corpus/$corpus"
+	ok $? "$name: seed corpus found in $src/tests/fuzz/corpus/$corpus"
 
 	fuzz replay.log -runs=0
 	status=$?
-	check $status "$name: the seed corpus replays cleanly"
+	ok $status "$name: the seed corpus replays cleanly"
 	[ $status -eq 0 ] || report "$name" replay.log
 
 	fuzz run.log -dict="$dir/$dict" -max_total_time="$secs" -runs=2000000
 	status=$?
-	check $status "$name: ${secs}s of fuzzing, no crash, leak or $what"
+	ok $status "$name: ${secs}s of fuzzing, no crash, leak or $what"
 	[ $status -eq 0 ] || report "$name" run.log
 
 	[ -z "$(ls "$work/artifacts")" ]
-	check $? "$name: no crash artifacts"
+	ok $? "$name: no crash artifacts"
 }
 
 run_target fuzz_policy policy policy.dict 4096 "$seconds" "round-trip failure"
@@ -255,5 +240,4 @@ run_target fuzz_engine_wire engine_wire engine_wire.dict 4096 "$(((seconds + 4) 
 # Past the 4 KiB head bound the target sets, so the size limit is reached too.
 run_target fuzz_httphead httphead httphead.dict 5000 "$(((seconds + 4) / 5))" "broken invariant"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -280,4 +280,4 @@ ok $([ "$(field "$audit" one)" -lt 302 ]; echo $?) "audit: a flood is not one li
 ok $(grep -q '"protocol":"http",.*"verdict":"refused","reason":"connection cap reached"' "$LAB/C.jsonl" &&
 	grep -q '"protocol":"socks5",.*"verdict":"refused","reason":"connection cap reached"' "$LAB/C.jsonl"; echo $?) \
 	"audit: the first refusals are lines of their own, HTTP and SOCKS5"
-gw_done
+tap_done

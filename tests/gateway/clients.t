@@ -54,7 +54,7 @@ providers=(native)
 command -v srt >/dev/null && providers+=(srt)
 if /usr/bin/python3 -m pip --version >/dev/null 2>&1; then
 	mkdir -p "$LAB/index/simple/tinypkg"
-	"$PY" - "$LAB/index/simple" <<'PYEOF' || { echo "Bail out! cannot make the lab's wheel"; exit 1; }
+	"$PY" - "$LAB/index/simple" <<'PYEOF' || bail "cannot make the lab's wheel"
 import base64, hashlib, sys, zipfile
 root, name = sys.argv[1], "tinypkg-1.0-py3-none-any.whl"
 files = {"tinypkg/__init__.py": b"VALUE = 42\n",
@@ -93,7 +93,7 @@ fi
 
 if ! command -v npm >/dev/null; then
 	skip "npm is not installed (scripts/deps installs it)"
-	gw_done
+	tap_done
 	exit
 fi
 
@@ -103,7 +103,7 @@ fresh_ws control
 rc=$?
 if [ $rc != 0 ] || ! installed; then
 	skip "the registry is not reachable from this host: npm install outside a sandbox failed ($rc: $(grep -m1 -i 'err' "$LAB/control.out" | cut -c1-100))"
-	gw_done
+	tap_done
 	exit
 fi
 ok 0 "control: npm install $PKG outside any sandbox works"
@@ -138,4 +138,4 @@ for p in "${providers[@]}"; do
 		"$p: ... the refusal of $REGISTRY:443 is in the run's network.jsonl"
 	audit | grep -q '"verdict":"deny"' || { audit; cat "$LAB/in.out" "$LAB/in.err"; } | tail -15 | sed 's/^/# /'
 done
-gw_done
+tap_done

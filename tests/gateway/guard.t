@@ -232,4 +232,4 @@ stop_gw G
 stop_gw S
 
 netns_part --pubnet 10
-gw_done
+tap_done

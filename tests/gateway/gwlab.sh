@@ -5,9 +5,9 @@
 # $LAB/bin and sets an EXIT trap that stops every process started here
 # (by its pid) and removes the lab.
 #
-#   ok STATUS DESC / skip WHY / diag TEXT     TAP output ("DESC # TODO why":
-#                                             a known gap, not a failure)
-#   gw_done                                   the plan; the exit status
+#   ok, skip, diag, tap_done                  TAP (tests/lib/lib.sh, sourced
+#                                             here: "DESC # TODO why" is a
+#                                             known gap, not a failure)
 #   start_server VAR KIND [ARGS...]           servers.py KIND on 127.0.0.2;
 #                                             its port in $VAR (run under
 #                                             "${GW_PREFIX[@]}" if set)
@@ -32,29 +32,16 @@
 # Every server is bounded by its own --max-seconds and by the trap.
 # CORDON_GW_KEEP=1 keeps the lab for a post-mortem.
 
-: "${CORDON:?set CORDON to the cordon binary}"
 set -u
-n=0 fails=0
 GW_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+. "$GW_SRC/../lib/lib.sh"
+need_exec "$CORDON" CORDON
 GW_TIMEOUT=${CORDON_GW_TIMEOUT:-300}
 GW_PIDS=()
 GW_PREFIX=()	# a command start_server runs servers.py under (nsenter ...)
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 
 if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=$(command -v python3); fi
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		case $2 in *'# TODO'*) ;; *) fails=$((fails + 1)) ;; esac
-	fi
-}
-skip() { n=$((n + 1)); echo "ok $n # skip $*"; }
-diag() { printf '# %s\n' "$@"; }
-gw_done() { echo "1..$n"; [ "$fails" = 0 ]; }
 
 # Only our own children: a pid already waited for may name another process.
 gw_cleanup() {
@@ -72,8 +59,7 @@ gw_cleanup() {
 }
 
 gw_lab() {
-	LAB=$(mktemp -d "/var/tmp/cordon-gw-$1.XXXXXX") || exit 1
-	LAB=$(cd "$LAB" && pwd -P)
+	mklab LAB "/var/tmp/cordon-gw-$1.XXXXXX"
 	chmod 0755 "$LAB"
 	trap gw_cleanup EXIT
 	trap 'exit 130' INT TERM

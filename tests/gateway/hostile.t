@@ -222,4 +222,4 @@ for _ in $(seq 100); do
 done
 ok $(good "127.0.0.1:$S"; echo $?) "a good request once they are gone: 200"
 stop_gw S
-gw_done
+tap_done

@@ -115,4 +115,4 @@ ok $(field "$out" text | grep -q "request 1 /t1.*request 2 /t2"; echo $?) \
 
 stop_gw G
 stop_gw N
-gw_done
+tap_done

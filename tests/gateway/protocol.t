@@ -305,4 +305,4 @@ for l in tcp:0.0.0.0 tcp:192.0.2.1 'tcp:[::]'; do
 done
 
 for g in A B C; do stop_gw "$g"; done
-gw_done
+tap_done

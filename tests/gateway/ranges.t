@@ -155,4 +155,4 @@ done
 for g in NONE BROAD LO8 LO2 NEVER; do stop_gw "$g"; done
 
 netns_part --netns 13
-gw_done
+tap_done

@@ -24,12 +24,12 @@ echo "sandbox origin" > "$SRV/index.html"
 	git add README sub/file && git -c commit.gpgsign=false commit -q -m initial &&
 	git clone -q --bare "$LAB/src-repo" "$SRV/repo.git" &&
 	git -C "$SRV/repo.git" update-server-info
-) || { echo "Bail out! cannot build the lab's git repository"; exit 1; }
+) || bail "cannot build the lab's git repository"
 
 # A TLS origin with a self-signed certificate for its IP.
 openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=127.0.0.2 -addext subjectAltName=IP:127.0.0.2 \
 	-days 2 -keyout "$LAB/key.pem" -out "$LAB/cert.pem" >/dev/null 2>&1 ||
-	{ echo "Bail out! openssl cannot make the lab's certificate"; exit 1; }
+	bail "openssl cannot make the lab's certificate"
 chmod 0644 "$LAB/cert.pem"
 
 start_server P http --dir "$SRV" || exit 1
@@ -148,4 +148,4 @@ run_in -q --allow-host "127.0.0.2:$D" -- git clone -q "http://$O/repo.git" clone
 rc=$?
 ok $([ $rc != 0 ] && [ ! -e "$WS/clone2/README" ]; echo $?) "control: the same clone with another host allowed fails ($rc)"
 
-gw_done
+tap_done

@@ -51,4 +51,4 @@ ok $(grep -q "\"host\":\"$name\".*\"verdict\":\"allow\".*\"reason\":\"toolbelt\"
 	"the toolbelt's connections are audited (reason toolbelt)"
 stop_gw G
 stop_gw N
-gw_done
+tap_done

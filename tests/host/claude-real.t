@@ -6,13 +6,13 @@
 # the refusals are in the segment's audit log, and the job ends with the
 # turn's failure said in its result, nothing hanging.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 if ! command -v claude >/dev/null; then
 	echo "1..0 # SKIP Claude Code is not installed (scripts/deps installs it)"
 	exit 0
 fi
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 host_lab /var/tmp/cordon-creal.XXXXXX
 cleanup() {
 	host_cleanup
@@ -53,7 +53,6 @@ ok $(grep -q '"host":"api.refused-by-cordon.example".*"verdict":"deny"' "$rec/ne
 ok $(printf '%s' "$show" | jfield segments.0.reason | grep -q '^claude: the turn failed: API Error'; echo $?) \
 	"the job's segment reports the failed turn ($(printf '%s' "$show" | jfield segments.0.reason | cut -c1-80))"
 ok $(! grep -rqs "sk-ant-not-a-real-key" "$state" "$lab/cc"; echo $?) "the key is in no file of the state dir or claude's config directory"
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

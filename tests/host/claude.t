@@ -10,17 +10,14 @@
 # ~/.claude, refused with nothing run; inject reaching its stdin;
 # interrupt and stop ending it.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 SRC=${CORDON_SRC:-$(cd "$here/../.." && pwd)}
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 # (a short name: srt's socket dir, <state>/srt, leaves room for its sockets)
 host_lab /var/tmp/cordon-cl.XXXXXX
-cleanup() {
-	pkill -KILL -f "$lab/bin/claude" 2>/dev/null
-	host_cleanup
-}
-trap cleanup EXIT
+# (host_cleanup ends every process of the jobs, by their pinned roots)
+trap host_cleanup EXIT
 host_own_cordon
 mkdir -p "$lab/bin" "$lab/home/.claude" "$lab/ws" "$lab/cc"
 cp "$SRC/tests/helpers/claude-standin" "$lab/bin/claude"
@@ -28,8 +25,8 @@ echo '{"claudeAiOauth": {"accessToken": "operator-secret"}}' > "$lab/home/.claud
 echo '{}' > "$lab/home/.claude/settings.json"
 echo '{}' > "$lab/home/.claude.json"
 ln -s "$lab/home/.claude" "$lab/cclink"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg" PATH="$lab/bin:$PATH"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
+export PATH="$lab/bin:$PATH"
 providers=(native)
 command -v srt >/dev/null && [ "$(command -v srt)" != "$lab/bin/srt" ] && providers+=(srt)
 
@@ -153,7 +150,7 @@ config native "$lab/cc"
 rm -f "$lab/ws/standin-report.json"
 id=$(job start c -- sleep 3)
 for _ in $(seq 600); do [ -s "$lab/ws/standin-report.json" ] && break; sleep 0.05; done
-kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+stop_daemon KILL
 start_daemon
 job inject "$id" 'after the restart' >/dev/null
 job wait "$id"; rc=$?
@@ -197,7 +194,6 @@ id=$(job start c --wait -- hi); rc=$?
 ok $([ "$rc" = 0 ] && [ -s "$lab/ws/standin-report.json" ]; echo $?) "... and the same binding with its own directory runs (the control)"
 ok $([ "$(cat "$lab/home/.claude/settings.json")" = '{}' ] && [ ! -e /tmp/standin-planted-ran ]; echo $?) \
 	"the operator's settings are as they were, and nothing planted ran"
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

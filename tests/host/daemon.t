@@ -9,18 +9,18 @@
 # daemon, which cannot prove it yet, stops it and says so, leaving
 # nothing running and the history whole.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 host_lab /tmp/cordon-daemon.XXXXXX
+rootC=
 cleanup() {
-	pkill -KILL -f "$lab/ws" 2>/dev/null
+	kill_session KILL "$rootC"
 	host_cleanup
 }
 trap cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws" "$lab/ws2" "$lab/ws3" "$lab/ws4"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 secret=cordon-daemon-secret-$$-$RANDOM
 printf '%s\n' "$secret" > "$lab/secret"
 cat > "$lab/config.json" <<JSON
@@ -187,7 +187,8 @@ job wait "$id"; rc=$?
 ok $([ "$sig" = term ] && [ "$rc" = 5 ] && [ "$(cat "$lab/ws/trap.txt" 2>/dev/null)" = handled ] &&
 	job show --json "$id" | jfield segments.0.reason | grep -q '(term)'; echo $?) \
 	"interrupt: TERM reaches the command's handler (term), the job ends with its status (5), and the result says term"
-pkill -f 'sleep 33$'
+# (what the handler left, the background sleep, by the job's pinned root)
+host_end_jobs "$id"
 id=$(job start b -- sh -c 'echo line-one; echo line-two >&2; sleep 1; echo line-three')
 out=$(job logs "$id" -f)
 ok $(printf '%s\n' "$out" | grep -qx line-one && printf '%s\n' "$out" | grep -qx line-two &&
@@ -289,7 +290,7 @@ idC=$(job start quick -- sh -c 'exec sleep 36')
 idD=$(job start quick -- sh -c 'exec sleep 38')
 for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 34$')" ] && [ -n "$(pgrep -f 'sleep 36$')" ] &&
 	[ -n "$(pgrep -f 'sleep 38$')" ] && break; sleep 0.05; done
-kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+stop_daemon KILL
 sleep 0.3
 ok $([ -n "$(pgrep -f 'sleep 34$')" ] && [ -n "$(pgrep -f 'sleep 5$')" ]; echo $?) "killing the daemon with -9 stops no job"
 # B: its record changed while the daemon was down
@@ -302,13 +303,16 @@ json.dump(d, open(sys.argv[1], "w"))
 PY
 # D: its record is gone (the pin in the database names nothing)
 rm -rf "$state/runs/$idD/sandbox/1"
-# C: its pin names a pid that is now another process (a host sleep)
+# C: its pin names a pid that is now another process (a host sleep); its
+# own root (printed), which the restart leaves alone, is ended by its pid
+# at the end
 sleep 37 & other=$!
-python3 - "$state/runs/$idC/pins.json" "$other" <<'PY'
+rootC=$(python3 - "$state/runs/$idC/pins.json" "$other" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1])); d["1"]["root"]["pid"] = int(sys.argv[2])
+d = json.load(open(sys.argv[1])); print(d["1"]["root"]["pid"]); d["1"]["root"]["pid"] = int(sys.argv[2])
 json.dump(d, open(sys.argv[1], "w"))
 PY
+)
 start_daemon
 job wait "$idA"; rc=$?
 ok $([ "$rc" = 7 ] && grep -q "adopted segment 1 of $idA" "$lab/daemon.err" &&
@@ -328,11 +332,10 @@ for _ in $(seq 100); do [ -z "$(pgrep -f 'sleep 38$')" ] && break; sleep 0.05; d
 ok $([ "$(printf '%s' "$showD" | jfield result)" = lost ] && [ -z "$(pgrep -f 'sleep 38$')" ]; echo $?) \
 	"a pin without its record: refused, and its wrapper (named by the pin in pins.json) stopped"
 kill "$other" 2>/dev/null
-pkill -KILL -f 'sleep 36$'
+kill_session KILL "$rootC"
 ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 22 ]; echo $?) \
 	"the history is whole after the restart (the twenty-two jobs)"
-kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
+stop_daemon; rc=$?
 ok $([ "$rc" = 0 ]; echo $?) "TERM stops the daemon (exit 0)"
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -13,9 +13,9 @@
 # with its companion when the terminal closes; no other job's container
 # is made on its workspace meanwhile; attach on the host is refused for it.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 . "$here/docker-lib.sh"
 docker_skip
 docker_static
@@ -34,8 +34,7 @@ echo '{"seeded": 1}' > "$lab/seed/settings.json"
 echo plugin-file > "$lab/seed/plugins/p.txt"
 echo '{"operator": "credentials"}' > "$lab/seed/.credentials.json"
 ln -s /nowhere/target "$lab/seed/link"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 dockerd_up "$lab/dk"
 
 # ---- the image: busybox with the stand-in as /bin/claude
@@ -222,5 +221,4 @@ ok $([ "$rc" = 125 ] && grep -q 'attach_sandboxed' "$lab/attach.err" && [ "$(lab
 cp "$lab/config.keep" "$lab/config.json"
 
 sanitizer_ok
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

@@ -7,13 +7,13 @@
 # cordon makes from its own static binary. tests/container/fake.t shows
 # the same suite failing the fake provider's flawed variants.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 . "$here/docker-lib.sh"
 . "$here/../container/conformance.sh"
 docker_skip
-command -v python3 >/dev/null || { echo "1..0 # SKIP python3 not installed (drives the wrapper)"; exit 0; }
+command -v python3 >/dev/null || skip_all "python3 not installed (drives the wrapper)"
 docker_static
 host_lab /var/tmp/cordon-dconf.XXXXXX
 cleanup() {
@@ -27,10 +27,9 @@ cleanup() {
 trap cleanup EXIT
 host_own_cordon
 cp "$static" "$lab/bin/cordon-static" || exit 1
-[ -x "$lab/bin/cordon-host" ] || { echo "Bail out! no cordon-host beside $CORDON"; exit 1; }
+[ -x "$lab/bin/cordon-host" ] || bail "no cordon-host beside $CORDON"
 mkdir -p "$lab/home" "$lab/ws"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 dockerd_up "$lab/dk"
 
 image=$(busybox_image cordon-dconf-test:1)
@@ -44,5 +43,4 @@ CONFORMANCE_PREFIX="docker: " conformance_run "$lab/bin/cordon-host" \
 left=$(docker ps -aq --filter label=dev.cordon.host 2>/dev/null | grep -c .)
 ok $([ "$left" = 0 ]; echo $?) "nothing of the suite's is left on the daemon ($left containers)"
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -22,27 +22,21 @@
 # true; in a container on a bridge network it reaches the host's address
 # there (not "unreachable"), and in network none it does not.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+need_exec "$CORDON" CORDON
 bin=$(cd "$(dirname "$CORDON")" && pwd)
 # beside cordon, or a level up (build/san/cordon: build/cordon-static);
 # CORDON_STATIC names another
 static=${CORDON_STATIC:-$bin/cordon-static}
 [ -x "$static" ] || static=${CORDON_STATIC:-$(dirname "$bin")/cordon-static}
-. "$here/lib.sh"
 . "$here/docker-lib.sh"
 docker_skip
-for t in unshare python3 tar sha256sum; do
-	if ! command -v "$t" >/dev/null; then
-		echo "1..0 # SKIP $t not installed"
-		exit 0
-	fi
-done
+skip_unless_tools unshare python3 tar sha256sum
 if [ ! -x "$static" ]; then
-	echo "1..0 # SKIP no $static (make build/cordon-static)"
-	exit 0
+	skip_all "no $static (make build/cordon-static)"
 fi
-[ -x "$bin/cordon-host" ] || { echo "Bail out! no cordon-host beside $CORDON"; exit 1; }
+[ -x "$bin/cordon-host" ] || bail "no cordon-host beside $CORDON"
 
 D=$(mktemp -d /var/tmp/cordon-docdoc.XXXXXX) || exit 1
 D=$(cd "$D" && pwd -P)
@@ -59,7 +53,7 @@ dockerd_up "$D"
 mkdir -p "$D/bin" "$D/state"
 chmod 700 "$D/state"
 cp "$CORDON" "$D/bin/cordon" && cp "$bin/cordon-host" "$D/bin/cordon-host" &&
-	cp "$static" "$D/bin/cordon-static" || { echo "Bail out! copy cordon into the lab"; exit 1; }
+	cp "$static" "$D/bin/cordon-static" || bail "copy cordon into the lab"
 C=$D/bin/cordon
 state=$D/state
 
@@ -215,5 +209,4 @@ ok $([ "$none" = "{\"tcp:$hostip:80\":\"unreachable\",\"tcp:$hostip:$tport\":\"u
 docker network rm cordon-doctor-ctl >/dev/null
 
 sanitizer_clean "$D/doctor.err" "cordon ran clean under the sanitizers"
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

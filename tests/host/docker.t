@@ -35,9 +35,9 @@
 # container whose image gave it a job's labels is neither swept nor
 # listed as cordon's.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 . "$here/docker-lib.sh"
 docker_skip
 docker_static
@@ -60,8 +60,7 @@ mkdir -p "$lab/home" "$lab/ws/.git/hooks" "$lab/ws/.git/info" "$lab/ws2/.git" "$
 ln -s "$lab/ws" "$lab/wslink"
 touch "$lab/ws/.git/config" "$lab/elsewhere"
 ln -s "$lab/elsewhere" "$lab/ws2/.git/config"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 dockerd_up "$lab/dk"
 
 # ---- images: busybox (the job's), the gateway (cordon's own)
@@ -457,5 +456,4 @@ touch "$state/runs/$idL/run/go"
 job wait "$idL" >/dev/null 2>&1
 ok $([ $? = 0 ]; echo $?) "the live job, adopted across the restart, completes"
 sanitizer_ok
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

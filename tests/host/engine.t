@@ -36,19 +36,17 @@
 # answered for another name, and a volume list with warnings: errors.
 # dockerd and its data root are removed at exit, whatever happened.
 set -u
-: "${CORDON_HELPERS:?set CORDON_HELPERS to the test helpers directory}"
 here=$(cd "$(dirname "$0")" && pwd)
-P=$CORDON_HELPERS/engine-probe
 . "$here/lib.sh"
+P=$CORDON_HELPERS/engine-probe
 . "$here/docker-lib.sh"
 docker_skip
 for t in unshare ip socat openssl tar; do
 	if ! command -v "$t" >/dev/null; then
-		echo "1..0 # SKIP $t not installed (the tcp and tar cases)"
-		exit 0
+		skip_all "$t not installed (the tcp and tar cases)"
 	fi
 done
-[ -x "$P" ] || { echo "Bail out! no engine-probe at $P (make build/san/tests/helpers/engine-probe)"; exit 1; }
+[ -x "$P" ] || bail "no engine-probe at $P (make build/san/tests/helpers/engine-probe)"
 
 D=$(mktemp -d /var/tmp/cordon-engine.XXXXXX) || exit 1
 dead=$D/nothing.sock
@@ -553,5 +551,4 @@ probe net-rm "$D/fake.sock" other
 ok $(refused 'remove network: HTTP 404: page not found'; echo $?) "a 404 that is not the daemon's \"network ... not found\" is an error, not gone"
 
 sanitizer_clean "$D/probe.err" "the probe ran clean under the sanitizers"
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

@@ -17,9 +17,9 @@
 # credential naming no secret. A binding without a sandbox runs its setup
 # command in the clone.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 host_lab /var/tmp/cordon-git.XXXXXX
 spid=
 cleanup() {
@@ -29,8 +29,7 @@ cleanup() {
 trap cleanup EXIT
 host_own_cordon
 mkdir -p "$lab/home" "$lab/srv"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid \
 	GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid
 providers=(native)
@@ -379,7 +378,6 @@ r=$(api POST /v1/jobs '{"binding": "clone-native", "args": ["true"]}')
 ok $(printf '%s' "$r" | grep -q 'sandbox_config.*names no secret'; echo $?) "a credential naming no secret of the binding is refused"
 config
 
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -21,20 +21,16 @@
 #   256 MiB, said in the log, and notify is refused past it (allowed
 #   before: the control).
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 # (a short name: srt's socket dir, <state>/srt, leaves room for its sockets)
 host_lab /var/tmp/cordon-hy.XXXXXX
-cleanup() {
-	pkill -KILL -f "$lab/ws" 2>/dev/null
-	host_cleanup
-}
-trap cleanup EXIT
+# (host_cleanup ends every process of the jobs, by their pinned roots)
+trap host_cleanup EXIT
 host_own_cordon
 mkdir -p "$lab/home" "$lab/ws" "$lab/ws2" "$lab/ws3" "$lab/ws4" "$lab/ws5" "$lab/ws6"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 providers=(native)
 command -v srt >/dev/null && providers+=(srt)
 deploy=deploy-value-$$-$RANDOM
@@ -166,7 +162,6 @@ ok $(grep -q 'sandbox_denied' "$lab/ws6/after.out" && ! grep -aq 'after the floo
 	"notify past the bound is refused as sandbox_denied ($(head -c 120 "$lab/ws6/after.out"))"
 rm -rf "$state/runs/$id/log"
 
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

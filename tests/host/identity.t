@@ -10,24 +10,20 @@
 # binding writes is refused, whatever the spelling; after that binding is
 # gone, the launch still finds its grant in the history.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 SRC=${CORDON_SRC:-$(cd "$here/../.." && pwd)}
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 # (a short name: srt's socket dir, <state>/srt, leaves room for its sockets)
 host_lab /var/tmp/cordon-id.XXXXXX
-cleanup() {
-	pkill -KILL -f "$lab/bin/claude" 2>/dev/null
-	host_cleanup
-}
-trap cleanup EXIT
+# (host_cleanup ends every process of the jobs, by their pinned roots)
+trap host_cleanup EXIT
 host_own_cordon
 # (this user's processes only: the suite may run as root and as another
 # user at once, tests/host/unprivileged.t)
 me=$(id -u)
 if ! unshare --user --map-root-user true 2>/dev/null; then
-	echo "1..0 # SKIP no user namespaces here: no native sandbox to write anything"
-	exit 0
+	skip_all "no user namespaces here: no native sandbox to write anything"
 fi
 mkdir -p "$lab/bin" "$lab/home/.claude" "$lab/s1" "$lab/s2" "$lab/s3" "$lab/s4/sub" "$lab/s5" \
 	"$lab/s6" "$lab/a5" "$lab/free" "$lab/cc" "$lab/hostcc"
@@ -38,8 +34,8 @@ cp "$SRC/tests/helpers/claude-standin" "$lab/bin/claude"
 ln -s "$lab/s3" "$lab/s3link"
 ln -s "$lab/cc" "$lab/cclink"
 echo '{}' > "$lab/home/.claude/settings.json"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg" PATH="$lab/bin:$PATH"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
+export PATH="$lab/bin:$PATH"
 
 # The operator's claude jobs, one per spelling; HOSTCC: their config dir.
 hosts() {
@@ -209,9 +205,13 @@ ended=$(job start sw --wait)
 ended2=$(job start sw --wait)
 live=$(job start sw2)
 (cd "$lab/sw" && exec "$CORDON" run -q --state-dir "$lab/runstate" -w "$lab/sw" -- sleep 75 2>/dev/null) &
+bg=$!
 (cd "$lab/sw" && exec sleep 76) &
+bg="$bg $!"
 (cd "$lab/elsewhere" && exec unshare --user --map-root-user --mount --pid --net --fork sleep 77 2>/dev/null) &
+bg="$bg $!"
 (cd "$lab/elsewhere" && exec unshare --user --map-root-user --mount --pid --net --fork sleep 78 2>/dev/null) &
+bg="$bg $!"
 for _ in $(seq 300); do
 	[ -n "$(pgrep -u "$me" -f '^sleep 74$')" ] && [ -n "$(pgrep -u "$me" -f '^sleep 75$')" ] && [ -n "$(pgrep -u "$me" -f '^sleep 77$')" ] &&
 		[ -n "$(pgrep -u "$me" -f '^sleep 78$')" ] && break
@@ -237,7 +237,8 @@ ok $([ -n "$(pgrep -u "$me" -f '^sleep 74$')" ] && [ "$(job show --json "$live" 
 ok $([ -n "$(pgrep -u "$me" -f '^sleep 75$')" ]; echo $?) "... nor the operator's own cordon run there"
 ok $([ -n "$(pgrep -u "$me" -f '^sleep 76$')" ]; echo $?) "... nor a plain process there"
 job stop "$live" >/dev/null; job wait "$live" >/dev/null
-pkill -u "$me" -f '^sleep 7[5-8]$'
+# (each by the pid it was started with, and what it started)
+kill_tree KILL $bg
 ok $(kill -0 "$other" 2>/dev/null; echo $?) \
 	"... nor a process whose pid a record names with another start time (a number used again)"
 kill "$other" 2>/dev/null
@@ -369,7 +370,6 @@ job start box -- true >"$lab/o" 2>"$lab/e"; rc=$?
 [ -s "$lab/o" ] && job wait "$(cat "$lab/o")" >/dev/null 2>&1
 ok $(! grep -q "in use by job" "$lab/e"; echo $?) "... once it ended, not refused for that (the control)"
 
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -1,12 +1,12 @@
-# Shared by the host's tests: TAP's ok, a daemon on $state with the
-# config $lab/config.json (its stderr in $lab/daemon.err), the API with
-# the operator's token, `cordon job`, and a field of a JSON answer.
-# host_lab makes the lab ($lab, $state beneath it); host_cleanup ends
-# what a test left (the daemon, the lab).
-n=0
-fails=0
+# Shared by the host's tests, after tests/lib/lib.sh (TAP, premises,
+# labs, processes by pid): a daemon on $state with the config
+# $lab/config.json (start_daemon, stop_daemon; its stderr in
+# $lab/daemon.err), the API with the operator's token, `cordon job`, and
+# a field of a JSON answer. host_lab makes the lab ($lab, $state beneath
+# it); host_cleanup ends what a test left (the daemon, every process of
+# the jobs it ran, the lab).
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/lib.sh"
 dpid=
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
 token() { cat "$state/private/operator.token"; }
 # api METHOD PATH [BODY] [TOKEN]: prints "<status> <body>"
 api() {
@@ -21,6 +21,15 @@ start_daemon() {
 	# (a socket left by the last one is replaced: wait for the answer)
 	for _ in $(seq 200); do api GET /v1/health >/dev/null 2>&1 && return 0; sleep 0.05; done
 	return 1
+}
+# stop_daemon [SIG]: the daemon sent SIG (TERM), waited for; its status
+stop_daemon() {
+	local rc
+	kill -"${1:-TERM}" "$dpid" 2>/dev/null
+	wait "$dpid" 2>/dev/null
+	rc=$?
+	dpid=
+	return $rc
 }
 job() { "$CORDON" job --state-dir "$state" "$@"; }
 jfield() { python3 -c 'import json,sys; d=json.load(sys.stdin)
@@ -37,13 +46,38 @@ sanitizer_ok() {
 # host_lab TEMPLATE: the lab, mode 755 (the sandbox's user reads the
 # tools put there), its links resolved; $state beneath it.
 host_lab() {
-	lab=$(mktemp -d "$1") || exit 1
-	lab=$(cd "$lab" && pwd -P)
+	mklab lab "$1"
 	chmod 755 "$lab"
 	state=$lab/state
 }
+# host_end_jobs [ID...]: every process of the jobs the daemon ran (of
+# those given, or of all), by the roots it pinned: a segment's pin in
+# $state/runs/<id>/pins.json names its wrapper by pid and start time, and
+# the wrapper leads a session of its own that its sandbox and command stay
+# in (a pid now another process's, by its start time, is left alone)
+host_end_jobs() {
+	local id pid ticks now
+	[ $# -gt 0 ] || set -- $(ls "$state/runs" 2>/dev/null)
+	for id in "$@"; do
+		while read -r pid ticks; do
+			now=$(proc_start "$pid") && [ "$now" != "$ticks" ] && continue
+			kill_session KILL "$pid"
+		done < <(job_roots "$id")
+	done
+}
+# job_roots ID: "pid start_ticks" of each root its segments' pins name
+job_roots() {
+	[ -f "$state/runs/$1/pins.json" ] || return 0
+	python3 -c 'import json,sys
+for s in json.load(open(sys.argv[1])).values():
+    r = s.get("root") if isinstance(s, dict) else None
+    if r: print(r["pid"], r["start_ticks"])' "$state/runs/$1/pins.json" 2>/dev/null
+}
 host_cleanup() {
 	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
+	[ -n "${state:-}" ] && host_end_jobs
+	# (what the test itself left running in the background, by its pid)
+	kill_jobs KILL
 	wait 2>/dev/null
 	rm -rf "$lab"
 }

@@ -6,20 +6,19 @@
 # of any job is left afterwards, and the history is whole. Each job waits
 # for a file of its own in the shared workspace and exits with its number.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 host_lab /tmp/cordon-recovery.XXXXXX
 cleanup() {
 	touch "$lab"/ws/release-{1..20} 2>/dev/null
 	sleep 1
-	pkill -KILL -f 'cordon-rec-job' 2>/dev/null
+	# (and what is left of them, by their pinned roots)
 	host_cleanup
 }
 trap cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 cat > "$lab/config.json" <<JSON
 {"bindings": {"b": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"},
   "sandbox": {"provider": "native", "policy": {"write": ["{workspace}"]}}}}}
@@ -36,7 +35,7 @@ done
 for _ in $(seq 400); do [ "$(running)" -ge 20 ] && break; sleep 0.05; done
 ok $([ "$(running)" -ge 20 ]; echo $?) "20 sandboxed jobs run ($(running) processes)"
 
-kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+stop_daemon KILL
 touch "$lab"/ws/release-{1..5}
 for i in 1 2 3 4 5; do
 	rec=$state/runs/${ids[$i]}/sandbox/1
@@ -64,7 +63,7 @@ for _ in $(seq 100); do [ "$(running)" = 0 ] && break; sleep 0.05; done
 ok $([ "$(running)" = 0 ]; echo $?) "no process of any job is left"
 hist=$(job ls --json | python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"]; print(len(j), sum(1 for x in j if x["result"]=="exited"), len(set(x["id"] for x in j)))')
 ok $([ "$hist" = "20 20 20" ]; echo $?) "the history is whole: 20 jobs, 20 exited ($hist)"
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 # a job the daemon accepted and died before pinning its launch: in the
 # database with its first attempt and no segment, as the crash leaves it
 python3 - "$state/cordon.db" "$lab/ws" <<'PY'
@@ -82,7 +81,6 @@ ok $([ "$(printf '%s' "$show" | jfield result)" = refused ] && [ "$(printf '%s' 
 	printf '%s' "$show" | jfield reason | grep -q 'the daemon stopped before its launch was pinned' &&
 	[ "$(job ls --json | python3 -c 'import json,sys; print(sum(1 for x in json.load(sys.stdin)["jobs"] if x["result"]=="exited"))')" = 20 ]; echo $?) \
 	"a job accepted but never pinned before the crash ends refused, saying so, and nothing else changes"
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -6,22 +6,18 @@
 # srt job, which the restart adopts through srt's proof and settles with
 # its real status.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 if ! command -v srt >/dev/null; then
 	echo "1..0 # SKIP srt is not installed (scripts/deps installs it)"
 	exit 0
 fi
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 host_lab /tmp/cordon-hsrt.XXXXXX
-cleanup() {
-	pkill -KILL -f 'cordon-hsrt-job' 2>/dev/null
-	host_cleanup
-}
-trap cleanup EXIT
+# (host_cleanup ends every process of the jobs, by their pinned roots)
+trap host_cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 cat > "$lab/config.json" <<JSON
 {"bindings": {"s": {"executor": {"kind": "shell"}, "workspace": {"dir": "$lab/ws"}, "grace": 2,
   "sandbox": {"provider": "srt", "policy": {"write": ["{workspace}"]}}}}}
@@ -58,7 +54,7 @@ ok $([ "$(job show --json "$id" | jfield result)" = stopped ] && [ -z "$(pgrep -
 id=$(job start s -- sh -c ': cordon-hsrt-job; : > started; while [ ! -e go ]; do sleep 0.1; done; exit 6')
 for _ in $(seq 600); do [ -e "$lab/ws/started" ] && break; sleep 0.05; done
 sleep 0.2
-kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+stop_daemon KILL
 start_daemon
 touch "$lab/ws/go"
 job wait "$id"; rc=$?
@@ -66,7 +62,6 @@ ok $([ "$rc" = 6 ] && grep -q "adopted segment 1 of $id" "$lab/daemon.err"; echo
 	"after a kill -9 of the daemon, the srt job is adopted through srt's proof and settled with its status (6)"
 for _ in $(seq 100); do [ -z "$(pgrep -f 'cordon-hsrt-job')" ] && break; sleep 0.05; done
 ok $([ -z "$(pgrep -f 'cordon-hsrt-job')" ]; echo $?) "nothing of any job is left"
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

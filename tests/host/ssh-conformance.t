@@ -10,16 +10,16 @@
 # through the daemon). tests/container/fake.t shows the same suite
 # failing the fake provider's flawed variants.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 . "$here/ssh-lib.sh"
 . "$here/../container/conformance.sh"
 ssh_skip
-command -v python3 >/dev/null || { echo "1..0 # SKIP python3 not installed (drives the wrapper)"; exit 0; }
+command -v python3 >/dev/null || skip_all "python3 not installed (drives the wrapper)"
 static=${CORDON_STATIC:-$(cd "$(dirname "$CORDON")" && cd .. && pwd)/cordon-static}
 [ -x "$static" ] || static=$(cd "$(dirname "$CORDON")" && pwd)/cordon-static
-[ -x "$static" ] || { echo "Bail out! no cordon-static (make build/cordon-static)"; exit 1; }
+[ -x "$static" ] || bail "no cordon-static (make build/cordon-static)"
 host_lab /var/tmp/cordon-sconf.XXXXXX
 cleanup() {
 	sshd_cleanup
@@ -27,11 +27,10 @@ cleanup() {
 }
 trap cleanup EXIT
 host_own_cordon
-[ -x "$lab/bin/cordon-host" ] || { echo "Bail out! no cordon-host beside $CORDON"; exit 1; }
+[ -x "$lab/bin/cordon-host" ] || bail "no cordon-host beside $CORDON"
 cp "$static" "$lab/bin/cordon-static" || exit 1
 mkdir -p "$lab/home" "$lab/ws"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 sshd_up
 
 # the runs see copies on the remote: the suite looks there
@@ -45,5 +44,4 @@ CONFORMANCE_PREFIX="ssh: " conformance_run "$lab/bin/cordon-host" \
 left=$(ssh_lab_ssh 'ls -A "$HOME/.cordon/runs" 2>/dev/null | grep -c .' 2>/dev/null)
 ok $([ "$left" = 0 ]; echo $?) "nothing of the suite's is left on the remote ($left runs)"
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -19,8 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/ssh-lib.sh"
 ssh_skip
 if ! command -v socat >/dev/null; then
-	echo "1..0 # SKIP socat not installed (scripts/deps installs it)"
-	exit 0
+	skip_all "socat not installed (scripts/deps installs it)"
 fi
 
 T=$(mktemp -d /tmp/cordon-sshlab-t.XXXXXX) || exit 1
@@ -115,5 +114,4 @@ ok $([ -z "$(inns)" ] && ! kill -0 "$upid" 2>/dev/null && ! kill -0 "$spid" 2>/d
 	! pgrep -u "$uid" >/dev/null && ! getent passwd "$user" >/dev/null && ! getent group "$user" >/dev/null &&
 	[ ! -e "$dir" ] && ! listens; echo $?) \
 	"after it no process of the remote or the account, no account or group, no lab, the port closed"
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

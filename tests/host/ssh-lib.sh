@@ -34,7 +34,7 @@ ssh_skip() {
 	elif [ ! -x "$sshd_bin" ]; then
 		why="sshd not installed (scripts/deps installs openssh-server)"
 	else
-		for t in ssh ssh-keygen unshare setpriv useradd userdel pkill; do
+		for t in ssh ssh-keygen unshare setpriv useradd userdel pgrep; do
 			command -v "$t" >/dev/null || { why="$t not installed"; break; }
 		done
 		[ -n "$why" ] || unshare --mount --pid --fork true 2>/dev/null ||
@@ -218,19 +218,21 @@ ssh_lab_ssh() {
 		"${SSH_LAB_AS:-$SSH_LAB_USER}@127.0.0.1" "$@"
 }
 # sshd_cleanup: for the test's trap, whatever happened: the remote ended
-# (its PID 1 killed while unshare, its parent, waits for it: the kernel
-# kills the rest of the remote with it and nothing is left unreaped), any
-# process of the account's left, the account, the lab dir; again is
-# harmless
+# (its PID 1, unshare's child, killed by its pid while unshare waits for
+# it: the kernel kills the rest of the remote, every process of the
+# account's, with it and nothing is left unreaped), the account once the
+# last of its processes is gone, the lab dir; again is harmless
 sshd_cleanup() {
-	local _ u
+	local _ u spid
 	if [ -n "$sshd_upid" ]; then
-		pkill -KILL -P "$sshd_upid" 2>/dev/null || kill -KILL "$sshd_upid" 2>/dev/null
+		spid=$(child_pids "$sshd_upid")
+		# shellcheck disable=SC2086
+		if [ -n "$spid" ]; then kill -KILL $spid 2>/dev/null; else kill -KILL "$sshd_upid" 2>/dev/null; fi
 		wait "$sshd_upid" 2>/dev/null
 		sshd_upid=
 	fi
 	for u in $sshd_users; do
-		for _ in $(seq 50); do pkill -KILL -u "$u" 2>/dev/null || break; sleep 0.1; done
+		for _ in $(seq 50); do pgrep -u "$u" >/dev/null || break; sleep 0.1; done
 		# (/etc/passwd may be locked by another's useradd a moment)
 		for _ in $(seq 50); do
 			userdel "$u" 2>/dev/null && break
@@ -241,4 +243,17 @@ sshd_cleanup() {
 	sshd_user= sshd_users=
 	[ -n "$SSH_LAB_DIR" ] && rm -rf "$SSH_LAB_DIR"
 	SSH_LAB_DIR=
+}
+# ssh_masters_end STATE: the SSH provider's master connections (its
+# ControlPath sockets, <STATE>/containers/ssh/*.mux), each ended by the pid
+# it answers with on its own socket
+ssh_masters_end() {
+	local s pid
+	for s in "$1"/containers/ssh/*.mux; do
+		[ -S "$s" ] || continue
+		pid=$(ssh -F /dev/null -S "$s" -O check cordon-lab 2>&1 |
+			sed -n 's/^Master running (pid=\([0-9]*\)).*/\1/p')
+		[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	done
+	return 0
 }

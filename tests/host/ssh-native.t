@@ -17,15 +17,15 @@
 # still works; one whose helper is gone is adopted without it: watched
 # to its end, its changes and status taken.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
-: "${CORDON_HELPERS:?set CORDON_HELPERS to the directory holding probe}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
+need_exec "$CORDON_HELPERS/probe" "the probe helper"
 . "$here/ssh-lib.sh"
 ssh_skip
 static=${CORDON_STATIC:-$(cd "$(dirname "$CORDON")" && cd .. && pwd)/cordon-static}
 [ -x "$static" ] || static=$(cd "$(dirname "$CORDON")" && pwd)/cordon-static
-[ -x "$static" ] || { echo "Bail out! no cordon-static (make build/cordon-static)"; exit 1; }
+[ -x "$static" ] || bail "no cordon-static (make build/cordon-static)"
 host_lab /var/tmp/cordon-sshn.XXXXXX
 tcp_pid=
 cleanup() {
@@ -41,8 +41,7 @@ sshd_up
 mkdir -p "$lab/home" "$lab/ws/bin"
 cp "$CORDON_HELPERS/probe" "$lab/ws/bin/probe" || exit 1
 echo keep > "$lab/ws/kept.txt"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 rsh() { ssh_lab_ssh "$@" 2>/dev/null; }
 on_remote() { for _ in $(seq 300); do rsh test -e "$1" && return 0; sleep 0.1; done; return 1; }
 runs_left() { rsh 'ls -A "$HOME/.cordon/runs" 2>/dev/null | grep -c .'; }
@@ -214,5 +213,4 @@ job wait "$idB" >/dev/null 2>&1; rc=$?
 ok $([ "$rc" = 6 ] && [ "$(cat "$state/runs/$idB/run/b.txt" 2>/dev/null)" = 200 ] && [ "$(runs_left)" = 0 ]; echo $?) \
 	"recover: taken up without its helper: its network through a new gateway (200), its status (6), its changes copied back, nothing left on the remote"
 sanitizer_ok
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

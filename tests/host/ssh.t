@@ -34,16 +34,16 @@
 # binding on an account another none binding's work ran on is refused.
 # Each with its control.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 . "$here/ssh-lib.sh"
 ssh_skip
 # (a native run, on an account that never ran none work: the control of
 # the last case)
 static=${CORDON_STATIC:-$(cd "$(dirname "$CORDON")" && cd .. && pwd)/cordon-static}
 [ -x "$static" ] || static=$(cd "$(dirname "$CORDON")" && pwd)/cordon-static
-[ -x "$static" ] || { echo "Bail out! no cordon-static (make build/cordon-static)"; exit 1; }
+[ -x "$static" ] || bail "no cordon-static (make build/cordon-static)"
 host_lab /var/tmp/cordon-ssh.XXXXXX
 cleanup() {
 	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
@@ -62,8 +62,7 @@ echo '[core]' > "$lab/ws/.git/config"
 echo 'ref: refs/heads/main' > "$lab/ws/.git/HEAD"
 echo keep > "$lab/ws/kept.txt"
 echo gone > "$lab/ws/sub/gone.txt"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 printf '%s\n' "tok-$RANDOM-$RANDOM-secret" > "$lab/secret"
 secret=$(cat "$lab/secret")
 ssh-keygen -q -N '' -t ed25519 -f "$lab/otherkey" || exit 1
@@ -285,7 +284,7 @@ rsh rm -f /var/tmp/loot
 # the create sees it and refuses before records or secrets go there
 # (the control: the forced command did run on cordon's connections)
 # (the provider's master connections, which signed in before, end first)
-pkill -f "^ssh: $state/containers/ssh/.*\[mux\]" 2>/dev/null
+ssh_masters_end "$state"
 printf 'command="echo owned >> /var/tmp/owned; exec /bin/sh -c \\"$SSH_ORIGINAL_COMMAND\\"" %s\n' "$(cat "$SSH_LAB_IDENTITY.pub")" |
 	SSH_LAB_AS=$u_nofwd rsh 'cat > .ssh/ak.new && mv .ssh/ak.new .ssh/authorized_keys'
 id=$(job start nofwd -- sh -c 'echo ran-forced')
@@ -354,11 +353,11 @@ cp "$lab/otherkey" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key"
 cp "$lab/otherkey.pub" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key.pub"
 # (until the remote presents it: sshd re-reads its keys on HUP)
 presents() { for _ in $(seq 100); do ssh-keyscan -t ed25519 -p "$SSH_LAB_PORT" 127.0.0.1 2>/dev/null | grep -qF "$1" && return 0; sleep 0.1; done; return 1; }
-pkill -HUP -P "$sshd_upid" 2>/dev/null; presents "$ok_" || echo "# the lab's sshd did not take the other key"
+kill -HUP $(child_pids "$sshd_upid") 2>/dev/null; presents "$ok_" || echo "# the lab's sshd did not take the other key"
 # (the provider's master connection, made while the remote presented its
 # own key, would still carry calls for up to a minute: ended, so that the
 # daemon's calls connect, and check the key, again)
-pkill -f "^ssh: $state/containers/ssh/.*\[mux\]" 2>/dev/null
+ssh_masters_end "$state"
 # (the binding pinned to the other key goes: its sweep would now reach the
 # remote, rightly, and remove the run this case looks for)
 python3 - "$lab/config.json" <<'PY'
@@ -384,7 +383,7 @@ printf 'cordon-lab %s %s\n' "$ot" "$ok_" > "$lab/other.kh"
 leftE=$(SSH_LAB_KNOWN_HOSTS=$lab/other.kh rundir_of "$idE")
 cp "$lab/hostkey.orig" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key"
 cp "$lab/hostkey.orig.pub" "$SSH_LAB_DIR/etc/ssh_host_ed25519_key.pub"
-pkill -HUP -P "$sshd_upid" 2>/dev/null; presents "$(cut -d' ' -f2 "$lab/hostkey.orig.pub")" || echo "# the lab's sshd did not take its key back"
+kill -HUP $(child_pids "$sshd_upid") 2>/dev/null; presents "$(cut -d' ' -f2 "$lab/hostkey.orig.pub")" || echo "# the lab's sshd did not take its key back"
 ok $([ "$(printf '%s' "$sE" | jfield segments.0.result)" = lost ] &&
 	printf '%s' "$sE" | jfield segments.0.reason | grep -q 'container_stop_unverified.*pinned host key' &&
 	! grep -q "adopted segment 1 of $idE" "$lab/daemon.err" &&
@@ -490,5 +489,4 @@ ok $([ "$rcO" = 125 ] && grep -q "the remote account \`$u_sc@127.1:$SSH_LAB_PORT
 [ "$rcO$rcB" = 1250 ] || sed 's/^/# /' "$state/runs/$idO/log" "$state/runs/$idB/log"
 
 sanitizer_ok
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

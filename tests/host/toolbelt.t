@@ -9,19 +9,15 @@
 # token revoked when its job ends (its directory gone, the token refused
 # on another job's socket). A binding without operations has no toolbelt.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 host_lab /var/tmp/cordon-tb.XXXXXX
-cleanup() {
-	pkill -KILL -f 'cordon-tb-job' 2>/dev/null
-	host_cleanup
-}
-trap cleanup EXIT
+# (host_cleanup ends every process of the jobs, by their pinned roots)
+trap host_cleanup EXIT
 host_own_cordon
 mkdir -p "$lab/home" "$lab/ws" "$lab/ws2"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 providers=(native)
 command -v srt >/dev/null && providers+=(srt)
 cat > "$lab/config.json" <<JSON
@@ -126,7 +122,6 @@ ok $([ "$(jfield id < "$lab/ws2/host.out")" = "$id" ]; echo $?) \
 id=$(job start plain --wait -- sh -c "$TB job.status 2> plain.out; echo rc=\$? >> plain.out; exit 0")
 ok $(grep -q 'rc=125' "$lab/ws2/plain.out" && grep -q 'no toolbelt here' "$lab/ws2/plain.out" && [ ! -e "$state/toolbelt/$id" ]; echo $?) \
 	"a binding without operations has no toolbelt"
-kill -TERM "$dpid"; wait "$dpid"; dpid=
+stop_daemon
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -6,27 +6,22 @@
 # Their TAP output is joined into one plan. Needs root to switch user;
 # skipped otherwise.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+. "$top/tests/lib/lib.sh"
+need_exec "$CORDON" CORDON
 
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root to run the suite as another user"
-	exit 0
-fi
-if ! command -v runuser >/dev/null; then
-	echo "1..0 # SKIP runuser is not installed"
-	exit 0
-fi
-user=$("$top/scripts/test-user") || { echo "Bail out! scripts/test-user failed"; exit 1; }
+other_user
 
 # What the suite runs, where the user can read it: cordon and cordon-host
-# side by side, the suite with lib.sh, the stand-in claude.
+# side by side, the suite with lib.sh (and tests/lib's), the stand-in
+# claude.
 copy=$(mktemp -d /var/tmp/cordon-idu.XXXXXX) || exit 1
 trap 'rm -rf "$copy"' EXIT
-mkdir -p "$copy/bin" "$copy/tests/host" "$copy/tests/helpers"
+mkdir -p "$copy/bin" "$copy/tests/host" "$copy/tests/helpers" "$copy/tests/lib"
 cp "$CORDON" "$copy/bin/cordon" && cp "$(dirname "$CORDON")/cordon-host" "$copy/bin/cordon-host" &&
 	cp "$here/identity.t" "$here/hygiene.t" "$here/lib.sh" "$copy/tests/host/" &&
+	cp "$top/tests/lib/lib.sh" "$copy/tests/lib/" &&
 	cp "$top/tests/helpers/claude-standin" "$copy/tests/helpers/" || exit 1
 chmod -R a+rX "$copy"
 

@@ -9,18 +9,14 @@
 # adopted when its binding still has none (and settled with its real
 # status), and refused, stopped, when its binding now declares one.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+need_exec "$CORDON" CORDON
 host_lab /tmp/cordon-unsb.XXXXXX
-cleanup() {
-	pkill -KILL -f 'cordon-unsb-job' 2>/dev/null
-	host_cleanup
-}
-trap cleanup EXIT
+# (host_cleanup ends every process of the jobs, by their pinned roots)
+trap host_cleanup EXIT
 mkdir -p "$lab/home" "$lab/ws" "$lab/ws2" "$lab/ws3" "$lab/ws4"
-export HOME="$lab/home" XDG_STATE_HOME="$lab/xdg" XDG_CONFIG_HOME="$lab/cfg"
-unset XDG_RUNTIME_DIR SSH_AUTH_SOCK
+lab_env "$lab"
 secret=cordon-unsb-secret-$$-$RANDOM
 printf '%s\n' "$secret" > "$lab/secret"
 # a variable of the daemon's environment that another binding's secret reads
@@ -96,7 +92,7 @@ rm -f "$lab/ws/handled" "$lab/ws/ready"
 idL=$(job start later -- sh -c ': cordon-unsb-job; exec sleep 71')
 idS=$(job start stays -- sh -c ': cordon-unsb-job; while [ ! -e go ]; do sleep 0.1; done; exit 9')
 for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 71$')" ] && [ "$(pgrep -f 'cordon-unsb-job' | wc -l)" -ge 2 ] && break; sleep 0.05; done
-kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+stop_daemon KILL
 sleep 0.2
 ok $([ -n "$(pgrep -f 'sleep 71$')" ]; echo $?) "killing the daemon stops no unsandboxed job"
 python3 - "$lab/config.json" <<'PY'
@@ -116,8 +112,7 @@ touch "$lab/ws3/go"
 job wait "$idS"; rc=$?
 ok $([ "$rc" = 9 ] && grep -q "adopted segment 1 of $idS" "$lab/daemon.err"; echo $?) \
 	"... and one whose binding still has none adopted, settled later with its real status (9) (the control)"
-kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
+stop_daemon; rc=$?
 ok $([ "$rc" = 0 ] && [ -z "$(pgrep -f 'cordon-unsb-job')" ]; echo $?) "the daemon stops; nothing of any job is left"
 sanitizer_ok
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -4,12 +4,12 @@
 # adopted; a reused pid, an unsandboxed tree, a parent running something
 # else and a changed record are refused.
 set -u
-: "${CORDON:?}"
-n=0 fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
-lab=$(mktemp -d /tmp/cordon-adopt.XXXXXX)
+. "$(dirname "$0")/../lib/lib.sh"
+need_exec "$CORDON" CORDON
+mklab lab /tmp/cordon-adopt.XXXXXX
 cleanup() {
-	for j in $(jobs -p); do pkill -P "$j" 2>/dev/null; kill "$j" 2>/dev/null; done
+	# (the test's own background jobs and what each started)
+	kill_jobs TERM
 	wait 2>/dev/null
 	rm -rf "$lab"
 }
@@ -88,7 +88,7 @@ ok $([ $? = 125 ] && grep -q 'not sandboxed' "$lab/err"; echo $?) \
 	"an unsandboxed process tree is refused"
 echo "# $(cat "$lab/err")"
 cp "$lab/pins.good" "$pins"
-pkill -P "$fake" 2>/dev/null
+kill $(child_pids "$fake") 2>/dev/null
 kill "$fake" "$fparent" 2>/dev/null
 
 # The parent running something besides the root.
@@ -126,8 +126,12 @@ ok $? "an exited sandbox is adopted"
 if [ "$(id -u)" = 0 ] && unshare --pid --fork true 2>/dev/null; then
 	unshare --pid --fork sleep 34 &
 	holder=$!
-	for _ in $(seq 100); do pgrep -f "^sleep 34" >/dev/null && break; sleep 0.05; done
-	inner=$(pgrep -f "^sleep 34" | head -1)
+	# (its child, the namespace's first process, once it runs sleep)
+	for _ in $(seq 100); do
+		inner=$(child_pids "$holder")
+		[ -n "$inner" ] && [ "$(cat "/proc/$inner/comm" 2>/dev/null)" = sleep ] && break
+		sleep 0.05
+	done
 	cp -p "$rec/sandbox-root" "$lab/root.good"
 	chmod u+w "$rec/sandbox-root"
 	printf '%s %s\n' "$inner" "$(awk '{print $22}' "/proc/$inner/stat")" > "$rec/sandbox-root"
@@ -135,7 +139,8 @@ if [ "$(id -u)" = 0 ] && unshare --pid --fork true 2>/dev/null; then
 	ok $([ $? = 125 ] && grep -q "the root has exited but the first process of its sandbox still runs" "$lab/err"; echo $?) \
 		"an exited root whose sandbox still has a process is refused"
 	[ -s "$lab/err" ] && echo "# $(cat "$lab/err")"
-	kill "$holder" 2>/dev/null; pkill -f "^sleep 34" 2>/dev/null; wait "$holder" 2>/dev/null
+	# (KILL: the namespace's first process has no handler for TERM)
+	kill_tree KILL "$holder"; wait "$holder" 2>/dev/null
 	cp -p "$lab/root.good" "$rec/sandbox-root"
 	"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"
 	ok $? "control: with its own first process (gone) named again, it is adopted"
@@ -144,5 +149,4 @@ else
 	n=$((n + 1)); echo "ok $n # skip as above"
 fi
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -15,19 +15,13 @@
 # Run as root, the cases run once as root and once as cordon-test (made by
 # scripts/test-user), each with a lab of its own under /var/tmp.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
-: "${CORDON_HELPERS:?set CORDON_HELPERS to the helpers directory}"
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+. "$top/tests/lib/lib.sh"
 
-if ! "$CORDON" confine --help >/dev/null 2>&1; then
-	echo "1..0 # SKIP cordon confine not built yet"
-	exit 0
-fi
-if [ ! -x "$CORDON_HELPERS/probe" ]; then
-	echo "Bail out! no probe at $CORDON_HELPERS/probe (make build/san/tests/helpers/probe)"
-	exit 1
-fi
+# (a cordon that cannot even answer is a broken subject, not a skip)
+"$CORDON" confine --help >/dev/null 2>&1 || bail "$CORDON confine --help fails"
+need_exec "$CORDON_HELPERS/probe" "make build/san/tests/helpers/probe"
 
 # The probe and cordon may be ASan builds: LeakSanitizer stops the world
 # with ptrace, which the layer refuses, so leak checks are off for what
@@ -38,16 +32,13 @@ LABS=()
 SERVERS=()
 cleanup() {
 	local p l
-	for p in "${SERVERS[@]}"; do kill "$p" 2>/dev/null; done
-	# a server started as another user is runuser's child, not ours
-	for l in "${LABS[@]}"; do pkill -f "^[^ ]*python3 $l/" 2>/dev/null; done
+	# (a server started as another user is runuser's child: the tree)
+	kill_tree TERM "${SERVERS[@]}"
 	wait 2>/dev/null
 	for l in "${LABS[@]}"; do rm -rf "$l"; done
 }
 trap cleanup EXIT
 
-n=0
-fails=0
 tap() {
 	local st=$1 desc=$2 l
 	shift 2
@@ -403,8 +394,7 @@ for owner in "${passes[@]}"; do
 	USER_PASS=$owner
 	[ "$(id -u)" = 0 ] && [ ${#AS[@]} = 0 ] && USER_PASS=root
 	if ! lab "$owner"; then
-		echo "Bail out! could not build the lab for $owner"
-		exit 1
+		bail "could not build the lab for $owner"
 	fi
 	# The kernel's Landlock ABI, as cordon sees it.
 	"$CORDON" doctor --json 2>/dev/null | grep -o '"landlock_abi": *[0-9]*' | grep -o '[0-9]*$' > "$LAB/abi"
@@ -418,5 +408,4 @@ for owner in "${passes[@]}"; do
 	fi
 done
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

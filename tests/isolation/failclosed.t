@@ -5,11 +5,11 @@
 # call fail for cordon and everything it starts; the control is the same
 # launch without it, where the command runs.
 set -u
-: "${CORDON:?}" "${CORDON_HELPERS:?}"
+. "$(dirname "$0")/../lib/lib.sh"
+need_exec "$CORDON" CORDON
 F="$CORDON_HELPERS/failwith"
-n=0 fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
-lab=$(mktemp -d /tmp/cordon-failclosed.XXXXXX)
+need_exec "$F" "make build/san/tests/helpers/failwith"
+mklab lab /tmp/cordon-failclosed.XXXXXX
 trap 'rm -rf "$lab"' EXIT
 mkdir -p "$lab/ws" "$lab/home"
 export HOME="$lab/home"
@@ -71,5 +71,4 @@ ok $([ $? = 42 ]; echo $?) "the command's own status"
 "$CORDON" run --state-dir "$lab/state" -w "$lab/ws" -- sh -c 'kill -TERM $$'
 ok $([ $? = 143 ]; echo $?) "a command killed by TERM: 128+15"
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

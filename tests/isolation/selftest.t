@@ -5,22 +5,13 @@
 # fails (and none is broken: its control works), every positive case (the
 # workspace readable, git works, exit statuses) passes. Needs only the probe.
 set -u
-: "${CORDON_HELPERS:?set CORDON_HELPERS to the helpers directory}"
 here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -x "$CORDON_HELPERS/probe" ]; then
-	echo "Bail out! no probe at $CORDON_HELPERS/probe"
-	exit 1
-fi
+. "$here/../lib/lib.sh"
+need_exec "$CORDON_HELPERS/probe" "the probe helper"
 
 # Cases that need a real launch beside the one under test (an srt launch
 # whose bridges a sandbox must not reach) take it from CORDON_ISO_REAL.
 out=$(CORDON_ISO_REAL="${CORDON:-}" CORDON="$here/nosandbox" CORDON_ISO_SELFTEST=1 bash "$here/native.t" 2>&1)
-n=0
-fails=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
-}
 
 line= seen=0
 while IFS= read -r l; do
@@ -54,5 +45,4 @@ ok $([ $seen -gt 50 ]; echo $?) "native.t ran its cases against the no-op sandbo
 if [ $fails != 0 ]; then
 	printf '%s\n' "$out" | sed 's/^/# native.t: /' | grep -v '^# native.t: # kind:' | head -400
 fi
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -4,11 +4,13 @@
 # any exit no process of the sandbox is left; on a terminal, job control
 # works and the terminal cannot be fed input from inside.
 set -u
-: "${CORDON:?}" "${CORDON_HELPERS:?}"
-n=0 fails=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
-lab=$(mktemp -d /var/tmp/cordon-signals.XXXXXX)
-trap 'pkill -f "cordon-sig-marker" 2>/dev/null; rm -rf "$lab"' EXIT
+. "$(dirname "$0")/../lib/lib.sh"
+need_exec "$CORDON" CORDON
+need_exec "$CORDON_HELPERS/probe" "the probe helper"
+mklab lab /var/tmp/cordon-signals.XXXXXX
+# (every cordon run started in the background, by its pid, with its sandbox)
+bg=()
+trap 'kill_tree KILL "${bg[@]}"; rm -rf "$lab"' EXIT
 mkdir -p "$lab/ws" "$lab/home" "$lab/bin"
 # the build tree may be under /tmp, private inside: run the probe from here
 cp "$CORDON_HELPERS/probe" "$lab/bin/probe"
@@ -16,7 +18,7 @@ export HOME="$lab/home" ASAN_OPTIONS=detect_leaks=0
 unset XDG_STATE_HOME XDG_RUNTIME_DIR SSH_AUTH_SOCK
 run() { "$CORDON" run -q --state-dir "$lab/state" -w "$lab/ws" -- "$@"; }
 # In the background, $! must be cordon itself, not a subshell around it.
-run_bg() { ( exec "$CORDON" run -q --state-dir "$lab/state" -w "$lab/ws" -- "$@" ) & }
+run_bg() { ( exec "$CORDON" run -q --state-dir "$lab/state" -w "$lab/ws" -- "$@" ) & bg+=($!); }
 
 for sig in TERM INT HUP; do
 	rm -f "$lab/ws/out"
@@ -62,5 +64,4 @@ else
 	ok 0 "# skip script(1) not installed"
 fi
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

@@ -7,8 +7,9 @@
 # cordon and once without it (the control, which must show the bytes still
 # queued and the settings still changed), for native and srt.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
-py=$(command -v python3) || { echo "1..0 # SKIP no python3"; exit 0; }
+. "$(dirname "$0")/../lib/lib.sh"
+need_exec "$CORDON" CORDON
+py=$(command -v python3) || skip_all "no python3"
 lab=$(mktemp -d /var/tmp/cordon-term.XXXXXX)
 trap 'rm -rf "$lab"' EXIT
 mkdir -p "$lab/ws" "$lab/home" "$lab/state"
@@ -51,7 +52,6 @@ print(f"left={left} echo={int(echo)} status={os.waitstatus_to_exitcode(st)}")
 PY
 
 cmd='stty -echo raw; sleep 1.5'
-n=0 fails=0
 tap() { n=$((n + 1)); if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; shift 2; for l; do echo "#   $l"; done; }
 
 ctl=$(cd "$lab/ws" && "$py" "$lab/term.py" x -- sh -c "$cmd")
@@ -77,5 +77,4 @@ for p in "${providers[@]}"; do
 	fi
 done
 [ ${#providers[@]} = 1 ] && echo "# srt is not installed: native only"
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

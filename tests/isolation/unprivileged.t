@@ -3,20 +3,13 @@
 # cordon-test (made by scripts/test-user), with its own lab. Its TAP output
 # is passed through as it is. Needs root to switch user; skipped otherwise.
 set -u
-: "${CORDON:?set CORDON to the cordon binary}"
-: "${CORDON_HELPERS:?set CORDON_HELPERS to the helpers directory}"
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+. "$top/tests/lib/lib.sh"
+need_exec "$CORDON" CORDON
+need_exec "$CORDON_HELPERS/probe" "the probe helper"
 
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root to run the suite as another user"
-	exit 0
-fi
-if ! command -v runuser >/dev/null; then
-	echo "1..0 # SKIP runuser is not installed"
-	exit 0
-fi
-user=$("$top/scripts/test-user") || { echo "Bail out! scripts/test-user failed"; exit 1; }
+other_user
 
 # What the user must reach: cordon, the probe and the suite's scripts. If
 # any is out of its reach (a path it cannot traverse), copy them all into

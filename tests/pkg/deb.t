@@ -15,10 +15,10 @@ src=${CORDON_SRC:?the source tree}
 version=$(sed -n 's/^VERSION *:= *//p' "$src/Makefile")
 deb=$src/build/cordon_${version}_$(dpkg --print-architecture).deb
 for t in mmdebstrap bwrap dpkg-deb; do
-	command -v "$t" >/dev/null || { echo "1..0 # SKIP $t not installed (scripts/deps installs it)"; exit 0; }
+	command -v "$t" >/dev/null || skip_all "$t not installed (scripts/deps installs it)"
 done
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (a Debian root made by mmdebstrap)"; exit 0; }
-[ -f "$deb" ] || { echo "Bail out! $deb is missing (make deb)"; exit 1; }
+[ "$(id -u)" = 0 ] || skip_all "needs root (a Debian root made by mmdebstrap)"
+[ -f "$deb" ] || bail "$deb is missing (make deb)"
 
 T=$(mktemp -d /var/tmp/cordon-deb-t.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -53,8 +53,7 @@ if ! mmdebstrap --quiet --variant=apt --include=man-db --customize-hook="copy-in
 		--no-install-recommends /tmp/$debname" \
 	--customize-hook="rm -f \"\$1/tmp/$debname\"" bookworm "$T/root" >"$T/mm.log" 2>&1; then
 	sed 's/^/# /' "$T/mm.log" | tail -20
-	echo "Bail out! mmdebstrap could not make a Debian root with the package"
-	exit 1
+	bail "mmdebstrap could not make a Debian root with the package"
 fi
 ok 0 "apt installs the package on a clean bookworm root (mmdebstrap, variant apt)"
 # in a mount namespace whose root is that one (pivot_root: the sandbox
@@ -111,5 +110,4 @@ make -s -C "$src" uninstall DESTDIR="$T/inst" PREFIX=/usr >"$T/un.log" 2>&1
 left=$(cd "$T/inst" && find . ! -type d | wc -l)
 ok $([ "$left" = 0 ]; echo $?) "make uninstall removes every file it installed ($left left)"
 
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done

@@ -9,9 +9,9 @@ set -u
 src=${CORDON_SRC:?the source tree}
 . "$src/tests/host/lib.sh"
 cordon=$src/build/cordon
-command -v man >/dev/null || { echo "1..0 # SKIP man not installed (scripts/deps installs man-db)"; exit 0; }
+command -v man >/dev/null || skip_all "man not installed (scripts/deps installs man-db)"
 for p in cordon.1 cordon-policy.5 cordon-daemon.8; do
-	[ -f "$src/build/man/$p" ] || { echo "Bail out! build/man/$p is missing (make man)"; exit 1; }
+	[ -f "$src/build/man/$p" ] || bail "build/man/$p is missing (make man)"
 done
 T=$(mktemp -d /tmp/cordon-man-t.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -52,5 +52,4 @@ ok $internal "the internal commands have no section"
 "$cordon" daemon --help >"$T/help"
 ok $(all_in "$T/cordon-daemon.8" <"$T/help"; echo $?) "cordon-daemon(8) holds cordon daemon --help"
 
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_done
