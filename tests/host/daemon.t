@@ -284,7 +284,10 @@ id=$(job start w4); job wait "$id" >/dev/null
 
 # ---- kill -9 of the daemon: the jobs go on; the restart adopts what it
 # proves and stops what it cannot
-idA=$(job start quick -- sh -c 'sleep 5; exit 7')
+# A ends when the test says so (after the restart), not after a time a
+# loaded machine may spend before the restart; 60 s at most
+rm -f "$lab/ws/.goA"
+idA=$(job start quick -- sh -c 'i=0; while [ ! -e .goA ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; exit 7')
 idB=$(job start quick -- sh -c 'exec sleep 34')
 idC=$(job start quick -- sh -c 'exec sleep 36')
 idD=$(job start quick -- sh -c 'exec sleep 38')
@@ -292,7 +295,7 @@ for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 34$')" ] && [ -n "$(pgrep -f 'sl
 	[ -n "$(pgrep -f 'sleep 38$')" ] && break; sleep 0.05; done
 stop_daemon KILL
 sleep 0.3
-ok $([ -n "$(pgrep -f 'sleep 34$')" ] && [ -n "$(pgrep -f 'sleep 5$')" ]; echo $?) "killing the daemon with -9 stops no job"
+ok $([ -n "$(pgrep -f 'sleep 34$')" ] && [ -n "$(pgrep -f 'while \[ ! -e .goA \]')" ]; echo $?) "killing the daemon with -9 stops no job"
 # B: its record changed while the daemon was down
 recB=$(ls -d "$state/runs/$idB/sandbox/1")
 chmod u+w "$recB/plan.json"
@@ -314,7 +317,8 @@ json.dump(d, open(sys.argv[1], "w"))
 PY
 )
 start_daemon
-job wait "$idA"; rc=$?
+touch "$lab/ws/.goA"
+job wait "$idA"; rc=$?; rm -f "$lab/ws/.goA"
 ok $([ "$rc" = 7 ] && grep -q "adopted segment 1 of $idA" "$lab/daemon.err" &&
 	[ "$(job show --json "$idA" | jfield result)" = exited ]; echo $?) \
 	"the restarted daemon adopts the job it proves, which is settled later with its real status (7)"
