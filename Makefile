@@ -40,8 +40,7 @@ SRC_HOSTD := $(filter src/hostd/%,$(SRC_ALL))
 # the container providers' code speaks to Docker through libcurl: it goes
 # into cordon-host only, beside the daemon
 SRC_CONTAINER := $(filter src/container/%,$(SRC_ALL))
-SRC_ENGINE := $(filter src/container/engine% src/container/context.c src/container/attach.c \
-		src/container/tarball.c src/container/wire.c,$(SRC_CONTAINER))
+SRC_ENGINE := $(filter src/container/docker/engine/%,$(SRC_CONTAINER))
 HOSTD_LIBS := $(shell pkg-config --libs $(HOSTD_PKGS) 2>/dev/null)
 SRC_LIB   := $(filter-out $(SRC_MAIN) $(SRC_HOSTD) $(SRC_CONTAINER),$(SRC_ALL))
 TEST_LIB  := tests/lib/tap.c
@@ -95,10 +94,10 @@ $(1)/tests/helpers/fakectr: $(1)/tests/helpers/fakectr.o $(1)/src/container/life
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
 
-# the mirror's unit test: src/container/mirror*.c (in cordon-host only)
+# the mirror's unit test: src/container/ssh/mirror*.c (in cordon-host only)
 # and libarchive, which both it and the test use
 $(1)/tests/unit/mirror.t: $(1)/tests/unit/mirror.o \
-		$(patsubst %.c,$(1)/%.o,$(filter src/container/mirror%,$(SRC_CONTAINER))) \
+		$(patsubst %.c,$(1)/%.o,$(filter src/container/ssh/mirror%,$(SRC_CONTAINER))) \
 		$(1)/tests/lib/tap.o $(1)/libcordon.a
 	@mkdir -p $$(@D)
 	@echo '  LD      $$@'

@@ -2,7 +2,7 @@
  * gateway image for this cordon from its static binary (no registry, no
  * pull) and prints its ID; doctor prints the provider's checks
  * (docker_doctor) as JSON. */
-#include "container/docker.h"
+#include "container/docker/docker.h"
 
 #include "cli/cli.h"
 #include "hostd/daemon.h"

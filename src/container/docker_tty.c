@@ -9,8 +9,8 @@
  * operator's word) kill it; an INT that comes as a signal (no terminal:
  * in raw mode ^C is a byte) is passed on. Whatever happened, what the
  * pin names is removed at the end. */
-#include "container/docker.h"
-#include "container/docker_int.h"
+#include "container/docker/docker.h"
+#include "container/docker/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"

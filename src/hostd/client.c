@@ -2,7 +2,7 @@
  * the daemon's unix socket, the operator's token read from the state
  * dir). It prints what the daemon answers; it decides nothing. */
 #include "hostd/client.h"
-#include "container/docker.h"
+#include "container/docker/docker.h"
 #include "host/config.h"
 #include "host/gitws.h"
 #include "hostd/daemon.h"

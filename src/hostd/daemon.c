@@ -6,8 +6,8 @@
  * then gives the word; the wrapper's pidfd tells when it ended, and its
  * exit file what came of it. */
 #include "hostd/daemon.h"
-#include "container/docker.h"
-#include "container/ssh.h"
+#include "container/docker/docker.h"
+#include "container/ssh/ssh.h"
 #include "container/lifecycle.h"
 
 #include "host/config.h"

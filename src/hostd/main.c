@@ -2,9 +2,9 @@
  * management API: `cordon daemon` and `cordon job` run it (it is linked
  * with libmicrohttpd and libcurl, which `cordon run` has no use for and
  * would otherwise load at every launch). */
-#include "container/docker.h"
+#include "container/docker/docker.h"
 #include "container/lifecycle.h"
-#include "container/ssh.h"
+#include "container/ssh/ssh.h"
 #include "hostd/client.h"
 #include "hostd/daemon.h"
 

@@ -7,7 +7,7 @@
 #ifndef CORDON_CONTAINER_MIRROR_INT_H
 #define CORDON_CONTAINER_MIRROR_INT_H
 
-#include "container/mirror.h"
+#include "container/ssh/mirror.h"
 
 #include <jansson.h>
 #include <stdbool.h>

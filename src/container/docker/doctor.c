@@ -14,8 +14,8 @@
  * up. Everything made carries dev.cordon.role=doctor, so that a leftover
  * can be found, and is removed before the doctor returns, whatever
  * happened. */
-#include "container/docker.h"
-#include "container/docker_int.h"
+#include "container/docker/docker.h"
+#include "container/docker/internal.h"
 
 #include "host/config.h"
 #include "lib/cleanup.h"

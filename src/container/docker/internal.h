@@ -4,7 +4,7 @@
 #define CORDON_CONTAINER_DOCKER_INT_H
 
 #include "container/contract.h"
-#include "container/engine.h"
+#include "container/docker/engine/engine.h"
 
 /* Inside every container: the private volume, holding the runtime and
  * the gateway's socket. */

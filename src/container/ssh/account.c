@@ -16,7 +16,7 @@
  * presented key (the user and that key's alias, beside the provider's
  * known_hosts files): a lock or a mark under any of them is the
  * account's. */
-#include "container/ssh_int.h"
+#include "container/ssh/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"

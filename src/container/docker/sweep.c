@@ -10,8 +10,8 @@
  * only by the name cordon gave it: one that carries the labels alone
  * (from its image: an operator's `docker run` of an agent's image) is
  * left alone. A listing that fails removes nothing and says so. */
-#include "container/docker.h"
-#include "container/docker_int.h"
+#include "container/docker/docker.h"
+#include "container/docker/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/strv.h"

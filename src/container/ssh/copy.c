@@ -7,9 +7,9 @@
  * mirror_apply writes it under every rule of mirror.h. The remote's
  * bytes are never trusted: the choice, the names and the apply are the
  * host's. */
-#include "container/ssh_int.h"
+#include "container/ssh/internal.h"
 
-#include "container/mirror.h"
+#include "container/ssh/mirror.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"

@@ -3,7 +3,7 @@
  * label, remove. An import answers 200 as soon as it begins and tells
  * its failure inside the stream that follows: the stream is read whole
  * (wire.c) and any error in it fails the call. */
-#include "container/engine_int.h"
+#include "container/docker/engine/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/json.h"

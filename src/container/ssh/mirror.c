@@ -4,7 +4,7 @@
  * mirror_apply.c share (see mirror_int.h). The walk follows no link:
  * every name is opened beneath its directory's fd, with no symbolic
  * link on the way, and checked to be the inode the walk saw. */
-#include "container/mirror_int.h"
+#include "container/ssh/mirror_int.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"

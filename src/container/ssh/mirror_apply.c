@@ -8,7 +8,7 @@
  * target under a temporary name before it is renamed into place. Kept
  * paths and the directories above them (pinned) cannot be replaced,
  * removed or got round. */
-#include "container/mirror_int.h"
+#include "container/ssh/mirror_int.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"

@@ -4,7 +4,7 @@
  * current one; the store is read strictly: one small file, no symbolic
  * link beneath the config directory, strict JSON, its own name inside.
  * A context that says TLS is refused (cordon has none). */
-#include "container/engine.h"
+#include "container/docker/engine/engine.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"

@@ -7,7 +7,7 @@
  * bounded, strict, never trusting a size beyond what it counts. It
  * needs nothing of the other engine files, so that its unit test and
  * fuzz target compile it in alone. */
-#include "container/engine_int.h"
+#include "container/docker/engine/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/json.h"

@@ -6,7 +6,7 @@
  * call) and cordon speaks the request and reads the head itself, a few
  * bytes at a time so that it never reads past the head: every byte of
  * the stream stays in the socket for the caller. */
-#include "container/engine_int.h"
+#include "container/docker/engine/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/text.h"

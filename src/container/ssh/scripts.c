@@ -11,7 +11,7 @@
  * arguments carry the run's nonce: a pid reused by another process is
  * never taken for it. Exit status 3 is a refusal (its reason on stdout),
  * 4 a failure on the remote. */
-#include "container/ssh_int.h"
+#include "container/ssh/internal.h"
 
 #define PRELUDE                                                                          \
 	"set -u\n"                                                                       \

@@ -4,8 +4,8 @@
  * with the pinned ID, the host's, job's, segment's and digest labels and
  * the pinned image; a daemon that cannot be asked, or another daemon, is
  * an error, never "gone". */
-#include "container/docker.h"
-#include "container/docker_int.h"
+#include "container/docker/docker.h"
+#include "container/docker/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"

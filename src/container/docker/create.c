@@ -6,8 +6,8 @@
  * refuses, stopped ones are removed first. The secrets go to a file in
  * the run dir the runtime removes, never into the container's
  * environment as the API shows it. */
-#include "container/docker.h"
-#include "container/docker_int.h"
+#include "container/docker/docker.h"
+#include "container/docker/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"

@@ -2,9 +2,9 @@
  * holds everything the containers are made with, so that the digest
  * covers it; create makes them from the recorded plan alone, not
  * started, and leaves nothing behind when it fails. */
-#include "container/docker.h"
+#include "container/docker/docker.h"
 
-#include "container/docker_int.h"
+#include "container/docker/internal.h"
 #include "host/config.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"

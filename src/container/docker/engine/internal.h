@@ -6,7 +6,7 @@
 #ifndef CORDON_CONTAINER_ENGINE_INT_H
 #define CORDON_CONTAINER_ENGINE_INT_H
 
-#include "container/engine.h"
+#include "container/docker/engine/engine.h"
 #include "hostd/http.h"
 
 #include <curl/curl.h>

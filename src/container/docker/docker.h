@@ -10,7 +10,7 @@
 #define CORDON_CONTAINER_DOCKER_H
 
 #include "container/contract.h"
-#include "container/engine.h"
+#include "container/docker/engine/engine.h"
 
 extern const struct container_provider docker_provider;
 

@@ -16,7 +16,7 @@
  *   of the operator's config can carry one.
  * The operator's ~/.ssh/config (or the config's "ssh_config", -F) still
  * applies otherwise (a ProxyJump, a user's key), as ssh reads it. */
-#include "container/ssh_int.h"
+#include "container/ssh/internal.h"
 
 #include "host/launch.h"
 #include "lib/cleanup.h"

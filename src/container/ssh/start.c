@@ -16,8 +16,8 @@
  * segment never reports success with its work left on the remote. Then
  * the run's records and copies there are removed. The same helper takes
  * up a run whose own died (resume): a new connection that watches it. */
-#include "container/ssh.h"
-#include "container/ssh_int.h"
+#include "container/ssh/ssh.h"
+#include "container/ssh/internal.h"
 
 #include "gateway/gateway.h"
 #include "lib/cleanup.h"

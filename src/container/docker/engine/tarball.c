@@ -3,7 +3,7 @@
  * upload (and, later, the SSH provider's one stream). The same files
  * give the same bytes: every time in it is the one given, no user or
  * group name, no other header field of the host's. */
-#include "container/engine_int.h"
+#include "container/docker/engine/internal.h"
 
 #include "lib/cleanup.h"
 

@@ -2,7 +2,7 @@
  * create (never started, warnings refused), inspect, list by label,
  * start, kill, size its terminal, remove, wait for an exit, and put a
  * tar into one. Gone is the daemon's own "No such container" only. */
-#include "container/engine_int.h"
+#include "container/docker/engine/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/json.h"

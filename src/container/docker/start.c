@@ -7,8 +7,8 @@
  * (and QUIT, the daemon's word once a stop's grace is over, into KILL),
  * and returns the container's status. Once the status is known, what the
  * segment made is removed. */
-#include "container/docker.h"
-#include "container/docker_int.h"
+#include "container/docker/docker.h"
+#include "container/docker/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"

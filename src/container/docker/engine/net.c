@@ -4,7 +4,7 @@
  * on a 404. A create is checked against what was asked: the daemon's
  * volume create hands back a volume of that name that exists already,
  * whatever its options, so cordon refuses one that exists. */
-#include "container/engine_int.h"
+#include "container/docker/engine/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/json.h"

@@ -5,7 +5,7 @@
  * checked field by field: an answer that does not have the shape expected
  * is an error, never a default. The calls themselves live in
  * engine_container.c, engine_image.c, engine_net.c and attach.c. */
-#include "container/engine_int.h"
+#include "container/docker/engine/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/json.h"

@@ -13,10 +13,10 @@
  * native run's after). The stub and the run's environment: ssh_stub.c.
  * Nothing the remote answers is read as cordon's unless cordon's script
  * said it once (line_value). */
-#include "container/ssh.h"
-#include "container/ssh_int.h"
+#include "container/ssh/ssh.h"
+#include "container/ssh/internal.h"
 
-#include "container/engine.h"
+#include "container/docker/engine/engine.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"

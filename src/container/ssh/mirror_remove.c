@@ -5,7 +5,7 @@
  * as a directory; then the directories the tar brought get their modes
  * and mtimes, deepest first. Every path is reached from its grant's
  * root without following a link, as the entries were. */
-#include "container/mirror_int.h"
+#include "container/ssh/mirror_int.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"

@@ -3,7 +3,7 @@
  * its own) and the run's environment, which goes on the start
  * connection's stdin ahead of the command's input (never a file on the
  * remote, where anything else the account runs could read it). */
-#include "container/ssh_int.h"
+#include "container/ssh/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/json.h"
