@@ -34,9 +34,11 @@ LDBASE    := -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack
 
 SRC_ALL   := $(shell find src -name '*.c' | LC_ALL=C sort)
 SRC_MAIN  := src/cordon.c
-# cordon-host: the daemon and the API's client, with the libraries only
-# they use (linked into cordon itself, every launch would load them)
-SRC_HOSTD := $(filter src/hostd/%,$(SRC_ALL))
+# cordon-host: the daemon, its toolbelt server, the API's client and the
+# CLI verbs that run on them, with the libraries only they use (linked
+# into cordon itself, every launch would load them)
+SRC_HOSTD := $(filter src/daemon/% src/toolbelt/% src/client/% src/cli/container.c \
+		src/cli/docker.c,$(SRC_ALL))
 # the container providers' code speaks to Docker through libcurl: it goes
 # into cordon-host only, beside the daemon
 SRC_CONTAINER := $(filter src/container/%,$(SRC_ALL))
@@ -82,13 +84,13 @@ $(1)/tests/helpers/%: $(1)/tests/helpers/%.o $(1)/libcordon.a
 # the Docker Engine probe: the engine client (not the providers above
 # it) and its curl answer buffer
 $(1)/tests/helpers/engine-probe: $(1)/tests/helpers/engine-probe.o \
-		$(patsubst %.c,$(1)/%.o,$(SRC_ENGINE)) $(1)/src/hostd/http.o $(1)/libcordon.a
+		$(patsubst %.c,$(1)/%.o,$(SRC_ENGINE)) $(1)/src/toolbelt/http.o $(1)/libcordon.a
 	@mkdir -p $$(@D)
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS) $(HOSTD_LIBS)
 
 # the conformance suite's fake providers: `cordon container` over them
-$(1)/tests/helpers/fakectr: $(1)/tests/helpers/fakectr.o $(1)/src/container/lifecycle.o \
+$(1)/tests/helpers/fakectr: $(1)/tests/helpers/fakectr.o $(1)/src/cli/container.o \
 		$(1)/libcordon.a
 	@mkdir -p $$(@D)
 	@echo '  LD      $$@'

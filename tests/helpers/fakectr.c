@@ -20,7 +20,7 @@
  * exactly as `cordon-host container ...` (lifecycle.c is linked in). */
 #include "cli/cli.h"
 #include "container/contract.h"
-#include "container/lifecycle.h"
+#include "cli/container.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"

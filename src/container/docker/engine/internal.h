@@ -7,7 +7,7 @@
 #define CORDON_CONTAINER_ENGINE_INT_H
 
 #include "container/docker/engine/engine.h"
-#include "hostd/http.h"
+#include "toolbelt/http.h"
 
 #include <curl/curl.h>
 #include <stdbool.h>

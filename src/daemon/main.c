@@ -3,10 +3,10 @@
  * with libmicrohttpd and libcurl, which `cordon run` has no use for and
  * would otherwise load at every launch). */
 #include "container/docker/docker.h"
-#include "container/lifecycle.h"
+#include "cli/container.h"
 #include "container/ssh/ssh.h"
-#include "hostd/client.h"
-#include "hostd/daemon.h"
+#include "client/client.h"
+#include "daemon/daemon.h"
 
 #include <curl/curl.h>
 #include <getopt.h>

@@ -1,7 +1,7 @@
 /* toolbelt.c: the daemon's per-job toolbelt server (see toolbelt.h). */
-#include "hostd/toolbelt.h"
+#include "toolbelt/toolbelt.h"
 
-#include "hostd/http.h"
+#include "toolbelt/http.h"
 
 #include "host/config.h"
 #include "host/db.h"

@@ -5,7 +5,7 @@
 #include "container/docker/docker.h"
 
 #include "cli/cli.h"
-#include "hostd/daemon.h"
+#include "daemon/daemon.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"

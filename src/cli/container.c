@@ -6,7 +6,7 @@
  * operator (or the conformance suite) can do by hand. The provider is
  * the one the pin or config names; one this program does not have is
  * refused, never guessed. */
-#include "container/lifecycle.h"
+#include "cli/container.h"
 
 #include "cli/cli.h"
 #include "guard/planted.h"

@@ -5,10 +5,10 @@
  * the pin back, opens the segment with that pin in its database, and only
  * then gives the word; the wrapper's pidfd tells when it ended, and its
  * exit file what came of it. */
-#include "hostd/daemon.h"
+#include "daemon/daemon.h"
 #include "container/docker/docker.h"
 #include "container/ssh/ssh.h"
-#include "container/lifecycle.h"
+#include "cli/container.h"
 
 #include "host/config.h"
 #include "host/db.h"
@@ -16,8 +16,8 @@
 #include "host/home.h"
 #include "host/logdrain.h"
 #include "host/places.h"
-#include "hostd/http.h"
-#include "hostd/toolbelt.h"
+#include "toolbelt/http.h"
+#include "toolbelt/toolbelt.h"
 #include "host/request.h"
 #include "host/wrapper.h"
 #include "lib/cleanup.h"

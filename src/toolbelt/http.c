@@ -1,5 +1,5 @@
 /* http.c: the daemon's shared HTTP pieces (see http.h). */
-#include "hostd/http.h"
+#include "toolbelt/http.h"
 
 #include "lib/cleanup.h"
 #include "lib/json.h"

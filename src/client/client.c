@@ -1,13 +1,13 @@
 /* client.c: `cordon job ...`, the management API's client (libcurl over
  * the daemon's unix socket, the operator's token read from the state
  * dir). It prints what the daemon answers; it decides nothing. */
-#include "hostd/client.h"
+#include "client/client.h"
 #include "container/docker/docker.h"
 #include "host/config.h"
 #include "host/gitws.h"
-#include "hostd/daemon.h"
+#include "daemon/daemon.h"
 
-#include "hostd/http.h"
+#include "toolbelt/http.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
