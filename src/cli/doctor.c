@@ -6,7 +6,7 @@
 #include "host/config.h"
 #include "lib/cleanup.h"
 #include "lib/json.h"
-#include "sandbox/native/prereq.h"
+#include "sandbox/prereq.h"
 #include "sandbox/srt/srt.h"
 
 #include <stdbool.h>

@@ -4,7 +4,7 @@
  * for real, by a seccomp filter in a forked child, to show the checks
  * test the kernel rather than trust a setting. */
 #include "lib/cleanup.h"
-#include "sandbox/native/prereq.h"
+#include "sandbox/prereq.h"
 #include "tap.h"
 
 #include <errno.h>

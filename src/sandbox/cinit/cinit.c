@@ -2,7 +2,7 @@
  * is secrets.c's, the proxies relay.c's, the command's layer
  * srt/confine.c's (the same that `cordon confine` applies). */
 #include "sandbox/cinit/cinit.h"
-#include "sandbox/cinit/relay.h"
+#include "gateway/relay.h"
 #include "sandbox/cinit/secrets.h"
 #include "sandbox/forward.h"
 #include "lib/cleanup.h"

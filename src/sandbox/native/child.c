@@ -5,8 +5,8 @@
 #include "sandbox/native/child.h"
 #include "sandbox/forward.h"
 #include "lib/fs.h"
-#include "sandbox/native/harden.h"
-#include "sandbox/native/landlock.h"
+#include "sandbox/confine/harden.h"
+#include "sandbox/confine/landlock.h"
 #include "policy/envfilter.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
 #include "sandbox/native/native.h"
 #include "sandbox/adopt.h"
 #include "sandbox/limits.h"
-#include "sandbox/native/prereq.h"
+#include "sandbox/prereq.h"
 #include "sandbox/native/stub.h"
 #include "sandbox/forward.h"
 #include "lib/cleanup.h"

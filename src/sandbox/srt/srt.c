@@ -2,7 +2,7 @@
  * record (the settings beside a plan nobody launches), adopt, doctor. */
 #include "sandbox/srt/srt.h"
 #include "sandbox/adopt.h"
-#include "sandbox/native/prereq.h"
+#include "sandbox/prereq.h"
 #include "sandbox/srt/limits.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"

@@ -6,7 +6,7 @@
  * channel and runs the turns the gateway's loop would. That is why it
  * reaches into gateway/internal.h, the one place outside src/gateway that
  * does; a second copy of the relay would be the worse coupling. */
-#include "sandbox/cinit/relay.h"
+#include "gateway/relay.h"
 #include "gateway/internal.h"
 
 #include <arpa/inet.h>

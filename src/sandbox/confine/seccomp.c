@@ -7,7 +7,7 @@
  * but the stream kinds, vsock. clone3 answers ENOSYS so libc falls back
  * to clone, whose flags the filter can see. Calls of another ABI (x32,
  * i386) kill the process. */
-#include "sandbox/native/seccomp.h"
+#include "sandbox/confine/seccomp.h"
 #include "lib/cleanup.h"
 
 #include <errno.h>

@@ -4,7 +4,7 @@
  * each check performs the real operations in a throwaway forked child:
  * the caller's namespaces, filters and no_new_privs stay untouched, and a
  * single-threaded child is what unshare(CLONE_NEWUSER) requires. */
-#include "sandbox/native/prereq.h"
+#include "sandbox/prereq.h"
 #include "lib/fs.h"
 #include "sandbox/limits.h"
 

@@ -1,5 +1,5 @@
 /* harden.c: see harden.h. */
-#include "sandbox/native/harden.h"
+#include "sandbox/confine/harden.h"
 
 #include <errno.h>
 #include <linux/capability.h>

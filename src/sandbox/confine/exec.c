@@ -3,11 +3,11 @@
  * cgroups or RLIMIT_NPROC, capabilities,
  * no_new_privs, Landlock, then the seccomp filter, which comes last so
  * that every step before it may still make any call it needs. */
-#include "sandbox/srt/confine.h"
-#include "sandbox/native/harden.h"
-#include "sandbox/native/landlock.h"
-#include "sandbox/native/prereq.h"
-#include "sandbox/native/seccomp.h"
+#include "sandbox/confine/exec.h"
+#include "sandbox/confine/harden.h"
+#include "sandbox/confine/landlock.h"
+#include "sandbox/prereq.h"
+#include "sandbox/confine/seccomp.h"
 #include "sandbox/limits.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* landlock.c: see landlock.h. The access rights cordon handles grow with
  * the ABI: each row of the table is what that ABI added. Handling a right
  * and granting it nowhere is what denies it. */
-#include "sandbox/native/landlock.h"
+#include "sandbox/confine/landlock.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/strv.h"
