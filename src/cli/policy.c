@@ -1,7 +1,7 @@
 /* policy.c: `cordon policy check FILE`, `default` and `import-srt FILE`
  * (import_srt.c). */
 #include "cli/cli.h"
-#include "cli/import_srt.h"
+#include "sandbox/srt/import/import.h"
 #include "lib/cleanup.h"
 #include "lib/json.h"
 #include "policy/policy.h"

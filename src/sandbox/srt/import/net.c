@@ -9,7 +9,7 @@
  * allow it could match is dropped in its place. What cordon's gateway
  * cannot hold at all (srt's checks inside a tunnel, a public address a
  * name must not resolve to) refuses the settings. */
-#include "cli/import_srt.h"
+#include "sandbox/srt/import/import.h"
 #include "gateway/addrguard.h"
 #include "lib/cleanup.h"
 #include "lib/json.h"

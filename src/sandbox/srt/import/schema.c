@@ -6,7 +6,7 @@
  * Values are checked for their JSON type, integer ranges and enumerations;
  * srt's finer checks (a domain's grammar, a regular expression) are left
  * to the import, which reads each value as cordon reads a policy's. */
-#include "cli/import_srt.h"
+#include "sandbox/srt/import/import.h"
 #include "lib/cleanup.h"
 #include "lib/json.h"
 

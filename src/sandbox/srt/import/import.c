@@ -12,7 +12,7 @@
  * srt's mandatory write denies become read denies in each write grant the
  * same way. A withheld variable cordon would pass refuses the settings. */
 #include "cli/cli.h"
-#include "cli/import_srt.h"
+#include "sandbox/srt/import/import.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
