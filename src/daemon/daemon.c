@@ -12,7 +12,7 @@
 
 #include "host/config.h"
 #include "host/db.h"
-#include "host/executor.h"
+#include "executor/executor.h"
 #include "host/home.h"
 #include "host/logdrain.h"
 #include "host/places.h"

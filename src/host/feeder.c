@@ -2,7 +2,7 @@
  * (see feeder.h). */
 #include "host/feeder.h"
 
-#include "host/executor.h"
+#include "executor/executor.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"

@@ -1,5 +1,5 @@
 /* executor.c: what a binding's executor runs and needs (see executor.h). */
-#include "host/executor.h"
+#include "executor/executor.h"
 
 #include "container/contract.h"
 
