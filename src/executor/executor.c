@@ -3,6 +3,7 @@
 
 #include "container/contract.h"
 
+#include "host/feeder.h"
 #include "host/launch.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
@@ -18,19 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-char *host_claude_user_message(const char *text)
-{
-	_cleanup_json_ json_t *m = json_pack(
-		"{s:s, s:{s:s, s:[{s:s, s:s}]}}", "type", "user", "message", "role", "user",
-		"content", "type", "text", "text", text);
-	_cleanup_free_ char *line = m ? json_dumps(m, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-	char *out = NULL;
-
-	if (!line || asprintf(&out, "%s\n", line) < 0)
-		return NULL;
-	return out;
-}
 
 int host_find_program(const char *name, char **out)
 {

@@ -53,8 +53,4 @@ int host_find_program(const char *name, char **out);
  * when there is none). */
 int host_claude_path(char **out, struct err **e);
 
-/* One stream-json user message (a line, newline included) carrying text;
- * NULL when text is not valid UTF-8 or out of memory. */
-char *host_claude_user_message(const char *text);
-
 #endif
