@@ -1,7 +1,7 @@
-/* import_srt.c: `cordon policy import-srt FILE`: srt's settings read as a
- * cordon policy (import_srt.h says how). This file owns the command, the
+/* import.c: srt's settings read as a cordon policy (import.h says how;
+ * `cordon policy import-srt FILE` is cli/policy.c's). This file owns the
  * paths (filesystem and credentials) and the notes on the keys cordon has
- * no equivalent of; import_srt_net.c owns the network.
+ * no equivalent of; net.c owns the network.
  *
  * Paths: an absolute path and `~/...` stay as they are; a relative one is
  * taken from {workspace} (srt takes it from the directory it runs in). A
@@ -11,7 +11,6 @@
  * and a write grant it holds is dropped, since srt lets the deny win;
  * srt's mandatory write denies become read denies in each write grant the
  * same way. A withheld variable cordon would pass refuses the settings. */
-#include "cli/cli.h"
 #include "sandbox/srt/import/import.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
@@ -25,9 +24,6 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <string.h>
-
-/* As a policy file's bound: a settings file is a few kilobytes. */
-#define SETTINGS_MAX (1u << 20)
 
 void srt_note(struct srt_import *im, const char *where, const char *fmt, ...)
 {
@@ -743,57 +739,4 @@ int srt_import(const char *buf, size_t len, FILE *notes, struct policy **out,
 		return -1;
 	*out = steal_pointer(&p);
 	return 0;
-}
-
-int cli_policy_import_srt(const char *file)
-{
-	_cleanup_free_ char *buf = NULL, *notes = NULL, *text = NULL;
-	_cleanup_policy_ struct policy *p = NULL, *again = NULL;
-	_cleanup_err_ struct err *e = NULL;
-	_cleanup_close_ int fd = -1;
-	_cleanup_json_ json_t *j = NULL;
-	size_t len = 0, nlen = 0;
-	FILE *nf = NULL;
-	int r;
-
-	/* The operator names the file; a symbolic link to it is fine here. */
-	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		err_set(&e, ERR_CONFIG, errno, "srt settings `%s`", file);
-		goto refused;
-	}
-	if (fs_read_fd(fd, file, SETTINGS_MAX, &buf, &len, &e) < 0) {
-		err_reclass(&e, ERR_CONFIG);
-		goto refused;
-	}
-	/* Notes are held until the import succeeds: a refusal is one line. */
-	nf = open_memstream(&notes, &nlen);
-	if (!nf) {
-		err_set(&e, ERR_INTERNAL, errno, "notes");
-		goto refused;
-	}
-	r = srt_import(buf, len, nf, &p, &e);
-	if (fclose(nf) != 0 && r == 0)
-		r = err_set(&e, ERR_INTERNAL, errno, "notes");
-	if (r < 0)
-		goto refused;
-	j = policy_to_json(p);
-	text = j ? json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII) : NULL;
-	if (!text) {
-		err_set(&e, ERR_INTERNAL, ENOMEM, "policy");
-		goto refused;
-	}
-	/* What is printed is a policy cordon reads back as it is; anything
-	 * else is this import's fault, and nothing is printed. */
-	if (policy_parse(text, strlen(text), &again, &e) < 0) {
-		err_reclass(&e, ERR_INTERNAL);
-		err_wrap(&e, "import-srt made a policy cordon refuses");
-		goto refused;
-	}
-	fwrite(notes, 1, nlen, stderr);
-	printf("%s\n", text);
-	return 0;
-refused:
-	err_print(stderr, e);
-	return EXIT_CORDON;
 }

@@ -1,4 +1,4 @@
-/* import_srt.h: `cordon policy import-srt FILE`, srt's settings (Anthropic's
+/* import.h: `cordon policy import-srt FILE`, srt's settings (Anthropic's
  * sandbox-runtime, 0.0.83) read as a cordon policy. The settings are
  * checked against srt's schema first (every key it has, each value's
  * type); then each item is carried over as exactly as a cordon policy can
@@ -9,11 +9,11 @@
  * withheld that cordon would pass, a check inside a tunnel) refuses the
  * settings: the import never prints a policy wider than srt's reading.
  *
- * The files: import_srt.c (the command, the filesystem, credentials and
- * the remaining keys), import_srt_schema.c (srt's schema), import_srt_net.c
- * (the network). */
-#ifndef CORDON_CLI_IMPORT_SRT_H
-#define CORDON_CLI_IMPORT_SRT_H
+ * The files: import.c (the filesystem, credentials and the remaining
+ * keys), schema.c (srt's schema), net.c (the network); the command is
+ * cli/policy.c's. */
+#ifndef CORDON_SANDBOX_SRT_IMPORT_H
+#define CORDON_SANDBOX_SRT_IMPORT_H
 
 #include "lib/err.h"
 #include "policy/policy.h"
@@ -27,10 +27,6 @@ struct srt_import {
 	FILE *notes;
 	char **cred;	/* credentials.files' denies: srt binds nothing back beneath them */
 };
-
-/* `cordon policy import-srt FILE`: 0 with the policy on stdout and the
- * notes on stderr; 125 (EXIT_CORDON) with one refusal line. */
-int cli_policy_import_srt(const char *file);
 
 /* Read settings (len bytes of JSON) into a new policy; the notes go to
  * notes, one line each. A refusal is ERR_CONFIG "<json path>: <reason>". */

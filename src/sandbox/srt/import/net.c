@@ -1,4 +1,4 @@
-/* import_srt_net.c: srt's network settings as a cordon policy's
+/* net.c: srt's network settings as a cordon policy's
  * network.allow and network.deny, unix_sockets and sockets.
  *
  * Both read "*.example.com" as the names strictly beneath example.com,

@@ -1,4 +1,4 @@
-/* import_srt_schema.c: srt's settings schema (SandboxRuntimeConfigSchema
+/* schema.c: srt's settings schema (SandboxRuntimeConfigSchema
  * of @anthropic-ai/sandbox-runtime 0.0.83), as a table, and the check of a
  * document against it. srt itself drops a key it does not know without a
  * word (but in `credentials`), so a misspelt "denyread" would deny
