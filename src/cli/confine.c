@@ -5,7 +5,7 @@
 #include "lib/cleanup.h"
 #include "lib/num.h"
 #include "policy/policy.h"
-#include "sandbox/confine/exec.h"
+#include "sandbox/inner.h"
 
 #include <getopt.h>
 #include <stdio.h>

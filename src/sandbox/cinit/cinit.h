@@ -17,7 +17,7 @@
 #ifndef CORDON_SANDBOX_CINIT_CINIT_H
 #define CORDON_SANDBOX_CINIT_CINIT_H
 
-#include "sandbox/confine/exec.h"
+#include "sandbox/inner.h"
 
 /* Left in the run dir (created exclusively, mode 0644, holding the UTC
  * time) when pid 1 gets TERM, before the TERM is passed on. */

@@ -3,7 +3,7 @@
  * cgroups or RLIMIT_NPROC, capabilities,
  * no_new_privs, Landlock, then the seccomp filter, which comes last so
  * that every step before it may still make any call it needs. */
-#include "sandbox/confine/exec.h"
+#include "sandbox/inner.h"
 #include "sandbox/confine/harden.h"
 #include "sandbox/confine/landlock.h"
 #include "sandbox/prereq.h"
