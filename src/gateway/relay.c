@@ -3,9 +3,10 @@
  * direction to the heap, half-closes passed on, fairness between busy
  * relays, the idle deadline), driven from here on connections that start
  * in its relay state: this file only accepts, connects each client to the
- * channel and runs the turns the gateway's loop would. That is why it
- * reaches into gateway/internal.h, the one place outside src/gateway that
- * does; a second copy of the relay would be the worse coupling. */
+ * channel and runs the turns the gateway's loop would. That is why it is
+ * the gateway's file (its users, cinit and a native sandbox whose gateway
+ * is elsewhere, take relay.h only); a second copy of the relay would be
+ * the worse coupling. */
 #include "gateway/relay.h"
 #include "gateway/internal.h"
 

@@ -1,12 +1,13 @@
-/* relay.h: the proxies inside a container, for `cordon cinit`. A
+/* relay.h: the proxies inside a container, for `cordon cinit` (and for a
+ * native sandbox whose gateway is elsewhere, relay_new_on). A
  * container of the Docker provider has no network but loopback; its one
  * way out is the gateway companion, which serves HTTP and SOCKS5 on one
  * unix socket (the channel) in a volume the two share. pid 1 listens on
  * 127.0.0.1:3128 (HTTP proxy) and 127.0.0.1:1080 (SOCKS5) and relays each
  * connection to the channel byte for byte: every decision is the
  * gateway's, none is made here. */
-#ifndef CORDON_SANDBOX_CINIT_RELAY_H
-#define CORDON_SANDBOX_CINIT_RELAY_H
+#ifndef CORDON_GATEWAY_RELAY_H
+#define CORDON_GATEWAY_RELAY_H
 
 #include "lib/err.h"
 

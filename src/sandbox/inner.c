@@ -1,4 +1,4 @@
-/* confine.c: see confine.h. The order is the native child's, less what
+/* inner.c: see inner.h. The order is the native child's, less what
  * srt has done already (namespaces, mounts): descriptors, the sandbox's
  * cgroups or RLIMIT_NPROC, capabilities,
  * no_new_privs, Landlock, then the seccomp filter, which comes last so
@@ -6,7 +6,6 @@
 #include "sandbox/inner.h"
 #include "sandbox/confine/harden.h"
 #include "sandbox/confine/landlock.h"
-#include "sandbox/prereq.h"
 #include "sandbox/confine/seccomp.h"
 #include "sandbox/limits.h"
 
@@ -17,27 +16,24 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-/* The first ABI with scopes (abstract unix sockets, signals). */
-#define LANDLOCK_ABI_SCOPES 6
-
 static int step_failed(struct err **e, const char *step, int errnum)
 {
 	return err_set(e, ERR_UNAVAILABLE, errnum, "%s", step);
 }
 
-static int apply_landlock(const struct srt_confine *c, struct err **e)
+static int apply_landlock(const struct inner_layer *c, struct err **e)
 {
-	int abi = native_landlock_abi();
+	int abi = confine_landlock_abi();
 	const char *step = NULL;
 	size_t failed = 0;
 
-	if (abi < NATIVE_LANDLOCK_ABI_FLOOR)
+	if (abi < LANDLOCK_ABI_FLOOR)
 		return step_failed(e, "landlock: not available in this kernel", EOPNOTSUPP);
-	if (c->scope && abi < LANDLOCK_ABI_SCOPES)
+	if (c->scope && abi < LANDLOCK_ABI_SCOPE)
 		return err_set(e, ERR_UNAVAILABLE, EOPNOTSUPP,
 			       "landlock: scopes need ABI %d, the kernel has %d",
-			       LANDLOCK_ABI_SCOPES, abi);
-	if (native_landlock_apply_paths(c->write, c->n_write, c->deny, c->read, abi, true,
+			       LANDLOCK_ABI_SCOPE, abi);
+	if (confine_landlock_apply_paths(c->write, c->n_write, c->deny, c->read, abi, true,
 					&failed, &step) == 0)
 		return 0;
 	if (step && strcmp(step, "landlock: write grant") == 0)
@@ -63,7 +59,7 @@ static void own_group(void)
 /* Into the sandbox's cgroups (srt binds them writable; Landlock below
  * leaves them read-only to the command), or the pids limit as
  * RLIMIT_NPROC where srt's user namespace is the sandbox's own. */
-static int apply_limits(const struct srt_confine *c, struct err **e)
+static int apply_limits(const struct inner_layer *c, struct err **e)
 {
 	const char *why = NULL;
 
@@ -82,9 +78,9 @@ static int apply_limits(const struct srt_confine *c, struct err **e)
 	return 0;
 }
 
-int srt_confine_exec(const struct srt_confine *c, struct err **e)
+int inner_layer_exec(const struct inner_layer *c, struct err **e)
 {
-	struct native_filter f = { 0 };
+	struct confine_filter f = { 0 };
 	struct sock_fprog prog;
 	const char *step = NULL;
 	int err;
@@ -97,29 +93,29 @@ int srt_confine_exec(const struct srt_confine *c, struct err **e)
 	if (apply_limits(c, e) < 0)
 		return -1;
 	/* Compiled while every call is still allowed; loaded last. */
-	if (native_seccomp_compile(c->unix_all, &f, e) < 0)
+	if (confine_seccomp_compile(c->unix_all, &f, e) < 0)
 		return -1;
 	if (harden_drop_caps_any(&step) < 0) {
 		err = errno;
-		native_filter_free(&f);
+		confine_filter_free(&f);
 		return step_failed(e, step, err);
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		err = errno;
-		native_filter_free(&f);
+		confine_filter_free(&f);
 		return step_failed(e, "set no_new_privs", err);
 	}
 	if (apply_landlock(c, e) < 0) {
-		native_filter_free(&f);
+		confine_filter_free(&f);
 		return -1;
 	}
 	prog = (struct sock_fprog){ .len = f.len, .filter = f.insns };
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0) {
 		err = errno;
-		native_filter_free(&f);
+		confine_filter_free(&f);
 		return step_failed(e, "load the seccomp filter", err);
 	}
-	native_filter_free(&f);
+	confine_filter_free(&f);
 	own_group();
 	execvp(c->argv[0], c->argv);
 	err = errno;

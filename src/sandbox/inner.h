@@ -1,4 +1,5 @@
-/* confine.h: cordon's own layer inside an srt sandbox. srt (bubblewrap
+/* inner.h: `cordon confine`, cordon's own layer inside another
+ * provider's sandbox: srt's, and a container's (cinit). srt (bubblewrap
  * and a seccomp filter of its own) gives the mounts and namespaces; on
  * their own they leave gaps cordon does not accept (capabilities for a
  * root operator, /proc/sys writable, a denied directory writable, calls
@@ -8,15 +9,15 @@
  * steps the native child takes last (capabilities, the bounding set,
  * no_new_privs, Landlock, the seccomp filter) and then executes the real
  * command in its own place. */
-#ifndef CORDON_SANDBOX_SRT_CONFINE_H
-#define CORDON_SANDBOX_SRT_CONFINE_H
+#ifndef CORDON_SANDBOX_INNER_H
+#define CORDON_SANDBOX_INNER_H
 
 #include "lib/err.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-struct srt_confine {
+struct inner_layer {
 	char *const *write;	/* paths writable beneath (must exist) */
 	size_t n_write;
 	char *const *deny;	/* paths never readable, whatever the host does
@@ -35,6 +36,6 @@ struct srt_confine {
  * failed: -1 with *e (ERR_UNAVAILABLE, the step that failed; nothing was
  * executed), or 127 (not found) / 126 (not executable) with *e saying so.
  * Every fd above 2 is closed first, whatever happens. */
-int srt_confine_exec(const struct srt_confine *c, struct err **e);
+int inner_layer_exec(const struct inner_layer *c, struct err **e);
 
 #endif

@@ -6,6 +6,7 @@
  * single-threaded child is what unshare(CLONE_NEWUSER) requires. */
 #include "sandbox/prereq.h"
 #include "lib/fs.h"
+#include "sandbox/confine/landlock.h"
 #include "sandbox/limits.h"
 
 #include "lib/cleanup.h"
@@ -29,21 +30,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#endif
-#ifndef LANDLOCK_CREATE_RULESET_VERSION
-#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
-#endif
-
 /* Linux 5.13 is the first with Landlock; everything else cordon needs
  * (pidfd_open and clone3 5.3, openat2 5.6, close_range 5.9, mount_setattr
  * 5.12) is older. */
 #define KERNEL_MIN_MAJOR 5
 #define KERNEL_MIN_MINOR 13
-
-/* ABI 6 (Linux 6.12) added scopes for abstract unix sockets and signals. */
-#define LANDLOCK_ABI_SCOPES 6
 
 static void check_set(struct prereq_check *c, enum prereq_status status,
 		      const char *fix, const char *fmt, ...)
@@ -485,32 +476,10 @@ static void check_userns_and_mount_api(struct prereq_check *userns,
 
 /* ---- Landlock --------------------------------------------------------- */
 
-/* The ABI version, or 0 with *err: ENOSYS when the kernel was built
- * without Landlock, EOPNOTSUPP when it is built in but not enabled. */
-static int landlock_abi_query(int *err)
-{
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
-			   LANDLOCK_CREATE_RULESET_VERSION);
-
-	if (abi < 0) {
-		*err = errno;
-		return 0;
-	}
-	*err = 0;
-	return abi > INT32_MAX ? INT32_MAX : (int)abi;
-}
-
-int native_landlock_abi(void)
-{
-	int err;
-
-	return landlock_abi_query(&err);
-}
-
 static void check_landlock(struct prereq_check *c, int *abi_out)
 {
 	int err;
-	int abi = landlock_abi_query(&err);
+	int abi = confine_landlock_abi_query(&err);
 
 	*abi_out = abi;
 	if (abi == 0 && err == EOPNOTSUPP) {
@@ -527,12 +496,12 @@ static void check_landlock(struct prereq_check *c, int *abi_out)
 			  "Landlock is not enabled: %s", strerror(err));
 		return;
 	}
-	if (abi < NATIVE_LANDLOCK_ABI_FLOOR) {
+	if (abi < LANDLOCK_ABI_FLOOR) {
 		check_set(c, PREREQ_FAIL, "upgrade the kernel",
-			  "Landlock ABI %d is below %d", abi, NATIVE_LANDLOCK_ABI_FLOOR);
+			  "Landlock ABI %d is below %d", abi, LANDLOCK_ABI_FLOOR);
 		return;
 	}
-	if (abi < LANDLOCK_ABI_SCOPES) {
+	if (abi < LANDLOCK_ABI_SCOPE) {
 		/* The mount, network and seccomp layers still confine abstract
 		 * sockets and signals, so this is not a refusal. */
 		check_set(c, PREREQ_WARN, "Linux 6.12 or later has Landlock ABI 6",
@@ -605,7 +574,7 @@ enum { C_KERNEL, C_USERNS, C_LANDLOCK, C_SECCOMP, C_MOUNT_API, C_PIDS, C_CGROUP,
 
 _Static_assert(C_COUNT <= PREREQ_MAX, "prereq_report holds every check");
 
-void native_prereq_run(struct prereq_report *r)
+void prereq_run(struct prereq_report *r)
 {
 	static const char *const ids[C_COUNT] = {
 		[C_KERNEL] = "kernel",	   [C_USERNS] = "userns",
@@ -627,7 +596,7 @@ void native_prereq_run(struct prereq_report *r)
 	limits_doctor(NULL, &r->checks[C_PIDS], &r->checks[C_CGROUP]);
 }
 
-int native_prereq_require(const struct prereq_report *r, struct err **e)
+int prereq_require(const struct prereq_report *r, struct err **e)
 {
 	/* Fail closed: a report that checked nothing proves nothing. */
 	if (r->n <= 0 || r->n > PREREQ_MAX)

@@ -1,17 +1,15 @@
 /* prereq.h: what the native sandbox needs of the kernel, checked before
  * every launch and reported by `cordon doctor`. A launch refuses
- * (sandbox_unavailable) when any check fails; there is no degraded mode. */
-#ifndef CORDON_SANDBOX_NATIVE_PREREQ_H
-#define CORDON_SANDBOX_NATIVE_PREREQ_H
+ * (sandbox_unavailable) when any check fails; there is no degraded mode.
+ * The srt provider's doctor reports the checks it shares (user
+ * namespaces, seccomp) from the same run, and the limits theirs in the
+ * same shape. */
+#ifndef CORDON_SANDBOX_PREREQ_H
+#define CORDON_SANDBOX_PREREQ_H
 
 #include "lib/err.h"
 
 #include <stdbool.h>
-
-/* The lowest Landlock ABI cordon runs on: 1 gives write confinement to
- * the grants; newer ABIs add rights (refer, truncate, ioctl on devices)
- * and scopes, which cordon uses when the kernel has them. */
-#define NATIVE_LANDLOCK_ABI_FLOOR 1
 
 enum prereq_status { PREREQ_PASS, PREREQ_WARN, PREREQ_FAIL };
 
@@ -32,13 +30,11 @@ struct prereq_report {
 
 /* Run every check, as the calling user. Never fails itself: each problem
  * is a check with status PREREQ_FAIL. */
-void native_prereq_run(struct prereq_report *r);
+void prereq_run(struct prereq_report *r);
 
 /* 0 when every check passes (warnings allowed); otherwise -1 with an
  * ERR_UNAVAILABLE error naming the first failed check and its fix. */
-int native_prereq_require(const struct prereq_report *r, struct err **e);
+int prereq_require(const struct prereq_report *r, struct err **e);
 
-/* The kernel's Landlock ABI version, 0 when Landlock is unavailable. */
-int native_landlock_abi(void);
 
 #endif

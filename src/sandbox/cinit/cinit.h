@@ -10,7 +10,7 @@
  *      the gateway companion's unix socket (relay.h); the command's
  *      environment points every client there;
  *   3. starts the command with the container's stdin, stdout and stderr,
- *      under cordon's Landlock and seccomp layer (srt/confine.h);
+ *      under cordon's Landlock and seccomp layer (sandbox/inner.h);
  *   4. stays as its init: reaps every process, passes signals on (a TERM
  *      first leaves a marker in the run dir) and exits with the
  *      command's status. */
@@ -26,7 +26,7 @@
 struct cinit_args {
 	const char *run_dir;	/* absolute, without symbolic links */
 	const char *channel;	/* the gateway companion's unix socket */
-	struct srt_confine confine;	/* the command and its layer */
+	struct inner_layer confine;	/* the command and its layer */
 };
 
 /* Be the container's pid 1 until the command ends. Returns only on a

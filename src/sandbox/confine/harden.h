@@ -3,8 +3,8 @@
  * `cordon confine` (cordon's layer inside another provider's sandbox).
  * Each is async-signal-safe enough for a child after clone or fork: no
  * allocation, errno set on failure. */
-#ifndef CORDON_SANDBOX_NATIVE_HARDEN_H
-#define CORDON_SANDBOX_NATIVE_HARDEN_H
+#ifndef CORDON_SANDBOX_CONFINE_HARDEN_H
+#define CORDON_SANDBOX_CONFINE_HARDEN_H
 
 /* Drop every capability (effective, permitted, inheritable, ambient and
  * the bounding set) and lock the securebits so none comes back through

@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/landlock.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,25 +22,31 @@
 #define SYS_landlock_add_rule 445
 #define SYS_landlock_restrict_self 446
 #endif
+#ifndef LANDLOCK_CREATE_RULESET_VERSION
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#endif
 
-#define FS_READ (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | \
-		 LANDLOCK_ACCESS_FS_READ_DIR)
+/* The rights the ABIs after the first added, by number: the build's
+ * kernel headers may be older than the kernel it runs on. */
+#define ACCESS_FS_REFER (1ULL << 13)
+#define ACCESS_FS_TRUNCATE (1ULL << 14)
+#define ACCESS_FS_IOCTL_DEV (1ULL << 15)
 
 /* What each ABI added to the file-system rights. */
 static const uint64_t fs_rights_by_abi[] = {
-	[1] = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+	[LANDLOCK_ABI_FS] = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
 	      LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
 	      LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
 	      LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
 	      LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
 	      LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
 	      LANDLOCK_ACCESS_FS_MAKE_SYM,
-	[2] = 1ULL << 13, /* REFER */
-	[3] = 1ULL << 14, /* TRUNCATE */
-	[5] = 1ULL << 15, /* IOCTL_DEV */
+	[LANDLOCK_ABI_REFER] = ACCESS_FS_REFER,
+	[LANDLOCK_ABI_TRUNCATE] = ACCESS_FS_TRUNCATE,
+	[LANDLOCK_ABI_IOCTL_DEV] = ACCESS_FS_IOCTL_DEV,
 };
 
-/* Scopes, from ABI 6. */
+/* Scopes, from LANDLOCK_ABI_SCOPE. */
 #define SCOPE_ABSTRACT_UNIX 1ULL
 #define SCOPE_SIGNAL 2ULL
 
@@ -50,6 +55,26 @@ struct ruleset_attr_v6 {
 	uint64_t handled_access_net;
 	uint64_t scoped;
 };
+
+int confine_landlock_abi_query(int *err)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+			   LANDLOCK_CREATE_RULESET_VERSION);
+
+	if (abi < 0) {
+		*err = errno;
+		return 0;
+	}
+	*err = 0;
+	return abi > INT32_MAX ? INT32_MAX : (int)abi;
+}
+
+int confine_landlock_abi(void)
+{
+	int err;
+
+	return confine_landlock_abi_query(&err);
+}
 
 static uint64_t fs_rights(int abi)
 {
@@ -71,7 +96,7 @@ static int add_rule(int ruleset, int fd, uint64_t access)
  * own mount points, /dev/shm where there is none). No symbolic link is
  * followed on the way: the host builds most rules, on paths a sandbox
  * of the same workspace might be changing. */
-static int allow(int ruleset, const char *path, uint64_t access)
+int confine_landlock_allow(int ruleset, const char *path, uint64_t access)
 {
 	int fd = fs_open_nofollow(AT_FDCWD, path, O_PATH, 0), r;
 
@@ -86,7 +111,7 @@ static int allow(int ruleset, const char *path, uint64_t access)
  * terminal, a file its output is redirected to) may be opened again for
  * writing through /dev/stdout and /proc/self/fd: that grants nothing the
  * fd does not. Pipes and sockets are not Landlock's to rule on. */
-static int allow_std_streams(int ruleset, uint64_t file_rights)
+int confine_landlock_std_streams(int ruleset, uint64_t file_rights)
 {
 	for (int fd = 0; fd <= 2; fd++) {
 		struct landlock_path_beneath_attr pb = { .allowed_access = file_rights,
@@ -104,33 +129,28 @@ static int allow_std_streams(int ruleset, uint64_t file_rights)
 	return 0;
 }
 
-/* The rights for a ruleset of this ABI, and the ruleset. */
-struct ruleset {
-	int fd;
-	uint64_t all;	/* every right handled */
-	uint64_t file;	/* the rights a rule on a file may carry */
-	uint64_t dev;	/* device nodes: the file rights and listing */
-};
-
-static void ruleset_rights(struct ruleset *rs, int abi)
+void confine_ruleset_rights(struct confine_ruleset *rs, int abi)
 {
 	rs->all = fs_rights(abi);
 	/* file rights only: a rule on a file may not carry directory rights */
 	rs->file = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
-		   LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? (1ULL << 14) : 0) |
-		   (abi >= 5 ? (1ULL << 15) : 0);
+		   LANDLOCK_ACCESS_FS_WRITE_FILE |
+		   (abi >= LANDLOCK_ABI_TRUNCATE ? ACCESS_FS_TRUNCATE : 0) |
+		   (abi >= LANDLOCK_ABI_IOCTL_DEV ? ACCESS_FS_IOCTL_DEV : 0);
 	rs->dev = rs->file | LANDLOCK_ACCESS_FS_READ_DIR;
 }
 
-static int ruleset_open(struct ruleset *rs, int abi, bool scope, const char **step)
+int confine_ruleset_open(struct confine_ruleset *rs, int abi, bool scope, const char **step)
 {
 	struct ruleset_attr_v6 attr = { .handled_access_fs = fs_rights(abi) };
-	size_t size = abi >= 6 ? sizeof(attr) : 2 * sizeof(uint64_t);
+	/* the attribute's size tells the kernel which fields it has: the
+	 * network word from LANDLOCK_ABI_NET, the scopes from LANDLOCK_ABI_SCOPE */
+	size_t size = abi >= LANDLOCK_ABI_SCOPE ? sizeof(attr) : 2 * sizeof(uint64_t);
 
-	ruleset_rights(rs, abi);
-	if (abi >= 6 && scope)
+	confine_ruleset_rights(rs, abi);
+	if (abi >= LANDLOCK_ABI_SCOPE && scope)
 		attr.scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL;
-	if (abi < 4)
+	if (abi < LANDLOCK_ABI_NET)
 		size = sizeof(uint64_t);
 	rs->fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (rs->fd < 0) {
@@ -265,7 +285,7 @@ static void fdset_close(struct fdset *f)
  * each entry is the listing's: a link is passed over (followed at its
  * use, where its target's rules decide), a directory gets the rights a
  * directory may carry, anything else a file's. */
-static int read_entries(const struct ruleset *rs, const char *dir, char *const *way,
+static int read_entries(const struct confine_ruleset *rs, const char *dir, char *const *way,
 			char *const *denies, struct fdset *fds)
 {
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -307,20 +327,21 @@ static int read_entries(const struct ruleset *rs, const char *dir, char *const *
 			type = fstat(fd, &st) < 0 ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR :
 							   S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 		if (type != DT_LNK)
-			r = add_rule(rs->fd, fd, type == DT_DIR ? FS_READ & rs->all
-								: (FS_READ & rs->file));
+			r = add_rule(rs->fd, fd, type == DT_DIR ? CONFINE_LANDLOCK_FS_READ & rs->all
+								: (CONFINE_LANDLOCK_FS_READ & rs->file));
 	}
 	closedir(d);
 	return r;
 }
 
-static int read_side(const struct ruleset *rs, char *const *denies, char *const *exceptions)
+int confine_landlock_read_side(const struct confine_ruleset *rs, char *const *denies,
+			       char *const *exceptions)
 {
 	_cleanup_strv_ char **way = NULL;
 	int r;
 
 	if (!denies || !denies[0])
-		return allow(rs->fd, "/", FS_READ);
+		return confine_landlock_allow(rs->fd, "/", CONFINE_LANDLOCK_FS_READ);
 	struct fdset fds = { 0 };
 	if (ways(denies, &way) < 0)
 		return errno = ENOMEM, -1;
@@ -337,27 +358,27 @@ static int read_side(const struct ruleset *rs, char *const *denies, char *const 
 
 		if (fd < 0 || fstat(fd, &st) < 0)
 			continue;
-		r = add_rule(rs->fd, fd, S_ISDIR(st.st_mode) ? FS_READ & rs->all
-						     : (FS_READ & rs->file));
+		r = add_rule(rs->fd, fd, S_ISDIR(st.st_mode) ? CONFINE_LANDLOCK_FS_READ & rs->all
+						     : (CONFINE_LANDLOCK_FS_READ & rs->file));
 	}
 	return r;
 }
 
 /* The device nodes and the shared-memory directory, as the sandbox sees
  * them (the native sandbox's own /dev; srt's). */
-static int dev_rules(const struct ruleset *rs)
+int confine_landlock_dev_rules(const struct confine_ruleset *rs)
 {
-	int r = allow(rs->fd, "/dev", rs->dev);
+	int r = confine_landlock_allow(rs->fd, "/dev", rs->dev);
 
 	if (r == 0)
-		r = allow(rs->fd, "/dev/pts", rs->dev);
+		r = confine_landlock_allow(rs->fd, "/dev/pts", rs->dev);
 	if (r == 0)
-		r = allow(rs->fd, "/dev/shm", rs->all);
+		r = confine_landlock_allow(rs->fd, "/dev/shm", rs->all);
 	return r;
 }
 
 /* Apply the ruleset to this process (and what it runs) and close it. */
-static int ruleset_restrict(struct ruleset *rs, int r, const char **step)
+int confine_ruleset_restrict(struct confine_ruleset *rs, int r, const char **step)
 {
 	int saved;
 
@@ -374,63 +395,15 @@ static int ruleset_restrict(struct ruleset *rs, int r, const char **step)
 	return r;
 }
 
-int native_landlock_build(const struct mount_plan *mp, int abi, int *out, const char **step)
+int confine_landlock_apply_paths(char *const *write, size_t n, char *const *denies,
+				 char *const *exceptions, int abi, bool scope, size_t *failed,
+				 const char **step)
 {
-	struct ruleset rs;
-	int r = 0, saved;
-
-	*step = NULL;
-	if (ruleset_open(&rs, abi, true, step) < 0)
-		return -1;
-	/* the write grants (and the pins inside them): bound from the host
-	 * paths, so the host's inodes are the sandbox's */
-	for (size_t i = 0; r == 0 && i < mp->n; i++)
-		if (mp->ops[i].kind == MOP_WRITE || mp->ops[i].kind == MOP_PIN)
-			r = allow(rs.fd, mp->ops[i].path, mp->ops[i].source_dir ? rs.all : rs.file);
-	if (r == 0)
-		r = read_side(&rs, mp->read_denies, mp->read_exceptions);
-	if (r == 0)
-		r = allow_std_streams(rs.fd, rs.file);
-	if (r == 0) {
-		*out = rs.fd;
-		return 0;
-	}
-	if (!*step)
-		*step = "landlock: add a rule";
-	saved = errno;
-	close(rs.fd);
-	errno = saved;
-	return -1;
-}
-
-int native_landlock_enforce(int fd, const struct mount_plan *mp, int abi, const char **step)
-{
-	struct ruleset rs = { .fd = fd };
-	int r;
-
-	*step = NULL;
-	ruleset_rights(&rs, abi);
-	/* what only the sandbox has: its /dev, /proc, /sys (a read-only
-	 * tmpfs holding the few host parts it keeps) and private /tmp */
-	r = dev_rules(&rs);
-	if (r == 0)
-		r = allow(rs.fd, "/proc", FS_READ);
-	if (r == 0)
-		r = allow(rs.fd, "/sys", FS_READ);
-	if (r == 0 && mp->tmp_private)
-		r = allow(rs.fd, "/tmp", rs.all);
-	return ruleset_restrict(&rs, r, step);
-}
-
-int native_landlock_apply_paths(char *const *write, size_t n, char *const *denies,
-				char *const *exceptions, int abi, bool scope, size_t *failed,
-				const char **step)
-{
-	struct ruleset rs;
+	struct confine_ruleset rs;
 	int r = 0;
 
 	*step = NULL;
-	if (ruleset_open(&rs, abi, scope, step) < 0)
+	if (confine_ruleset_open(&rs, abi, scope, step) < 0)
 		return -1;
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		/* A grant must exist and be reached without a symbolic link:
@@ -458,10 +431,10 @@ int native_landlock_apply_paths(char *const *write, size_t n, char *const *denie
 		}
 	}
 	if (r == 0)
-		r = read_side(&rs, denies, exceptions);
+		r = confine_landlock_read_side(&rs, denies, exceptions);
 	if (r == 0)
-		r = dev_rules(&rs);
+		r = confine_landlock_dev_rules(&rs);
 	if (r == 0)
-		r = allow_std_streams(rs.fd, rs.file);
-	return ruleset_restrict(&rs, r, step);
+		r = confine_landlock_std_streams(rs.fd, rs.file);
+	return confine_ruleset_restrict(&rs, r, step);
 }

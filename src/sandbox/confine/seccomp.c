@@ -118,7 +118,7 @@ static int add_rules(scmp_filter_ctx ctx, bool unix_all)
 	return r;
 }
 
-int native_seccomp_compile(bool unix_all, struct native_filter *out,
+int confine_seccomp_compile(bool unix_all, struct confine_filter *out,
 			   struct err **e)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -151,14 +151,14 @@ int native_seccomp_compile(bool unix_all, struct native_filter *out,
 	if (!out->insns)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "seccomp");
 	if (pread(fd, out->insns, (size_t)size, 0) != size) {
-		native_filter_free(out);
+		confine_filter_free(out);
 		return err_set(e, ERR_UNAVAILABLE, errno, "seccomp: read back");
 	}
 	out->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
 	return 0;
 }
 
-void native_filter_free(struct native_filter *f)
+void confine_filter_free(struct confine_filter *f)
 {
 	free(f->insns);
 	f->insns = NULL;

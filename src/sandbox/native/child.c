@@ -6,7 +6,7 @@
 #include "sandbox/forward.h"
 #include "lib/fs.h"
 #include "sandbox/confine/harden.h"
-#include "sandbox/confine/landlock.h"
+#include "sandbox/native/landlock.h"
 #include "policy/envfilter.h"
 
 #include <errno.h>

@@ -60,7 +60,7 @@ static json_t *native_doctor(void)
 	json_t *checks = json_array();
 	bool ready = true;
 
-	native_prereq_run(&r);
+	prereq_run(&r);
 	for (int i = 0; checks && i < r.n; i++) {
 		ready = ready && r.checks[i].status != PREREQ_FAIL;
 		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s}",
