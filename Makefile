@@ -39,9 +39,10 @@ SRC_MAIN  := src/cordon.c
 # into cordon itself, every launch would load them)
 SRC_HOSTD := $(filter src/daemon/% src/toolbelt/% src/client/% src/cli/container.c \
 		src/cli/docker.c,$(SRC_ALL))
-# the container providers' code speaks to Docker through libcurl: it goes
-# into cordon-host only, beside the daemon
-SRC_CONTAINER := $(filter src/container/%,$(SRC_ALL))
+# the container providers' code speaks to Docker through libcurl and packs
+# tarballs with libarchive: it goes into cordon-host only, beside the
+# daemon (the contract's own helpers, src/container/*.c, need neither)
+SRC_CONTAINER := $(filter src/container/docker/% src/container/ssh/%,$(SRC_ALL))
 SRC_ENGINE := $(filter src/container/docker/engine/%,$(SRC_CONTAINER))
 HOSTD_LIBS := $(shell pkg-config --libs $(HOSTD_PKGS) 2>/dev/null)
 SRC_LIB   := $(filter-out $(SRC_MAIN) $(SRC_HOSTD) $(SRC_CONTAINER),$(SRC_ALL))
@@ -81,10 +82,9 @@ $(1)/tests/helpers/%: $(1)/tests/helpers/%.o $(1)/libcordon.a
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
 
-# the Docker Engine probe: the engine client (not the providers above
-# it) and its curl answer buffer
+# the Docker Engine probe: the engine client (not the providers above it)
 $(1)/tests/helpers/engine-probe: $(1)/tests/helpers/engine-probe.o \
-		$(patsubst %.c,$(1)/%.o,$(SRC_ENGINE)) $(1)/src/toolbelt/http.o $(1)/libcordon.a
+		$(patsubst %.c,$(1)/%.o,$(SRC_ENGINE)) $(1)/libcordon.a
 	@mkdir -p $$(@D)
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS) $(HOSTD_LIBS)

@@ -1,4 +1,4 @@
-/* lifecycle.c: `cordon container` (cordon-host), the lifecycle of a
+/* container.c: `cordon container` (cordon-host), the lifecycle of a
  * container whichever provider made it, on the provider's ops
  * (contract.h): the segment wrapper of a container binding (wrap), the
  * settling of a segment whose start helper died (settle), and inspect,
@@ -83,18 +83,6 @@ static json_t *read_json(const char *path, struct err **e)
 	if (!(v = parse_object(buf, len)))
 		err_set(e, ERR_CONFIG, 0, "`%s` is not a JSON object", path);
 	return v;
-}
-
-const struct container_provider *container_of(const struct container_provider *const *known,
-					      const json_t *obj, struct err **e)
-{
-	const char *name = json_string_value(json_object_get(obj, "provider"));
-	const struct container_provider *p = container_provider_find(known, name);
-
-	if (!p)
-		err_set(e, ERR_UNAVAILABLE, 0, "the container provider `%s` is not in this program",
-			name ? name : "(none)");
-	return p;
 }
 
 int container_settle_record(const struct container_provider *const *known, const char *record_dir,

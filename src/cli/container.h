@@ -1,16 +1,9 @@
-/* lifecycle.h: `cordon container`, the lifecycle of a container binding's
+/* container.h: `cordon container`, the lifecycle of a container binding's
  * containers on whichever provider made them (contract.h). */
-#ifndef CORDON_CONTAINER_LIFECYCLE_H
-#define CORDON_CONTAINER_LIFECYCLE_H
+#ifndef CORDON_CLI_CONTAINER_H
+#define CORDON_CLI_CONTAINER_H
 
 #include "container/contract.h"
-
-/* The providers of cordon-host (NULL-terminated). */
-extern const struct container_provider *const container_providers[];
-
-/* The provider a pin or config names ("provider"), or NULL with *e. */
-const struct container_provider *container_of(const struct container_provider *const *known,
-					      const json_t *obj, struct err **e);
 
 /* A segment whose start helper ended without its exit file: its pinned
  * container (the record dir's container.json, checked against the

@@ -2,12 +2,12 @@
  * the daemon's unix socket, the operator's token read from the state
  * dir). It prints what the daemon answers; it decides nothing. */
 #include "client/client.h"
-#include "container/docker/docker.h"
+#include "client/tty.h"
 #include "host/config.h"
 #include "host/gitws.h"
 #include "daemon/daemon.h"
 
-#include "toolbelt/http.h"
+#include "lib/bbuf.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -71,7 +71,7 @@ static long call(struct client *c, const char *method, const char *path, const c
 {
 	_cleanup_free_ char *url = NULL;
 	struct curl_slist *h = NULL;
-	struct hostd_buf b = { .max = ANSWER_MAX };
+	struct bbuf b = { .max = ANSWER_MAX };
 	long status = 0;
 	CURL *k = curl_easy_init();
 
@@ -84,7 +84,7 @@ static long call(struct client *c, const char *method, const char *path, const c
 	curl_easy_setopt(k, CURLOPT_URL, url);
 	curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(k, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, hostd_buf_take);
+	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, bbuf_take);
 	curl_easy_setopt(k, CURLOPT_WRITEDATA, &b);
 	curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(k, CURLOPT_PROTOCOLS_STR, "http");
@@ -190,7 +190,7 @@ static void print_log(const char *p, size_t n, struct text_term *t)
 struct stream {
 	CURL *k;
 	size_t n;
-	struct hostd_buf err;
+	struct bbuf err;
 	struct text_term *term;	/* a character cut between two pieces */
 };
 
@@ -201,7 +201,7 @@ static size_t show(char *data, size_t size, size_t nmemb, void *arg)
 
 	curl_easy_getinfo(st->k, CURLINFO_RESPONSE_CODE, &code);
 	if (code != 200)
-		return hostd_buf_take(data, size, nmemb, &st->err);
+		return bbuf_take(data, size, nmemb, &st->err);
 	print_log(data, size * nmemb, st->term);
 	fflush(stdout);
 	st->n += size * nmemb;

@@ -1,4 +1,4 @@
-/* docker_tty.c: `cordon job attach`'s terminal (docker_terminal). The
+/* tty.c: `cordon job attach`'s terminal (docker_terminal). The
  * daemon made an attach container (a TTY, stdin open once, labelled
  * dev.cordon.role=attach) and pinned it; this runs it on this process's
  * terminal: attached before it starts, so that nothing it writes is
@@ -9,8 +9,8 @@
  * operator's word) kill it; an INT that comes as a signal (no terminal:
  * in raw mode ^C is a byte) is passed on. Whatever happened, what the
  * pin names is removed at the end. */
+#include "client/tty.h"
 #include "container/docker/docker.h"
-#include "container/docker/internal.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"

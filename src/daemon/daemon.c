@@ -8,7 +8,7 @@
 #include "daemon/daemon.h"
 #include "container/docker/docker.h"
 #include "container/ssh/ssh.h"
-#include "cli/container.h"
+#include "container/contract.h"
 
 #include "host/config.h"
 #include "host/db.h"

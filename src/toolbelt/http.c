@@ -75,23 +75,3 @@ void hostd_body_done(void *cls, struct MHD_Connection *c, void **con_cls,
 	}
 	*con_cls = NULL;
 }
-
-size_t hostd_buf_take(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct hostd_buf *b = arg;
-	size_t len = size * nmemb;
-	char *p;
-
-	if (b->over || b->n + len > b->max) {
-		b->over = true;
-		return 0;
-	}
-	p = realloc(b->p, b->n + len + 1);
-	if (!p)
-		return 0;
-	memcpy(p + b->n, data, len);
-	b->p = p;
-	b->n += len;
-	b->p[b->n] = '\0';
-	return len;
-}

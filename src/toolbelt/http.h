@@ -1,8 +1,8 @@
 /* http.h: what the daemon's two servers (the management API and the
- * toolbelt) and its clients share: JSON answers, a request body gathered
- * within a bound, and a curl write callback gathering an answer. */
-#ifndef CORDON_HOSTD_HTTP_H
-#define CORDON_HOSTD_HTTP_H
+ * toolbelt, below it) share: JSON answers and a request body gathered
+ * within a bound, over libmicrohttpd. */
+#ifndef CORDON_TOOLBELT_HTTP_H
+#define CORDON_TOOLBELT_HTTP_H
 
 #include <jansson.h>
 #include <microhttpd.h>
@@ -30,14 +30,5 @@ bool hostd_body_step(void **con_cls, const char *upload, size_t *upload_size, si
 /* MHD_OPTION_NOTIFY_COMPLETED: free the body. */
 void hostd_body_done(void *cls, struct MHD_Connection *c, void **con_cls,
 		     enum MHD_RequestTerminationCode why);
-
-/* A curl write callback gathering at most max bytes (NUL-terminated). */
-struct hostd_buf {
-	char *p;
-	size_t n;
-	size_t max;
-	bool over;
-};
-size_t hostd_buf_take(char *data, size_t size, size_t nmemb, void *arg);
 
 #endif

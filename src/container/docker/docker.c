@@ -5,7 +5,6 @@
 #include "container/docker/docker.h"
 
 #include "container/docker/internal.h"
-#include "host/config.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -177,7 +176,7 @@ int docker_gateway_image(struct engine *g, bool make, char **id, unsigned int *o
 static int config_image(const json_t *c, const char **image, struct err **e)
 {
 	*image = json_string_value(json_object_get(c, "image"));
-	if (!*image || !host_image_pinned(*image))
+	if (!*image || !container_image_pinned(*image))
 		return err_set(e, ERR_CONFIG, 0,
 			       "container.image: must be pinned: an image ID (sha256:...) or "
 			       "name@sha256:<digest>");

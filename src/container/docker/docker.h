@@ -38,21 +38,6 @@ int docker_stop(const json_t *pin, struct err **e);
 /* Remove what the segment made (the pin names it). */
 int docker_remove(const json_t *pin, struct err **e);
 
-/* `cordon job attach`: run the pinned attach container (made by the
- * daemon, not started; a TTY, stdin open once, labelled
- * dev.cordon.role=attach) on this process's terminal: attached, then
- * started; fd 0 raw while it runs when it is a terminal (restored on
- * every way out), the container's terminal sized as this one and again
- * at each SIGWINCH, stdin in (its end sent as a terminal's ^D: with a
- * TTY the daemon would cut the output at the end of the input), the
- * output to fd 1. HUP and TERM kill the container, an INT signal is
- * passed on to it. Then what the pin names is removed (a failure said
- * on stderr). The container's status (0-255), or -1 with *e when it is
- * not known (it never ran, or the daemon could not say). A pinned
- * container that is not an attach container, or that runs already
- * (another terminal's), is refused and left alone. */
-int docker_terminal(const json_t *pin, struct err **e);
-
 /* The provider's doctor for a binding's container config (endpoint or
  * context, image), with the state dir (NULL: shared_path fails):
  * {"provider": "docker", "ready", "checks": [{"id", "status": "pass" |
@@ -78,6 +63,11 @@ int docker_sweep(struct engine *g, const char *host, char *const *live, unsigned
 /* The provider's sweep (contract.h) on the daemon a config names. */
 int docker_sweep_config(const json_t *config, const char *state_dir, const char *host,
 			char *const *live, unsigned int *removed, struct err **e);
+
+/* Open the daemon a pin names (its endpoint) and check it is the pinned
+ * one (its ID, the pin's "daemon"): another daemon is an error. (The
+ * attach terminal, client/tty.c, opens its container's daemon so.) */
+int docker_open_pinned(const json_t *pin, struct engine **g, struct err **e);
 
 /* `cordon docker ...` (cordon-host): gateway-image, doctor, sweep. */
 int docker_main(int argc, char **argv);

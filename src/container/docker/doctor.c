@@ -17,7 +17,6 @@
 #include "container/docker/docker.h"
 #include "container/docker/internal.h"
 
-#include "host/config.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -736,7 +735,7 @@ json_t *docker_doctor(const json_t *config, const char *state_dir, struct err **
 	err_free(steal_pointer(&ce));
 	/* 2. the binding's image */
 	if (image) {
-		found = host_image_pinned(image) ? engine_image_inspect(g, image, &img, &ce) : -2;
+		found = container_image_pinned(image) ? engine_image_inspect(g, image, &img, &ce) : -2;
 		detail = found == ENGINE_FOUND ? fmt("`%s` is on the daemon (%s)", image, img.id)
 			 : found == ENGINE_GONE ? fmt("`%s` is not on the daemon", image)
 			 : found == -2		? fmt("`%s` must be pinned: an image ID (sha256:...) "

@@ -1,7 +1,7 @@
-/* docker_int.h: what the Docker provider's files share (docker.h is its
+/* internal.h: what the Docker provider's files share (docker.h is its
  * contract with the rest of cordon). */
-#ifndef CORDON_CONTAINER_DOCKER_INT_H
-#define CORDON_CONTAINER_DOCKER_INT_H
+#ifndef CORDON_CONTAINER_DOCKER_INTERNAL_H
+#define CORDON_CONTAINER_DOCKER_INTERNAL_H
 
 #include "container/contract.h"
 #include "container/docker/engine/engine.h"
@@ -44,10 +44,6 @@ int docker_start(const struct plan *p, const struct plan_paths *paths, const jso
 /* The secrets file of the run dir, removed if it is there. */
 void docker_drop_secrets(const char *run_dir);
 void docker_discard(const struct plan_paths *paths, const json_t *pin);
-
-/* Open the daemon a pin names (its endpoint) and check it is the pinned
- * one (its ID, the pin's "daemon"): another daemon is an error. */
-int docker_open_pinned(const json_t *pin, struct engine **g, struct err **e);
 
 /* Remove what a segment made (force): 0, or -1 with *e naming what stayed. */
 int docker_remove_made(struct engine *g, const struct docker_made *m, struct err **e);

@@ -18,7 +18,6 @@
  * applies otherwise (a ProxyJump, a user's key), as ssh reads it. */
 #include "container/ssh/internal.h"
 
-#include "host/launch.h"
 #include "lib/cleanup.h"
 #include "lib/sha256.h"
 #include "lib/fs.h"

@@ -181,7 +181,7 @@ static void read_body(int fd, long long length, struct answer *a, long long dead
 	}
 	if (p)
 		p[have] = '\0';
-	a->body = (struct hostd_buf){ .p = p, .n = have, .max = ATTACH_BODY_MAX };
+	a->body = (struct bbuf){ .p = p, .n = have, .max = ATTACH_BODY_MAX };
 }
 
 /* The daemon's words in an error answer: {"message": ...}, or its plain

@@ -131,7 +131,7 @@ int engine_send(struct engine *g, const struct engine_req *r, struct answer *a, 
 	curl_easy_setopt(k, CURLOPT_CONNECTTIMEOUT,
 			 timeout > 0 && timeout < CONNECT_TIMEOUT ? timeout : CONNECT_TIMEOUT);
 	curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, hostd_buf_take);
+	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, bbuf_take);
 	curl_easy_setopt(k, CURLOPT_WRITEDATA, &a->body);
 	if (strcmp(r->method, "GET") != 0 && strcmp(r->method, "DELETE") != 0) {
 		/* POST and PUT carry their body (maybe empty); PUT is a

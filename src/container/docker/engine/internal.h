@@ -7,7 +7,7 @@
 #define CORDON_CONTAINER_ENGINE_INT_H
 
 #include "container/docker/engine/engine.h"
-#include "toolbelt/http.h"
+#include "lib/bbuf.h"
 
 #include <curl/curl.h>
 #include <stdbool.h>
@@ -39,7 +39,7 @@ struct engine {
 
 struct answer {
 	long status;
-	struct hostd_buf body;
+	struct bbuf body;
 	/* the request's own timeout passed after the daemon answered its
 	 * head (asked for with engine_req.timeout_answers) */
 	bool timed_out;
