@@ -41,8 +41,10 @@ SRC_HOSTD := $(filter src/daemon/% src/toolbelt/% src/client/% src/cli/container
 		src/cli/docker.c,$(SRC_ALL))
 # the container providers' code speaks to Docker through libcurl and packs
 # tarballs with libarchive: it goes into cordon-host only, beside the
-# daemon (the contract's own helpers, src/container/*.c, need neither)
-SRC_CONTAINER := $(filter src/container/docker/% src/container/ssh/%,$(SRC_ALL))
+# daemon (the contract's own helpers, src/container/*.c, need neither;
+# nor does the SSH config's schema, target.c, which the config loader reads)
+SRC_CONTAINER := $(filter-out src/container/ssh/target.c,$(filter src/container/docker/% \
+		src/container/ssh/%,$(SRC_ALL)))
 SRC_ENGINE := $(filter src/container/docker/engine/%,$(SRC_CONTAINER))
 HOSTD_LIBS := $(shell pkg-config --libs $(HOSTD_PKGS) 2>/dev/null)
 SRC_LIB   := $(filter-out $(SRC_MAIN) $(SRC_HOSTD) $(SRC_CONTAINER),$(SRC_ALL))

@@ -8,7 +8,7 @@
 
 #include "container/contract.h"
 #include "plan/plan.h"
-#include "host/sshcfg.h"
+#include "container/ssh/target.h"
 
 #include <stdbool.h>
 #include <sys/types.h>

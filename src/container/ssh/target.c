@@ -3,7 +3,7 @@
  * known_hosts line, so what is let through is narrow: a host name or
  * address, a user name, a key type from a fixed list and base64 that
  * decodes to a blob of that type. */
-#include "host/sshcfg.h"
+#include "container/ssh/target.h"
 
 #include "lib/cleanup.h"
 
