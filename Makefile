@@ -37,8 +37,8 @@ SRC_MAIN  := src/cordon.c
 # cordon-host: the daemon, its toolbelt server, the API's client and the
 # CLI verbs that run on them, with the libraries only they use (linked
 # into cordon itself, every launch would load them)
-SRC_HOSTD := $(filter src/daemon/% src/toolbelt/% src/client/% src/cli/container.c \
-		src/cli/docker.c,$(SRC_ALL))
+SRC_HOSTD := $(filter src/cordon-host.c src/daemon/% src/toolbelt/% src/client/% \
+		src/cli/container.c src/cli/docker.c src/cli/job.c,$(SRC_ALL))
 # the container providers' code speaks to Docker through libcurl and packs
 # tarballs with libarchive: it goes into cordon-host only, beside the
 # daemon (the contract's own helpers, src/container/*.c, need neither;
