@@ -38,7 +38,7 @@ SRC_MAIN  := src/cordon.c
 # CLI verbs that run on them, with the libraries only they use (linked
 # into cordon itself, every launch would load them)
 SRC_HOSTD := $(filter src/cordon-host.c src/daemon/% src/toolbelt/% src/client/% \
-		src/cli/container.c src/cli/docker.c src/cli/job.c,$(SRC_ALL))
+		src/cli/container.c src/cli/daemon.c src/cli/docker.c src/cli/job.c,$(SRC_ALL))
 # the container providers' code speaks to Docker through libcurl and packs
 # tarballs with libarchive: it goes into cordon-host only, beside the
 # daemon (the contract's own helpers, src/container/*.c, need neither;

@@ -1,7 +1,8 @@
-/* docker_cli.c: `cordon docker` (cordon-host): gateway-image makes the
+/* docker.c: `cordon docker` (cordon-host): gateway-image makes the
  * gateway image for this cordon from its static binary (no registry, no
  * pull) and prints its ID; doctor prints the provider's checks
  * (docker_doctor) as JSON. */
+#include "cli/host.h"
 #include "container/docker/docker.h"
 
 #include "cli/cli.h"

@@ -1,20 +1,19 @@
-/* client.c: `cordon job ...`, the management API's client (libcurl over
- * the daemon's unix socket, the operator's token read from the state
- * dir). It prints what the daemon answers; it decides nothing. */
+/* job.c: `cordon job ...`, over the management API's client
+ * (client/client.h). It prints what the daemon answers; it decides
+ * nothing. */
+#include "cli/host.h"
 #include "client/client.h"
 #include "client/tty.h"
+#include "daemon/daemon.h"
 #include "host/config.h"
 #include "host/gitws.h"
-#include "daemon/daemon.h"
 
-#include "lib/bbuf.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
 #include "lib/num.h"
 #include "lib/text.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -23,85 +22,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#define ANSWER_MAX ((size_t)16 * 1024 * 1024)
-
-struct client {
-	char *state;
-	char sock[4096];
-	char auth[128];
-};
-
-static int client_open(struct client *c, const char *state_dir)
-{
-	_cleanup_free_ char *path = NULL, *tok = NULL;
-	_cleanup_close_ int fd = -1;
-	struct err *e = NULL;
-	size_t len = 0;
-
-	c->state = state_dir ? strdup(state_dir) : hostd_default_state_dir();
-	if (!c->state || asprintf(&path, "%s/%s", c->state, HOSTD_TOKEN_FILE) < 0) {
-		fprintf(stderr, "cordon: error: no state dir (set --state-dir or HOME)\n");
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || fs_read_fd(fd, path, 256, &tok, &len, &e) < 0) {
-		fprintf(stderr, "cordon: sandbox_unavailable: the operator's token `%s`: %s (is the daemon started on this state dir?)\n",
-			path, e ? e->msg : strerror(errno));
-		err_free(e);
-		return -1;
-	}
-	tok[strcspn(tok, "\n")] = '\0';
-	snprintf(c->auth, sizeof(c->auth), "Authorization: Bearer %s", tok);
-	explicit_bzero(tok, len);
-	snprintf(c->sock, sizeof(c->sock), "%s/%s", c->state, HOSTD_SOCKET);
-	return 0;
-}
-
-static void client_close(struct client *c)
-{
-	explicit_bzero(c->auth, sizeof(c->auth));
-	free(c->state);
-}
-
-/* One request: the HTTP status (0 when the daemon cannot be reached) and
- * the answer's JSON (NULL when it is not JSON). */
-static long call(struct client *c, const char *method, const char *path, const char *body,
-		 json_t **out)
-{
-	_cleanup_free_ char *url = NULL;
-	struct curl_slist *h = NULL;
-	struct bbuf b = { .max = ANSWER_MAX };
-	long status = 0;
-	CURL *k = curl_easy_init();
-
-	*out = NULL;
-	if (!k || asprintf(&url, "http://cordon%s", path) < 0)
-		return 0;
-	h = curl_slist_append(h, c->auth);
-	h = curl_slist_append(h, "Content-Type: application/json");
-	curl_easy_setopt(k, CURLOPT_UNIX_SOCKET_PATH, c->sock);
-	curl_easy_setopt(k, CURLOPT_URL, url);
-	curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(k, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, bbuf_take);
-	curl_easy_setopt(k, CURLOPT_WRITEDATA, &b);
-	curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(k, CURLOPT_PROTOCOLS_STR, "http");
-	if (body)
-		curl_easy_setopt(k, CURLOPT_POSTFIELDS, body);
-	if (curl_easy_perform(k) == CURLE_OK)
-		curl_easy_getinfo(k, CURLINFO_RESPONSE_CODE, &status);
-	else
-		fprintf(stderr, "cordon: sandbox_unavailable: the daemon at `%s` does not answer\n",
-			c->sock);
-	curl_slist_free_all(h);
-	curl_easy_cleanup(k);
-	if (b.p)
-		*out = json_parse_strict(b.p, strlen(b.p), NULL);
-	free(b.p);
-	return status;
-}
 
 /* An error answer, as cordon prints a refusal. */
 static int print_error(long status, json_t *j)
@@ -155,7 +75,7 @@ static int wait_job(struct client *c, const char *id)
 		return 125;
 	for (;;) {
 		json_t *j = NULL;
-		long s = call(c, "GET", path, NULL, &j);
+		long s = client_call(c, "GET", path, NULL, &j);
 
 		if (s != 200) {
 			int rc = print_error(s, j);
@@ -185,27 +105,11 @@ static void print_log(const char *p, size_t n, struct text_term *t)
 	text_term_write(stdout, t, p, n, true);
 }
 
-/* What a log request brings: shown as it comes when the answer is the
- * log, kept when it is an error. */
-struct stream {
-	CURL *k;
-	size_t n;
-	struct bbuf err;
-	struct text_term *term;	/* a character cut between two pieces */
-};
-
-static size_t show(char *data, size_t size, size_t nmemb, void *arg)
+/* A piece of the log, as it comes. */
+static void show_log(const char *p, size_t n, void *arg)
 {
-	struct stream *st = arg;
-	long code = 0;
-
-	curl_easy_getinfo(st->k, CURLINFO_RESPONSE_CODE, &code);
-	if (code != 200)
-		return bbuf_take(data, size, nmemb, &st->err);
-	print_log(data, size * nmemb, st->term);
+	print_log(p, n, arg);
 	fflush(stdout);
-	st->n += size * nmemb;
-	return size * nmemb;
 }
 
 /* The job's log; with follow, a stream of what it adds until the job has
@@ -217,41 +121,22 @@ static int logs(struct client *c, const char *id, bool follow)
 	struct text_term term = { .n = 0 };
 
 	for (;;) {
-		_cleanup_free_ char *path = NULL;
-		struct stream st = { .k = curl_easy_init(), .err = { .max = ANSWER_MAX },
-				     .term = &term };
-		struct curl_slist *h = NULL;
-		CURLcode res;
-		long status = 0;
+		json_t *err = NULL;
+		size_t got = 0;
+		bool whole = false;
+		long status = client_log(c, id, offset, follow, show_log, &term, &got, &whole, &err);
 
-		if (!st.k || asprintf(&path, "http://cordon/v1/jobs/%s/log?offset=%llu%s", id, offset,
-				      follow ? "&follow=1" : "") < 0) {
-			curl_easy_cleanup(st.k);
+		if (status < 0)
 			return 125;
-		}
-		h = curl_slist_append(h, c->auth);
-		curl_easy_setopt(st.k, CURLOPT_UNIX_SOCKET_PATH, c->sock);
-		curl_easy_setopt(st.k, CURLOPT_URL, path);
-		curl_easy_setopt(st.k, CURLOPT_HTTPHEADER, h);
-		curl_easy_setopt(st.k, CURLOPT_WRITEFUNCTION, show);
-		curl_easy_setopt(st.k, CURLOPT_WRITEDATA, &st);
-		curl_easy_setopt(st.k, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(st.k, CURLOPT_PROTOCOLS_STR, "http");
-		res = curl_easy_perform(st.k);
-		curl_easy_getinfo(st.k, CURLINFO_RESPONSE_CODE, &status);
-		curl_slist_free_all(h);
-		curl_easy_cleanup(st.k);
-		offset += st.n;
+		offset += got;
 		if (status != 200 && status != 0) {
-			json_t *j = st.err.p ? json_parse_strict(st.err.p, strlen(st.err.p), NULL) : NULL;
-			int rc = print_error(status, j);
+			int rc = print_error(status, err);
 
-			json_decref(j);
-			free(st.err.p);
+			json_decref(err);
 			return rc;
 		}
-		free(st.err.p);
-		if (res == CURLE_OK && status == 200) {
+		json_decref(err);
+		if (whole && status == 200) {
 			if (isatty(STDOUT_FILENO))
 				text_term_end(stdout, &term);
 			return 0;
@@ -259,8 +144,9 @@ static int logs(struct client *c, const char *id, bool follow)
 		/* cut short: on again while the daemon answers for the job */
 		json_t *j = NULL;
 		_cleanup_free_ char *job_path = NULL;
-		long s2 = asprintf(&job_path, "/v1/jobs/%s", id) < 0 ? 0
-								     : call(c, "GET", job_path, NULL, &j);
+		long s2 = asprintf(&job_path, "/v1/jobs/%s", id) < 0
+				  ? 0
+				  : client_call(c, "GET", job_path, NULL, &j);
 
 		if (s2 != 200) {
 			int rc = print_error(s2, j);
@@ -488,7 +374,7 @@ static int fetch(struct client *c, const char *id, const char *into)
 	const char *ws;
 	long s;
 
-	s = asprintf(&path, "/v1/jobs/%s", id) < 0 ? 0 : call(c, "GET", path, NULL, &j);
+	s = asprintf(&path, "/v1/jobs/%s", id) < 0 ? 0 : client_call(c, "GET", path, NULL, &j);
 	if (s != 200)
 		return print_error(s, j);
 	/* while a segment runs, its sandbox may still make what the check
@@ -542,7 +428,7 @@ static const char job_usage[] =
 	"config `cordon daemon` reads (default: $XDG_CONFIG_HOME/cordon/config.json),\n"
 	"a line each, sorted, checked as the daemon checks it; no daemon is asked.\n";
 
-int hostd_job_main(int argc, char **argv)
+int cli_job(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "state-dir", required_argument, NULL, 's' },
@@ -627,7 +513,7 @@ int hostd_job_main(int argc, char **argv)
 		client_close(&c);
 		return 125;
 	}
-	curl_global_init(CURL_GLOBAL_NOTHING);
+	client_global_init();
 	json_t *j = NULL;
 	long s;
 	if (strcmp(cmd, "start") == 0 && arg) {
@@ -637,7 +523,7 @@ int hostd_job_main(int argc, char **argv)
 		if (req && rest && rest[0])
 			json_object_set_new(req, "args", json_strv(rest));
 		body = req ? json_dumps(req, JSON_COMPACT) : NULL;
-		s = body ? call(&c, "POST", "/v1/jobs", body, &j) : 0;
+		s = body ? client_call(&c, "POST", "/v1/jobs", body, &j) : 0;
 		if (s != 201) {
 			rc = print_error(s, j);
 		} else {
@@ -654,7 +540,7 @@ int hostd_job_main(int argc, char **argv)
 		} else {
 			_cleanup_free_ char *path = NULL;
 
-			s = asprintf(&path, "/v1/jobs/%s", arg) < 0 ? 0 : call(&c, "GET", path, NULL, &j);
+			s = asprintf(&path, "/v1/jobs/%s", arg) < 0 ? 0 : client_call(&c, "GET", path, NULL, &j);
 			if (s == 200) {
 				if (as_json)
 					print_json(j);
@@ -670,7 +556,7 @@ int hostd_job_main(int argc, char **argv)
 		   arg && !arg2 && id_ok(arg)) {
 		_cleanup_free_ char *path = NULL;
 
-		s = asprintf(&path, "/v1/jobs/%s/%s", arg, cmd) < 0 ? 0 : call(&c, "POST", path, "", &j);
+		s = asprintf(&path, "/v1/jobs/%s/%s", arg, cmd) < 0 ? 0 : client_call(&c, "POST", path, "", &j);
 		if (s == 200 && strcmp(cmd, "attach") == 0) {
 			rc = run_attach(j);
 			json_decref(j);
@@ -686,7 +572,7 @@ int hostd_job_main(int argc, char **argv)
 
 		body = req ? json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
 		s = body && asprintf(&path, "/v1/jobs/%s/inject", arg) >= 0
-			    ? call(&c, "POST", path, body, &j)
+			    ? client_call(&c, "POST", path, body, &j)
 			    : 0;
 		rc = s == 202 ? 0 : print_error(s, j);
 	} else if (strcmp(cmd, "fetch") == 0 && arg && !arg2 && id_ok(arg)) {
@@ -694,7 +580,7 @@ int hostd_job_main(int argc, char **argv)
 	} else if (strcmp(cmd, "logs") == 0 && arg && !arg2 && id_ok(arg)) {
 		rc = logs(&c, arg, follow);
 	} else if (strcmp(cmd, "doctor") == 0 && !arg) {
-		s = call(&c, "GET", "/v1/doctor", NULL, &j);
+		s = client_call(&c, "GET", "/v1/doctor", NULL, &j);
 		if (s == 200) {
 			json_t *bs = json_object_get(j, "bindings"), *b;
 			size_t i;
@@ -716,7 +602,7 @@ int hostd_job_main(int argc, char **argv)
 			rc = print_error(s, j);
 		}
 	} else if (strcmp(cmd, "ls") == 0 && !arg && !(quiet && as_json)) {
-		s = call(&c, "GET", "/v1/jobs", NULL, &j);
+		s = client_call(&c, "GET", "/v1/jobs", NULL, &j);
 		if (s == 200) {
 			if (quiet)
 				print_ids(j);
@@ -732,7 +618,7 @@ int hostd_job_main(int argc, char **argv)
 		fputs(job_usage, stderr);
 	}
 	json_decref(j);
-	curl_global_cleanup();
+	client_global_cleanup();
 	client_close(&c);
 	return rc;
 }

@@ -69,7 +69,4 @@ int docker_sweep_config(const json_t *config, const char *state_dir, const char 
  * attach terminal, client/tty.c, opens its container's daemon so.) */
 int docker_open_pinned(const json_t *pin, struct engine **g, struct err **e);
 
-/* `cordon docker ...` (cordon-host): gateway-image, doctor, sweep. */
-int docker_main(int argc, char **argv);
-
 #endif
