@@ -3,8 +3,8 @@
  * under a wrapper (`cordon wrap`) that outlives the daemon. One event loop
  * (epoll): the API (libmicrohttpd on the daemon's own listening socket),
  * the wrappers' control sockets and pidfds, and a signalfd. */
-#ifndef CORDON_HOSTD_DAEMON_H
-#define CORDON_HOSTD_DAEMON_H
+#ifndef CORDON_DAEMON_DAEMON_H
+#define CORDON_DAEMON_DAEMON_H
 
 #define HOSTD_TOKEN_FILE "private/operator.token"
 #define HOSTD_SOCKET "management.sock"

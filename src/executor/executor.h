@@ -8,8 +8,8 @@
  * directory of the binding's own: its needs write that directory, deny
  * the operator's ~/.claude and ~/.claude.json, and reach the API host;
  * its temporary files go in the segment's run dir. */
-#ifndef CORDON_HOST_EXECUTOR_H
-#define CORDON_HOST_EXECUTOR_H
+#ifndef CORDON_EXECUTOR_EXECUTOR_H
+#define CORDON_EXECUTOR_EXECUTOR_H
 
 #include "host/config.h"
 #include "lib/err.h"

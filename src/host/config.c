@@ -954,7 +954,7 @@ static int binding_cmp(const void *a, const void *b)
 }
 
 /* A remote account that runs isolation none work is one binding's only
- * (sshcfg.h). */
+ * (container/ssh/target.h). */
 static int ssh_accounts(const struct host_config *c, struct err **e)
 {
 	_cleanup_json_ json_t *cs = json_array();

@@ -8,8 +8,8 @@
  * time); the directory is removed, token and socket with it, when the job
  * ends (revoked). The operations themselves are the daemon's: the server
  * hands each authorised call to its callback. */
-#ifndef CORDON_HOSTD_TOOLBELT_H
-#define CORDON_HOSTD_TOOLBELT_H
+#ifndef CORDON_TOOLBELT_TOOLBELT_H
+#define CORDON_TOOLBELT_TOOLBELT_H
 
 #include "lib/err.h"
 

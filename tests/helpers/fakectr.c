@@ -17,7 +17,7 @@
  * way (the suite's negative controls).
  *
  * usage: fakectr container wrap|settle|inspect|list|stop|remove ...
- * exactly as `cordon-host container ...` (lifecycle.c is linked in). */
+ * exactly as `cordon-host container ...` (src/cli/container.c is linked in). */
 #include "cli/cli.h"
 #include "container/contract.h"
 #include "cli/container.h"

@@ -1,4 +1,4 @@
-/* docker_create.c: a segment's containers, made from its recorded plan
+/* create.c: a segment's containers, made from its recorded plan
  * and not started: the private volume (a small tmpfs owned by the
  * operator), the egress network, the gateway companion (started: it
  * serves the volume's socket), the runtime copied into the volume, and

@@ -6,8 +6,8 @@
  * proxy ports it serves on the container's loopback over a unix socket in
  * a private volume to a companion container running `cordon gateway`, the
  * only way out, on a bridge network of the segment's own. */
-#ifndef CORDON_CONTAINER_DOCKER_H
-#define CORDON_CONTAINER_DOCKER_H
+#ifndef CORDON_CONTAINER_DOCKER_DOCKER_H
+#define CORDON_CONTAINER_DOCKER_DOCKER_H
 
 #include "container/contract.h"
 #include "container/docker/engine/engine.h"

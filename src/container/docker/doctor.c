@@ -1,4 +1,4 @@
-/* docker_doctor.c: the Docker provider's doctor (docker.h): whether the
+/* doctor.c: the Docker provider's doctor (docker.h): whether the
  * daemon a binding names can run its segments here, check by check, each
  * with a fix, in the shape of the process providers' doctors. Two checks
  * run containers for real. shared_path: a file a container running as
@@ -120,7 +120,7 @@ static char *operator_user(void)
 	return fmt("%d:%d", (int)getuid(), (int)getgid());
 }
 
-/* As docker_create.c hardens a segment's containers: every capability
+/* As create.c hardens a segment's containers: every capability
  * dropped, no-new-privileges, a read-only root (a tmpfs /tmp), no
  * restart, the companion's limits. */
 static json_t *hardened(const char *network, json_t *mounts)

@@ -1,4 +1,4 @@
-/* docker_recover.c: what the daemon asks of a pinned container after a
+/* recover.c: what the daemon asks of a pinned container after a
  * restart (the recover table) and of containers it no longer needs
  * (reconcile). A container is the pinned one only on the pinned daemon,
  * with the pinned ID, the host's, job's, segment's and digest labels and

@@ -1,4 +1,4 @@
-/* docker_start.c: the start helper (contract.h's start), run by the
+/* start.c: the start helper (contract.h's start), run by the
  * segment's wrapper on the host's word. It attaches to the created
  * workload before starting it, so that nothing of its output is lost,
  * copies this process's stdin in and the container's output out, turns

@@ -1,4 +1,4 @@
-/* docker_sweep.c: reconcile's part on a Docker daemon. Everything that
+/* sweep.c: reconcile's part on a Docker daemon. Everything that
  * carries this host's label (containers, companions, networks, volumes)
  * and names a job that is not live is removed: a segment's wrapper
  * removes what it made, and recovery what a dead wrapper left, so this

@@ -1,4 +1,4 @@
-/* ssh_account.c: a remote account as a tenant. A run with isolation
+/* account.c: a remote account as a tenant. A run with isolation
  * "none" is the account's to do anything with: read what else is there,
  * write another run's copies, leave a process or a forced command behind.
  * So such an account is one binding's (the config refuses another on it,

@@ -1,4 +1,4 @@
-/* ssh_conn.c: one connection to a remote, as the SSH provider makes it.
+/* conn.c: one connection to a remote, as the SSH provider makes it.
  * The system ssh client connects; what it is told pins everything that
  * decides who is on the other end and what crosses:
  *
@@ -426,7 +426,7 @@ static int keyscan(const struct ssh_conn *c, const char *types, char ***keys)
 
 	*keys = NULL;
 	/* (an environment of its own: none of the launch's; the host and
-	 * types are narrow words: sshcfg.c lets nothing else by) */
+	 * types are narrow words: target.c lets nothing else by) */
 	if (asprintf(&cmd,
 		     "env -i PATH=/usr/local/bin:/usr/bin:/bin ssh-keyscan -T 5 -t %s -p %u -- %s "
 		     "2>/dev/null",

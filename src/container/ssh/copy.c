@@ -1,4 +1,4 @@
-/* ssh_copy.c: the SSH provider's copies. Up: the plan's roots as one
+/* copy.c: the SSH provider's copies. Up: the plan's roots as one
  * tar streamed into the remote's tar (each root replacing the remote's
  * earlier copy), the manifest of what went kept in the segment's record
  * dir. Back: the remote lists its write grants (type, mtime, ctime,

@@ -1,10 +1,10 @@
-/* ssh_int.h: the SSH provider's parts (ssh.h is what others use). A
+/* internal.h: the SSH provider's parts (ssh.h is what others use). A
  * connection is the system ssh client run with options that pin the one
  * host key and allow nothing but what the provider asks; every call sends
- * a POSIX sh script of its own (ssh_scripts.c) with plain words as its
+ * a POSIX sh script of its own (scripts.c) with plain words as its
  * arguments, never a value of the environment or a secret. */
-#ifndef CORDON_CONTAINER_SSH_INT_H
-#define CORDON_CONTAINER_SSH_INT_H
+#ifndef CORDON_CONTAINER_SSH_INTERNAL_H
+#define CORDON_CONTAINER_SSH_INTERNAL_H
 
 #include "container/contract.h"
 #include "plan/plan.h"
@@ -114,12 +114,12 @@ int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, ch
  * manifest kept in the record dir (ssh-manifest.json). */
 int ssh_upload(const struct ssh_conn *c, const json_t *pc, const json_t *pin,
 	       const struct plan_paths *paths, struct err **e);
-/* The changes of the write grants back (ssh_copy.c): 0, or -1 when they
+/* The changes of the write grants back (copy.c): 0, or -1 when they
  * could not be read or applied; refusals are said on stderr. */
 int ssh_copy_back(const struct ssh_conn *c, const json_t *pc, const json_t *pin,
 		  const struct plan_paths *paths, struct err **e);
 
-/* The entry stub (ssh_stub.c) of the run whose records are rec: in cwd,
+/* The entry stub (stub.c) of the run whose records are rec: in cwd,
  * argv (isolation none) or cordon's native sandbox on the plan of digest;
  * NULL: no memory. */
 char *ssh_make_stub(const char *rec, const char *cwd, char *const *argv, const char *digest,
@@ -129,7 +129,7 @@ char *ssh_make_stub(const char *rec, const char *cwd, char *const *argv, const c
  * ".". NULL: no memory. The caller wipes and frees it. */
 char *ssh_env_block(const struct plan *p, const char *home, size_t *len);
 
-/* The account as a tenant (ssh_account.c); keys: every key the remote
+/* The account as a tenant (account.c); keys: every key the remote
  * presents (ssh_presented_keys), each naming the account. -1 (ERR_DENIED)
  * when it ran isolation none work under any of them: for a native run
  * (!none), any; for a none run of binding (NULL: not known), another
@@ -151,7 +151,7 @@ int ssh_account_take(const struct ssh_conn *c, char *const *keys, const char *jo
 int ssh_account_peers(const struct ssh_conn *c, const json_t *config, char *const *keys,
 		      struct err **e);
 
-/* The scripts (ssh_scripts.c). */
+/* The scripts (scripts.c). */
 extern const char ssh_script_probe[];
 extern const char ssh_script_create[];
 extern const char ssh_script_upload[];

@@ -29,8 +29,8 @@
  * that is not UTF-8 (a JSON key could not hold it), a missing root. Its
  * "path" is for showing only: control characters, backslashes and bytes
  * that are not UTF-8 are written as \xNN (or \\). */
-#ifndef CORDON_CONTAINER_MIRROR_H
-#define CORDON_CONTAINER_MIRROR_H
+#ifndef CORDON_CONTAINER_SSH_MIRROR_H
+#define CORDON_CONTAINER_SSH_MIRROR_H
 
 #include "lib/err.h"
 

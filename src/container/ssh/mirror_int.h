@@ -4,8 +4,8 @@
  * amortised constant time (a listing may hold a million paths), path
  * checks, the manifest's reading, the lists of a report, and an apply's
  * state with the rules every step of it goes through. */
-#ifndef CORDON_CONTAINER_MIRROR_INT_H
-#define CORDON_CONTAINER_MIRROR_INT_H
+#ifndef CORDON_CONTAINER_SSH_MIRROR_INT_H
+#define CORDON_CONTAINER_SSH_MIRROR_INT_H
 
 #include "container/ssh/mirror.h"
 

@@ -1,11 +1,11 @@
-/* ssh_scripts.c: what the SSH provider runs on a remote, one POSIX sh
+/* scripts.c: what the SSH provider runs on a remote, one POSIX sh
  * script per call (sh -c, with plain words as $1...). Nothing of cordon
  * is installed there: a remote needs sh, setsid, ps, tar (GNU's, for the
  * copy back), find and env. A run's records are $HOME/.cordon/runs/<id>,
  * owner-only: labels (host, job, segment, digest), the entry stub, the
  * upload's stamp, pid ("<pid> <host ms>", once started), status (once
  * ended) and term (the stub got a TERM). No secret: the run's
- * environment comes on the start call's stdin (ssh_stub.c).
+ * environment comes on the start call's stdin (stub.c).
  *
  * A run is alive only while its pid leads its own process group and its
  * arguments carry the run's nonce: a pid reused by another process is

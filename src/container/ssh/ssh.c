@@ -2,15 +2,15 @@
  * machine, a "container" there being a run: its records under
  * ~/.cordon/runs/<id> and its copies of the host's paths, mirrored at
  * the same paths. Made unstarted (create), started by the helper
- * (ssh_start.c), and inspected, listed, stopped and removed by the host
+ * (start.c), and inspected, listed, stopped and removed by the host
  * over ssh, each call checking the pinned host key. With isolation
  * "native" (the default) the run is cordon's own sandbox there (its static
  * binary and the recorded plan go with the records; `cordon remote-run`),
- * its network a gateway in the host's helper (ssh_start.c); with "none"
+ * its network a gateway in the host's helper (start.c); with "none"
  * it is the remote account's, which the config acknowledges: nothing on
  * the remote then holds network.allow or the paths, and the account is
- * that work's (ssh_account.c: one binding's, one run at a time, never a
- * native run's after). The stub and the run's environment: ssh_stub.c.
+ * that work's (account.c: one binding's, one run at a time, never a
+ * native run's after). The stub and the run's environment: stub.c.
  * Nothing the remote answers is read as cordon's unless cordon's script
  * said it once (line_value). */
 #include "container/ssh/ssh.h"

@@ -2,9 +2,9 @@
  * over the system's ssh client, every call checking the one pinned host
  * key; the host's paths are mirrored there (copied at the same paths)
  * and the write grants' changes copied back under the rules of mirror.h.
- * See ssh.c for what a run on a remote is, ssh_start.c for the helper. */
-#ifndef CORDON_CONTAINER_SSH_H
-#define CORDON_CONTAINER_SSH_H
+ * See ssh.c for what a run on a remote is, start.c for the helper. */
+#ifndef CORDON_CONTAINER_SSH_SSH_H
+#define CORDON_CONTAINER_SSH_SSH_H
 
 #include "container/contract.h"
 

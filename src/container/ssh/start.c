@@ -1,4 +1,4 @@
-/* ssh_start.c: the SSH provider's start helper, on the host's word (in
+/* start.c: the SSH provider's start helper, on the host's word (in
  * the segment's wrapper, which stays in the executor's group). ssh runs
  * in a process group of its own, on this process's stdin, stdout and
  * stderr, with one forward: a native run's gateway (served here, the

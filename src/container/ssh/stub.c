@@ -1,4 +1,4 @@
-/* ssh_stub.c: what starts a run on a remote: its entry stub (a POSIX sh
+/* stub.c: what starts a run on a remote: its entry stub (a POSIX sh
  * script in the run's records, started by the start call in a session of
  * its own) and the run's environment, which goes on the start
  * connection's stdin ahead of the command's input (never a file on the

@@ -1,5 +1,5 @@
-/* sshcfg.c: the remote and host key of an SSH container config (see
- * sshcfg.h). Everything here ends on ssh's command line or in a
+/* target.c: the remote and host key of an SSH container config (see
+ * target.h). Everything here ends on ssh's command line or in a
  * known_hosts line, so what is let through is narrow: a host name or
  * address, a user name, a key type from a fixed list and base64 that
  * decodes to a blob of that type. */

@@ -1,9 +1,9 @@
-/* sshcfg.h: what a binding's SSH container config names: the remote
+/* target.h: what a binding's SSH container config names: the remote
  * (user@host:port) and the one host key every connection checks. Parsed
  * where the config is loaded and again where the provider connects, by
  * the same code. */
-#ifndef CORDON_HOST_SSHCFG_H
-#define CORDON_HOST_SSHCFG_H
+#ifndef CORDON_CONTAINER_SSH_TARGET_H
+#define CORDON_CONTAINER_SSH_TARGET_H
 
 #include "lib/err.h"
 

@@ -1,4 +1,4 @@
-/* engine_container.c: the Engine calls on containers (see engine.h):
+/* container.c: the Engine calls on containers (see engine.h):
  * create (never started, warnings refused), inspect, list by label,
  * start, kill, size its terminal, remove, wait for an exit, and put a
  * tar into one. Gone is the daemon's own "No such container" only. */

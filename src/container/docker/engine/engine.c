@@ -4,7 +4,7 @@
  * the ping, and the readings every call shares. What the daemon says is
  * checked field by field: an answer that does not have the shape expected
  * is an error, never a default. The calls themselves live in
- * engine_container.c, engine_image.c, engine_net.c and attach.c. */
+ * container.c, image.c, net.c and attach.c. */
 #include "container/docker/engine/internal.h"
 
 #include "lib/cleanup.h"

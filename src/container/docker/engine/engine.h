@@ -9,8 +9,8 @@
  * curl_global_init before engine_open. One struct engine serves one
  * thread at a time. Also here: a tar of files made in memory (libarchive),
  * and the reader of the attach stream's frames (pure). */
-#ifndef CORDON_CONTAINER_ENGINE_H
-#define CORDON_CONTAINER_ENGINE_H
+#ifndef CORDON_CONTAINER_DOCKER_ENGINE_ENGINE_H
+#define CORDON_CONTAINER_DOCKER_ENGINE_ENGINE_H
 
 #include "lib/err.h"
 

@@ -1,4 +1,4 @@
-/* engine_image.c: the Engine calls on images (see engine.h): inspect,
+/* image.c: the Engine calls on images (see engine.h): inspect,
  * import a root filesystem from a tar with Dockerfile changes, list by
  * label, remove. An import answers 200 as soon as it begins and tells
  * its failure inside the stream that follows: the stream is read whole

@@ -1,10 +1,10 @@
-/* engine_int.h: shared between the Docker Engine client's own files
- * (engine.c: names, transport, open; engine_container.c, engine_image.c,
- * engine_net.c: the calls; attach.c: the hijacked stream; wire.c: the
+/* internal.h: shared between the Docker Engine client's own files
+ * (engine.c: names, transport, open; container.c, image.c,
+ * net.c: the calls; attach.c: the hijacked stream; wire.c: the
  * wire formats that need no I/O). Not a contract: other modules include
  * engine.h only. */
-#ifndef CORDON_CONTAINER_ENGINE_INT_H
-#define CORDON_CONTAINER_ENGINE_INT_H
+#ifndef CORDON_CONTAINER_DOCKER_ENGINE_INTERNAL_H
+#define CORDON_CONTAINER_DOCKER_ENGINE_INTERNAL_H
 
 #include "container/docker/engine/engine.h"
 #include "lib/bbuf.h"

@@ -1,4 +1,4 @@
-/* engine_net.c: the Engine calls on networks and volumes (see engine.h):
+/* net.c: the Engine calls on networks and volumes (see engine.h):
  * create, remove, list by label, and a network's inspect. Gone is the
  * daemon's own word for it: "network <x> not found" and "no such volume"
  * on a 404. A create is checked against what was asked: the daemon's

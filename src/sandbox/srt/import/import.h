@@ -12,8 +12,8 @@
  * The files: import.c (the filesystem, credentials and the remaining
  * keys), schema.c (srt's schema), net.c (the network); the command is
  * cli/policy.c's. */
-#ifndef CORDON_SANDBOX_SRT_IMPORT_H
-#define CORDON_SANDBOX_SRT_IMPORT_H
+#ifndef CORDON_SANDBOX_SRT_IMPORT_IMPORT_H
+#define CORDON_SANDBOX_SRT_IMPORT_IMPORT_H
 
 #include "lib/err.h"
 #include "policy/policy.h"
