@@ -185,8 +185,9 @@ demo: deps
 	scripts/demo
 
 lint:
-	@echo "  LINT    json-strict, clang-tidy, cppcheck"
+	@echo "  LINT    json-strict, layers, clang-tidy, cppcheck"
 	@scripts/json-strict
+	@scripts/layers
 	@mkdir -p build
 	@clang-tidy --quiet $(SRC_ALL) -- $(BASEFLAGS) >build/lint.log 2>&1; r=$$?; \
 	  grep -v 'warnings generated' build/lint.log; exit $$r
