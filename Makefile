@@ -34,14 +34,18 @@ LDBASE    := -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack
 
 SRC_ALL   := $(shell find src -name '*.c' | LC_ALL=C sort)
 SRC_MAIN  := src/cordon.c
-# cordon-host: the daemon and the API's client, with the libraries only
-# they use (linked into cordon itself, every launch would load them)
-SRC_HOSTD := $(filter src/hostd/%,$(SRC_ALL))
-# the container providers' code speaks to Docker through libcurl: it goes
-# into cordon-host only, beside the daemon
-SRC_CONTAINER := $(filter src/container/%,$(SRC_ALL))
-SRC_ENGINE := $(filter src/container/engine% src/container/context.c src/container/attach.c \
-		src/container/tarball.c src/container/wire.c,$(SRC_CONTAINER))
+# cordon-host: the daemon, its toolbelt server, the API's client and the
+# CLI verbs that run on them, with the libraries only they use (linked
+# into cordon itself, every launch would load them)
+SRC_HOSTD := $(filter src/cordon-host.c src/daemon/% src/toolbelt/% src/client/% \
+		src/cli/container.c src/cli/daemon.c src/cli/docker.c src/cli/job.c,$(SRC_ALL))
+# the container providers' code speaks to Docker through libcurl and packs
+# tarballs with libarchive: it goes into cordon-host only, beside the
+# daemon (the contract's own helpers, src/container/*.c, need neither;
+# nor does the SSH config's schema, target.c, which the config loader reads)
+SRC_CONTAINER := $(filter-out src/container/ssh/target.c,$(filter src/container/docker/% \
+		src/container/ssh/%,$(SRC_ALL)))
+SRC_ENGINE := $(filter src/container/docker/engine/%,$(SRC_CONTAINER))
 HOSTD_LIBS := $(shell pkg-config --libs $(HOSTD_PKGS) 2>/dev/null)
 SRC_LIB   := $(filter-out $(SRC_MAIN) $(SRC_HOSTD) $(SRC_CONTAINER),$(SRC_ALL))
 TEST_LIB  := tests/lib/tap.c
@@ -80,25 +84,24 @@ $(1)/tests/helpers/%: $(1)/tests/helpers/%.o $(1)/libcordon.a
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
 
-# the Docker Engine probe: the engine client (not the providers above
-# it) and its curl answer buffer
+# the Docker Engine probe: the engine client (not the providers above it)
 $(1)/tests/helpers/engine-probe: $(1)/tests/helpers/engine-probe.o \
-		$(patsubst %.c,$(1)/%.o,$(SRC_ENGINE)) $(1)/src/hostd/http.o $(1)/libcordon.a
+		$(patsubst %.c,$(1)/%.o,$(SRC_ENGINE)) $(1)/libcordon.a
 	@mkdir -p $$(@D)
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS) $(HOSTD_LIBS)
 
 # the conformance suite's fake providers: `cordon container` over them
-$(1)/tests/helpers/fakectr: $(1)/tests/helpers/fakectr.o $(1)/src/container/lifecycle.o \
+$(1)/tests/helpers/fakectr: $(1)/tests/helpers/fakectr.o $(1)/src/cli/container.o \
 		$(1)/libcordon.a
 	@mkdir -p $$(@D)
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
 
-# the mirror's unit test: src/container/mirror*.c (in cordon-host only)
+# the mirror's unit test: src/container/ssh/mirror*.c (in cordon-host only)
 # and libarchive, which both it and the test use
 $(1)/tests/unit/mirror.t: $(1)/tests/unit/mirror.o \
-		$(patsubst %.c,$(1)/%.o,$(filter src/container/mirror%,$(SRC_CONTAINER))) \
+		$(patsubst %.c,$(1)/%.o,$(filter src/container/ssh/mirror%,$(SRC_CONTAINER))) \
 		$(1)/tests/lib/tap.o $(1)/libcordon.a
 	@mkdir -p $$(@D)
 	@echo '  LD      $$@'
@@ -200,9 +203,10 @@ demo: deps
 	scripts/demo
 
 lint:
-	@echo "  LINT    json-strict, tests-kill-by-pid, clang-tidy, cppcheck"
+	@echo "  LINT    json-strict, tests-kill-by-pid, layers, clang-tidy, cppcheck"
 	@scripts/json-strict
 	@scripts/tests-kill-by-pid
+	@scripts/layers
 	@mkdir -p build
 	@clang-tidy --quiet $(SRC_ALL) -- $(BASEFLAGS) >build/lint.log 2>&1; r=$$?; \
 	  grep -v 'warnings generated' build/lint.log; exit $$r

@@ -1,11 +1,11 @@
 /* confine.c: `cordon confine`, internal: cordon's layer inside an srt
- * sandbox (see sandbox/srt/confine.h). The srt provider's wrapper runs
+ * sandbox (see sandbox/inner.h). The srt provider's wrapper runs
  * it as srt's command; an operator has no reason to. */
 #include "cli/cli.h"
 #include "lib/cleanup.h"
 #include "lib/num.h"
 #include "policy/policy.h"
-#include "sandbox/srt/confine.h"
+#include "sandbox/inner.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -61,7 +61,7 @@ int cli_confine(int argc, char **argv)
 	_cleanup_free_ char **deny = calloc((size_t)argc + 1, sizeof(*deny));
 	_cleanup_free_ char **read = calloc((size_t)argc + 1, sizeof(*read));
 	_cleanup_free_ char **cgroups = calloc((size_t)argc + 1, sizeof(*cgroups));
-	struct srt_confine c = { 0 };
+	struct inner_layer c = { 0 };
 	size_t n = 0, nd = 0, nr = 0;
 	int o, code;
 
@@ -131,7 +131,7 @@ int cli_confine(int argc, char **argv)
 	c.deny = deny;
 	c.read = read;
 	c.argv = argv + optind;
-	code = srt_confine_exec(&c, &e);
+	code = inner_layer_exec(&c, &e);
 	if (code < 0) {
 		err_print(stderr, e);
 		return EXIT_CORDON;

@@ -6,7 +6,7 @@
 #include "host/config.h"
 #include "lib/cleanup.h"
 #include "lib/json.h"
-#include "sandbox/native/prereq.h"
+#include "sandbox/prereq.h"
 #include "sandbox/srt/srt.h"
 
 #include <stdbool.h>
@@ -252,8 +252,8 @@ int cli_doctor(int argc, char **argv)
 		return doctor_config(config, json);
 	if (strcmp(provider, "srt") == 0)
 		return doctor_srt(json);
-	native_prereq_run(&r);
-	ready = native_prereq_require(&r, &e) == 0;
+	prereq_run(&r);
+	ready = prereq_require(&r, &e) == 0;
 	if (json) {
 		if (print_json(&r, ready) < 0)
 			return EXIT_CORDON;

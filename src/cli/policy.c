@@ -1,11 +1,14 @@
 /* policy.c: `cordon policy check FILE`, `default` and `import-srt FILE`
- * (import_srt.c). */
+ * (the importer is srt's: sandbox/srt/import/). */
 #include "cli/cli.h"
-#include "cli/import_srt.h"
+#include "sandbox/srt/import/import.h"
 #include "lib/cleanup.h"
+#include "lib/fs.h"
 #include "lib/json.h"
 #include "policy/policy.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +40,64 @@ static int print_policy(const struct policy *p)
 	return 0;
 }
 
+/* As a policy file's bound: a settings file is a few kilobytes. */
+#define SETTINGS_MAX (1u << 20)
+
+/* `cordon policy import-srt FILE`: 0 with the policy on stdout and the
+ * notes on stderr; 125 (EXIT_CORDON) with one refusal line. */
+static int import_srt(const char *file)
+{
+	_cleanup_free_ char *buf = NULL, *notes = NULL, *text = NULL;
+	_cleanup_policy_ struct policy *p = NULL, *again = NULL;
+	_cleanup_err_ struct err *e = NULL;
+	_cleanup_close_ int fd = -1;
+	_cleanup_json_ json_t *j = NULL;
+	size_t len = 0, nlen = 0;
+	FILE *nf = NULL;
+	int r;
+
+	/* The operator names the file; a symbolic link to it is fine here. */
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		err_set(&e, ERR_CONFIG, errno, "srt settings `%s`", file);
+		goto refused;
+	}
+	if (fs_read_fd(fd, file, SETTINGS_MAX, &buf, &len, &e) < 0) {
+		err_reclass(&e, ERR_CONFIG);
+		goto refused;
+	}
+	/* Notes are held until the import succeeds: a refusal is one line. */
+	nf = open_memstream(&notes, &nlen);
+	if (!nf) {
+		err_set(&e, ERR_INTERNAL, errno, "notes");
+		goto refused;
+	}
+	r = srt_import(buf, len, nf, &p, &e);
+	if (fclose(nf) != 0 && r == 0)
+		r = err_set(&e, ERR_INTERNAL, errno, "notes");
+	if (r < 0)
+		goto refused;
+	j = policy_to_json(p);
+	text = j ? json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII) : NULL;
+	if (!text) {
+		err_set(&e, ERR_INTERNAL, ENOMEM, "policy");
+		goto refused;
+	}
+	/* What is printed is a policy cordon reads back as it is; anything
+	 * else is this import's fault, and nothing is printed. */
+	if (policy_parse(text, strlen(text), &again, &e) < 0) {
+		err_reclass(&e, ERR_INTERNAL);
+		err_wrap(&e, "import-srt made a policy cordon refuses");
+		goto refused;
+	}
+	fwrite(notes, 1, nlen, stderr);
+	printf("%s\n", text);
+	return 0;
+refused:
+	err_print(stderr, e);
+	return EXIT_CORDON;
+}
+
 int cli_policy(int argc, char **argv)
 {
 	_cleanup_policy_ struct policy *p = NULL;
@@ -58,7 +119,7 @@ int cli_policy(int argc, char **argv)
 			fputs(policy_usage, stdout);
 			return 0;
 		}
-		return cli_policy_import_srt(argv[2]);
+		return import_srt(argv[2]);
 	}
 	if (argc != 3 || strcmp(argv[1], "check") != 0) {
 		fprintf(stderr, "cordon: usage: policy needs `check FILE`, `default` or "

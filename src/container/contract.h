@@ -136,6 +136,16 @@ int container_plan_part(struct plan *p, json_t *part, const char *where, struct 
 /* The provider named (the pin's and config's "provider"), among known. */
 const struct container_provider *container_provider_find(const struct container_provider *const *known,
 							 const char *name);
+/* The provider a pin or config names ("provider"), or NULL with *e. */
+const struct container_provider *container_of(const struct container_provider *const *known,
+					      const json_t *obj, struct err **e);
+/* The providers of the program (cordon-host's; NULL-terminated). */
+extern const struct container_provider *const container_providers[];
+
+/* Is a container image pinned: an image ID (sha256:<64 hex>) or a name
+ * with @sha256:<64 hex>? (An image is what it is pinned to, never what a
+ * tag names today.) */
+bool container_image_pinned(const char *image);
 
 /* The job's signals record (<exec_dir>/container/signals): sig appended
  * and synced before the host sends it to the segment's container. */

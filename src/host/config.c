@@ -2,7 +2,7 @@
  * JSON path of what it refuses; a value is never echoed (an env value or a
  * path may be something the operator would not want in a log). */
 #include "host/config.h"
-#include "host/sshcfg.h"
+#include "container/ssh/target.h"
 #include "host/gitws.h"
 #include "host/launch.h"
 #include "host/places.h"
@@ -532,7 +532,7 @@ static int parse_container(json_t *c, const char *cp, struct host_binding *out, 
 	if (!(image = string_at(json_object_get(c, "image"), ip, e)))
 		return -1;
 	/* an image is what it is pinned to, never what a tag names today */
-	if (!host_image_pinned(image))
+	if (!container_image_pinned(image))
 		return err_set(e, ERR_CONFIG, 0,
 			       "%s: must be pinned: an image ID (sha256:<64 hex>) or "
 			       "name@sha256:<64 hex>",
@@ -560,23 +560,6 @@ static int parse_container(json_t *c, const char *cp, struct host_binding *out, 
 	if (!pol)
 		return policy_default(&out->policy, e);
 	return policy_from_value(pol, show(polp), &out->policy, e);
-}
-
-bool host_image_pinned(const char *image)
-{
-	const char *at = strstr(image, "@sha256:"), *hex = NULL;
-
-	if (strncmp(image, "sha256:", 7) == 0)
-		hex = image + 7;
-	else if (at && at != image)
-		hex = at + 8;
-	if (!hex || strlen(hex) != 64 || strspn(hex, "0123456789abcdef") != 64)
-		return false;
-	/* the name before a digest: no space, no control, no second '@' */
-	for (const char *p = image; at && p < at; p++)
-		if (*p <= ' ' || *p == '@' || *p == 0x7f)
-			return false;
-	return true;
 }
 
 static int parse_sandbox(json_t *b, const char *path, struct host_binding *out, struct err **e)
@@ -971,7 +954,7 @@ static int binding_cmp(const void *a, const void *b)
 }
 
 /* A remote account that runs isolation none work is one binding's only
- * (sshcfg.h). */
+ * (container/ssh/target.h). */
 static int ssh_accounts(const struct host_config *c, struct err **e)
 {
 	_cleanup_json_ json_t *cs = json_array();

@@ -123,10 +123,6 @@ json_t *host_config_ssh_request(const struct host_config *c, const struct host_b
 
 const struct host_binding *host_config_find(const struct host_config *c, const char *name);
 const char *host_executor_name(enum host_executor x);
-/* Is a container image pinned: an image ID (sha256:<64 hex>) or a name
- * with @sha256:<64 hex>? */
-bool host_image_pinned(const char *image);
-
 /* The binding's git credential for a request git made (protocol, host,
  * path as git sends them), or NULL: only https, the host compared without
  * case, the path (when the credential names one) exactly. */

@@ -2,7 +2,6 @@
  * (see feeder.h). */
 #include "host/feeder.h"
 
-#include "host/executor.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -37,6 +36,19 @@ struct feed {
 	size_t n;
 	bool too_long;
 };
+
+char *host_claude_user_message(const char *text)
+{
+	_cleanup_json_ json_t *m = json_pack(
+		"{s:s, s:{s:s, s:[{s:s, s:s}]}}", "type", "user", "message", "role", "user",
+		"content", "type", "text", "text", text);
+	_cleanup_free_ char *line = m ? json_dumps(m, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+	char *out = NULL;
+
+	if (!line || asprintf(&out, "%s\n", line) < 0)
+		return NULL;
+	return out;
+}
 
 static int send_text(struct feed *f, const char *text)
 {

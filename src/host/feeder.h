@@ -13,4 +13,9 @@
 
 int host_feeder_start(const char *first, const char *inbox, const char *log, struct err **e);
 
+/* One stream-json user message (a line, newline included) carrying text;
+ * NULL when text is not valid UTF-8 or out of memory. The executor's first
+ * message and the feeder's later ones are made by it alike. */
+char *host_claude_user_message(const char *text);
+
 #endif

@@ -3,9 +3,6 @@
  * mount holding a path is always known when the path is decided. */
 #include "plan/container.h"
 
-#include "container/contract.h"
-#include "lib/sha256.h"
-
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
@@ -223,47 +220,5 @@ int container_mounts(const struct container_mount_input *in, json_t **out, struc
 				       "a mount's path is not valid UTF-8; a plan records it as text");
 	}
 	*out = steal_pointer(&arr);
-	return 0;
-}
-
-int container_host_label(const char *state_dir, char out[17], struct err **e)
-{
-	char hex[SHA256_HEX_LEN + 1];
-
-	if (sha256_hex(state_dir, strlen(state_dir), hex) < 0)
-		return err_set(e, ERR_INTERNAL, 0, "host label");
-	memcpy(out, hex, 16);
-	out[16] = '\0';
-	return 0;
-}
-
-void container_state_clear(struct container_state *st)
-{
-	if (!st)
-		return;
-	free(st->started_at);
-	st->started_at = NULL;
-}
-
-const struct container_provider *container_provider_find(const struct container_provider *const *known,
-							 const char *name)
-{
-	for (size_t i = 0; name && known && known[i]; i++)
-		if (strcmp(known[i]->name, name) == 0)
-			return known[i];
-	return NULL;
-}
-
-int container_plan_part(struct plan *p, json_t *part, const char *where, struct err **e)
-{
-	char *summary = NULL;
-
-	if (!part || json_object_set_new(p->data, "container", part) < 0)
-		return err_set(e, ERR_CONFIG, 0, "the container plan cannot be recorded (not UTF-8?)");
-	if (asprintf(&summary, "%s: %s", where, p->summary) < 0)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "container plan");
-	free(p->summary);
-	p->summary = summary;
-	p->signals = PLAN_SIGNALS_TERM;
 	return 0;
 }

@@ -29,7 +29,7 @@
 
 #include "guard/guard.h"
 #include "lib/err.h"
-#include "sandbox/native/prereq.h"
+#include "sandbox/prereq.h"
 
 #include <stdbool.h>
 #include <stddef.h>

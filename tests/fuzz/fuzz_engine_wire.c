@@ -13,7 +13,7 @@
  *
  * Like the unit test, it compiles wire.c in whole: the fuzz build links
  * only libcordon's sources, which do not hold src/container. */
-#include "container/wire.c" // NOLINT(bugprone-suspicious-include)
+#include "container/docker/engine/wire.c" // NOLINT(bugprone-suspicious-include)
 #include "check.h"
 
 #include <stdint.h>

@@ -36,7 +36,7 @@
  * error is printed as cordon prints a refusal, exit 125; a wrong command
  * line exits 2. ENGINE_PROBE_TIMEOUT sets the calls' timeout in seconds
  * (and an attach's reading). */
-#include "container/engine.h"
+#include "container/docker/engine/engine.h"
 
 #include "lib/cleanup.h"
 #include "lib/fs.h"

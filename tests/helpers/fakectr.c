@@ -17,10 +17,10 @@
  * way (the suite's negative controls).
  *
  * usage: fakectr container wrap|settle|inspect|list|stop|remove ...
- * exactly as `cordon-host container ...` (lifecycle.c is linked in). */
+ * exactly as `cordon-host container ...` (src/cli/container.c is linked in). */
 #include "cli/cli.h"
 #include "container/contract.h"
-#include "container/lifecycle.h"
+#include "cli/container.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # docker-doctor.t: the Docker provider's doctor (`cordon docker doctor`,
-# src/container/docker_doctor.c) against a dockerd this test starts
+# src/container/docker/doctor.c) against a dockerd this test starts
 # itself on a throwaway data root (as engine.t does), with the gateway
 # image made by `cordon docker gateway-image` from build/cordon-static and
 # a busybox-static image imported here (no registry). It checks: with the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# cordon's Docker Engine client (src/container/engine.h, driven through
+# cordon's Docker Engine client (src/container/docker/engine/engine.h, driven through
 # tests/helpers/engine-probe) against a dockerd this test starts itself on
 # a throwaway data root, with images made here from busybox-static (no
 # registry). The docker CLI on the same socket is the control for what the

@@ -8,7 +8,7 @@
  * Unit tests link libcordon.a, which does not hold src/container (that
  * code goes into cordon-host only, with libcurl): wire.c is pure and
  * needs nothing of the rest, so it is compiled into this test whole. */
-#include "container/wire.c" // NOLINT(bugprone-suspicious-include)
+#include "container/docker/engine/wire.c" // NOLINT(bugprone-suspicious-include)
 
 #include "tap.h"
 

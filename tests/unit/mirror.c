@@ -11,7 +11,7 @@
  * directory, the bounds and corrupt streams; each beside its control,
  * the same stream or setup without the attack, which does what the
  * attack would. Then the listing helpers. */
-#include "container/mirror.h"
+#include "container/ssh/mirror.h"
 #include "lib/cleanup.h"
 #include "lib/json.h"
 #include "lib/strv.h"

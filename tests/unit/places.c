@@ -7,7 +7,7 @@
  * does; and the load's refusal of an unsandboxed claude on a sandboxed
  * binding's workspace, next to one elsewhere. */
 #include "host/config.h"
-#include "host/executor.h"
+#include "executor/executor.h"
 #include "host/places.h"
 #include "lib/cleanup.h"
 #include "lib/strv.h"

@@ -1,10 +1,11 @@
 /* prereq.c (test): the native provider's prerequisite checks on this
- * machine, as root and as nobody; native_prereq_require on hand-made
+ * machine, as root and as nobody; prereq_require on hand-made
  * reports, each refusal beside its control; and each probe made to fail
  * for real, by a seccomp filter in a forked child, to show the checks
  * test the kernel rather than trust a setting. */
 #include "lib/cleanup.h"
-#include "sandbox/native/prereq.h"
+#include "sandbox/confine/landlock.h"
+#include "sandbox/prereq.h"
 #include "tap.h"
 
 #include <errno.h>
@@ -56,7 +57,7 @@ static bool report_passes(const struct prereq_report *r)
 {
 	_cleanup_err_ struct err *e = NULL;
 
-	return native_prereq_require(r, &e) == 0;
+	return prereq_require(r, &e) == 0;
 }
 
 static void diag_report(const struct prereq_report *r)
@@ -71,9 +72,9 @@ static void test_live(void)
 {
 	struct prereq_report r;
 	bool all_pass = true;
-	int abi = native_landlock_abi();
+	int abi = confine_landlock_abi();
 
-	native_prereq_run(&r);
+	prereq_run(&r);
 	is_int(r.n, N_IDS, "the report has %d checks", N_IDS);
 	for (int i = 0; i < N_IDS && i < r.n; i++)
 		is_str(r.checks[i].id, want_ids[i], "check %d is %s", i, want_ids[i]);
@@ -90,7 +91,7 @@ static void test_live(void)
 	}
 	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD,
 	   "the probes leave no child behind");
-	ok(abi >= 1, "native_landlock_abi() is at least 1 (got %d)", abi);
+	ok(abi >= 1, "confine_landlock_abi() is at least 1 (got %d)", abi);
 	is_int(r.landlock_abi, abi, "the report carries the same Landlock ABI");
 	ok(find(&r, "landlock") && has(find(&r, "landlock")->detail, "ABI"),
 	   "the landlock detail names the ABI");
@@ -119,7 +120,7 @@ static void test_require(void)
 	{
 		_cleanup_err_ struct err *e = NULL;
 
-		is_int(native_prereq_require(&r, &e), 0, "a passing report is accepted");
+		is_int(prereq_require(&r, &e), 0, "a passing report is accepted");
 		ok(e == NULL, "and sets no error");
 	}
 	{
@@ -127,7 +128,7 @@ static void test_require(void)
 
 		r.checks[2].status = PREREQ_WARN;
 		snprintf(r.checks[2].fix, sizeof(r.checks[2].fix), "upgrade");
-		is_int(native_prereq_require(&r, &e), 0, "a warning is accepted");
+		is_int(prereq_require(&r, &e), 0, "a warning is accepted");
 	}
 	{
 		_cleanup_err_ struct err *e = NULL;
@@ -137,7 +138,7 @@ static void test_require(void)
 			 "unshare failed: EPERM");
 		snprintf(r.checks[1].fix, sizeof(r.checks[1].fix),
 			 "sysctl -w user.max_user_namespaces=15000");
-		is_int(native_prereq_require(&r, &e), -1, "one FAIL refuses");
+		is_int(prereq_require(&r, &e), -1, "one FAIL refuses");
 		ok(e && e->reason == ERR_UNAVAILABLE, "as sandbox_unavailable");
 		ok(e && has(e->msg, "userns: unshare failed: EPERM"),
 		   "the message names the check and its detail (%s)", e ? e->msg : "");
@@ -149,7 +150,7 @@ static void test_require(void)
 
 		r.checks[4].status = PREREQ_FAIL;
 		snprintf(r.checks[4].fix, sizeof(r.checks[4].fix), "other fix");
-		native_prereq_require(&r, &e);
+		prereq_require(&r, &e);
 		ok(e && has(e->msg, "userns") && !has(e->msg, "mount_api"),
 		   "with two FAILs the first is named");
 	}
@@ -158,20 +159,20 @@ static void test_require(void)
 
 		r.checks[1].status = PREREQ_PASS;
 		r.checks[4].status = PREREQ_PASS;
-		is_int(native_prereq_require(&r, &e), 0,
+		is_int(prereq_require(&r, &e), 0,
 		       "control: the same report with the checks set to PASS is accepted");
 	}
 	{
 		_cleanup_err_ struct err *e = NULL;
 
 		r.n = 0;
-		is_int(native_prereq_require(&r, &e), -1,
+		is_int(prereq_require(&r, &e), -1,
 		       "a report that checked nothing is refused (fail closed)");
 		ok(e && e->reason == ERR_UNAVAILABLE, "as sandbox_unavailable");
 	}
 }
 
-/* Run native_prereq_run in a forked child prepared by setup() and bring
+/* Run prereq_run in a forked child prepared by setup() and bring
  * the report back. The ids point into this binary's rodata, which the
  * child shares, so the struct travels as bytes. */
 static int run_in_child(int (*setup)(const void *arg), const void *arg,
@@ -194,7 +195,7 @@ static int run_in_child(int (*setup)(const void *arg), const void *arg,
 		close(fds[0]);
 		if (setup(arg) < 0)
 			_exit(2);
-		native_prereq_run(&cr);
+		prereq_run(&cr);
 		_exit(write(fds[1], &cr, sizeof(cr)) == (ssize_t)sizeof(cr) ? 0 : 3);
 	}
 	close(fds[1]);
@@ -239,7 +240,7 @@ static void test_nobody(void)
 		return;
 	}
 	if (!ok(run_in_child(become_nobody, NULL, &r) == 0,
-		"native_prereq_run as uid %d answers", NOBODY))
+		"prereq_run as uid %d answers", NOBODY))
 		return;
 	c = find(&r, "userns");
 	if (!ok(c && c->status == PREREQ_PASS,
@@ -252,7 +253,7 @@ static void test_nobody(void)
 		diag("mount_api as nobody: %s", c ? c->detail : "(missing)");
 
 	if (!ok(run_in_child(become_nobody_undumpable, NULL, &r) == 0,
-		"native_prereq_run as an undumpable nobody answers"))
+		"prereq_run as an undumpable nobody answers"))
 		return;
 	c = find(&r, "userns");
 	ok(c && c->status == PREREQ_FAIL && has(c->detail, "setgroups") &&
@@ -312,7 +313,7 @@ static void expect_fail(const char *what, const struct deny *d, const char *id,
 	ok(has(c->detail, needle1) && has(c->detail, needle2),
 	   "%s: the detail says why (%s)", what, c->detail);
 	ok(c->fix[0] != '\0', "%s: a fix is given (%s)", what, c->fix);
-	ok(native_prereq_require(&r, &e) < 0 && e && has(e->msg, id),
+	ok(prereq_require(&r, &e) < 0 && e && has(e->msg, id),
 	   "%s: the launch is refused naming %s", what, id);
 }
 
@@ -361,7 +362,7 @@ static void test_probes_fail(void)
 		c = find(&r, "mount_api");
 		ok(c && c->status == PREREQ_PASS && has(c->detail, "not exercised"),
 		   "no userns: mount_api says the calls exist, not exercised");
-		is_int(r.landlock_abi, native_landlock_abi(),
+		is_int(r.landlock_abi, confine_landlock_abi(),
 		       "no userns: the other checks still run");
 	}
 	if (run_in_child(load_deny, &landlock_enosys, &r) == 0)

@@ -6,7 +6,7 @@
  * other binding: the same user with the same key, or the same host as
  * spelled, is one account (controls: another user, or another host and
  * key, and native bindings among themselves). */
-#include "host/sshcfg.h"
+#include "container/ssh/target.h"
 #include "tap.h"
 
 #include <stdlib.h>

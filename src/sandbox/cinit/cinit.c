@@ -1,8 +1,8 @@
 /* cinit.c: see cinit.h. pid 1's own steps and its loop; the secrets file
- * is secrets.c's, the proxies relay.c's, the command's layer
- * srt/confine.c's (the same that `cordon confine` applies). */
+ * is secrets.c's, the proxies gateway/relay.c's, the command's layer
+ * sandbox/inner.c's (the same that `cordon confine` applies). */
 #include "sandbox/cinit/cinit.h"
-#include "sandbox/cinit/relay.h"
+#include "gateway/relay.h"
 #include "sandbox/cinit/secrets.h"
 #include "sandbox/forward.h"
 #include "lib/cleanup.h"
@@ -105,7 +105,7 @@ static noreturn void run_command(const struct cinit_args *a, const char **env)
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	environ = (char **)env;
-	code = srt_confine_exec(&a->confine, &e);
+	code = inner_layer_exec(&a->confine, &e);
 	if (code < 0)
 		err_print(stderr, e);
 	else

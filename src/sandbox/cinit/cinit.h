@@ -10,14 +10,14 @@
  *      the gateway companion's unix socket (relay.h); the command's
  *      environment points every client there;
  *   3. starts the command with the container's stdin, stdout and stderr,
- *      under cordon's Landlock and seccomp layer (srt/confine.h);
+ *      under cordon's Landlock and seccomp layer (sandbox/inner.h);
  *   4. stays as its init: reaps every process, passes signals on (a TERM
  *      first leaves a marker in the run dir) and exits with the
  *      command's status. */
 #ifndef CORDON_SANDBOX_CINIT_CINIT_H
 #define CORDON_SANDBOX_CINIT_CINIT_H
 
-#include "sandbox/srt/confine.h"
+#include "sandbox/inner.h"
 
 /* Left in the run dir (created exclusively, mode 0644, holding the UTC
  * time) when pid 1 gets TERM, before the TERM is passed on. */
@@ -26,7 +26,7 @@
 struct cinit_args {
 	const char *run_dir;	/* absolute, without symbolic links */
 	const char *channel;	/* the gateway companion's unix socket */
-	struct srt_confine confine;	/* the command and its layer */
+	struct inner_layer confine;	/* the command and its layer */
 };
 
 /* Be the container's pid 1 until the command ends. Returns only on a

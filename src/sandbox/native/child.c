@@ -5,7 +5,7 @@
 #include "sandbox/native/child.h"
 #include "sandbox/forward.h"
 #include "lib/fs.h"
-#include "sandbox/native/harden.h"
+#include "sandbox/confine/harden.h"
 #include "sandbox/native/landlock.h"
 #include "policy/envfilter.h"
 

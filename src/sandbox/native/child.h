@@ -5,7 +5,7 @@
 #define CORDON_SANDBOX_NATIVE_CHILD_H
 
 #include "sandbox/native/mounts.h"
-#include "sandbox/native/seccomp.h"
+#include "sandbox/confine/seccomp.h"
 
 #include <signal.h>
 #include <stdbool.h>

@@ -5,14 +5,15 @@
  * and the status pipe that carries any failure before exec. */
 #include "sandbox/native/native.h"
 #include "sandbox/adopt.h"
-#include "sandbox/cinit/relay.h"
+#include "gateway/relay.h"
 #include "gateway/gateway.h"
 #include "sandbox/limits.h"
 #include "sandbox/native/child.h"
+#include "sandbox/confine/landlock.h"
 #include "sandbox/native/landlock.h"
 #include "sandbox/native/mounts.h"
-#include "sandbox/native/prereq.h"
-#include "sandbox/native/seccomp.h"
+#include "sandbox/prereq.h"
+#include "sandbox/confine/seccomp.h"
 #include "sandbox/native/stub.h"
 #include "sandbox/terminal.h"
 #include "sandbox/forward.h"
@@ -334,7 +335,7 @@ static void reclaim_terminal(void)
 }
 
 /* The filter's length with the ruleset's fd, then its program. */
-static int send_sync(int fd, const struct native_filter *f, int ruleset)
+static int send_sync(int fd, const struct confine_filter *f, int ruleset)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
 	struct iovec iov = { (void *)&f->len, sizeof(f->len) };
@@ -409,7 +410,7 @@ static int alongside(int sync_fd, bool unix_all, const struct child_args *a,
 		     struct syncer *syncer, const struct grant *g, const char *execution,
 		     struct limits_plan *lp, pid_t pid, struct err **e)
 {
-	struct native_filter filter = { 0 };
+	struct confine_filter filter = { 0 };
 	struct mover j = { .lp = lp, .pid = pid, .tell_fd = sync_fd };
 	_cleanup_free_ char *word = NULL;
 	const char *step = NULL;
@@ -443,7 +444,7 @@ static int alongside(int sync_fd, bool unix_all, const struct child_args *a,
 	if (r == 0)
 		r = sync_start(syncer, record_dir, e);
 	if (r == 0)
-		r = native_seccomp_compile(unix_all, &filter, e);
+		r = confine_seccomp_compile(unix_all, &filter, e);
 	/* the filter, with the ruleset, follows the word on the same socket */
 	r = mover_finish(&j, r, e);
 	if (r == 0 && native_landlock_build(a->mp, a->landlock_abi, &ruleset, &step) < 0)
@@ -452,7 +453,7 @@ static int alongside(int sync_fd, bool unix_all, const struct child_args *a,
 		r = err_set(e, ERR_UNAVAILABLE, errno, "hand the filter to the sandbox");
 	if (ruleset >= 0)
 		close(ruleset);
-	native_filter_free(&filter);
+	confine_filter_free(&filter);
 	return r;
 }
 
@@ -671,11 +672,11 @@ int native_run_relayed(const struct grant *g, const struct plan *p,
 	struct limits_plan lp = { 0 };
 	int abi, rc = -1;
 
-	abi = native_landlock_abi();
-	if (abi < NATIVE_LANDLOCK_ABI_FLOOR)
+	abi = confine_landlock_abi();
+	if (abi < LANDLOCK_ABI_FLOOR)
 		return err_set(e, ERR_UNAVAILABLE, 0,
 			       "landlock: ABI %d is below %d; see `cordon doctor`", abi,
-			       NATIVE_LANDLOCK_ABI_FLOOR);
+			       LANDLOCK_ABI_FLOOR);
 	/* The command's whole environment, made here: pid 1 is handed no
 	 * value of the caller's that the policy does not pass. */
 	if (envfilter_for_command(environ, g->env_pass, p->env, rec->quiet ? NULL : stderr,

@@ -3,7 +3,7 @@
 #include "sandbox/native/native.h"
 #include "sandbox/adopt.h"
 #include "sandbox/limits.h"
-#include "sandbox/native/prereq.h"
+#include "sandbox/prereq.h"
 #include "sandbox/native/stub.h"
 #include "sandbox/forward.h"
 #include "lib/cleanup.h"
@@ -60,7 +60,7 @@ static json_t *native_doctor(void)
 	json_t *checks = json_array();
 	bool ready = true;
 
-	native_prereq_run(&r);
+	prereq_run(&r);
 	for (int i = 0; checks && i < r.n; i++) {
 		ready = ready && r.checks[i].status != PREREQ_FAIL;
 		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s}",

@@ -2,7 +2,8 @@
  * record (the settings beside a plan nobody launches), adopt, doctor. */
 #include "sandbox/srt/srt.h"
 #include "sandbox/adopt.h"
-#include "sandbox/native/prereq.h"
+#include "sandbox/confine/landlock.h"
+#include "sandbox/prereq.h"
 #include "sandbox/srt/limits.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
@@ -16,10 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* From this Landlock ABI on, cordon's layer inside srt scopes abstract
- * unix sockets and signals to the sandbox. */
-#define SRT_LANDLOCK_ABI_SCOPES 6
 
 static char *settings_path(const char *record_dir)
 {
@@ -135,7 +132,7 @@ static int wrapper_argv(const struct grant *g, const struct srt_env *t, const ch
 		r = strv_push(&argv, "--read") < 0 ? -1 : strv_push(&argv, exceptions[i]);
 	if (r == 0 && g->unix_sockets_all)
 		r = strv_push(&argv, "--unix-all");
-	if (r == 0 && native_landlock_abi() >= SRT_LANDLOCK_ABI_SCOPES)
+	if (r == 0 && confine_landlock_abi() >= LANDLOCK_ABI_SCOPE)
 		r = strv_push(&argv, "--scope");
 	/* the sandbox's cgroups confine joins, or its RLIMIT_NPROC */
 	if (r == 0)
@@ -376,7 +373,7 @@ static json_t *doctor_kernel(const char *id, const char *code)
 {
 	struct prereq_report r;
 
-	native_prereq_run(&r);
+	prereq_run(&r);
 	for (int i = 0; i < r.n; i++) {
 		const struct prereq_check *c = &r.checks[i];
 		if (strcmp(c->id, id) != 0)
