@@ -80,4 +80,26 @@ struct hostd {
 	struct watch wapi, wsig, wrec, wtb;
 };
 
+/* daemon.c: the loop and the segments. */
+/* Watch fd (EPOLLIN) on the daemon's loop; w says what it is. */
+int hostd_watch_add(struct hostd *d, int fd, struct watch *w);
+/* Unlink s from the daemon's segments, close its fds, free it. */
+void hostd_seg_free(struct hostd *d, struct seg *s);
+/* The pinned segment of job this daemon runs, or NULL. */
+struct seg *hostd_running_seg(struct hostd *d, const char *job);
+/* The toolbelt's operations the job's binding grants now. */
+unsigned int hostd_binding_ops(struct hostd *d, const char *job);
+/* Is the job's binding (as the config says now) claude-code's? */
+bool hostd_job_is_claude(struct hostd *d, const char *job);
+/* Keep the claude session a segment's part of the job's log (from from)
+ * announced; *failed (when asked for): why its last turn failed. */
+void hostd_keep_session(struct hostd *d, const char *job, off_t from, char **failed);
+
+/* recovery.c: what a previous daemon left. */
+/* host_db_running's callback (ctx: the daemon): adopt, resume, settle
+ * or end one segment the database says is running. */
+int hostd_recover_one(void *ctx, const struct host_segment *s);
+/* Settle the segments opened but never launched. */
+void hostd_settle_unlaunched(struct hostd *d);
+
 #endif
