@@ -6,8 +6,6 @@
  * then gives the word; the wrapper's pidfd tells when it ended, and its
  * exit file what came of it. */
 #include "daemon/internal.h"
-#include "container/docker/docker.h"
-#include "container/ssh/ssh.h"
 #include "container/contract.h"
 
 #include "host/config.h"
@@ -176,40 +174,6 @@ static int listen_socket(struct hostd *d, struct err **e)
 	if (r < 0 || chmod(a.sun_path, 0600) < 0 || listen(d->lfd, 64) < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "management socket `%s`", a.sun_path);
 	return 0;
-}
-
-/* --- answers ----------------------------------------------------------- */
-
-/* A refusal of cordon's, with its reason and the HTTP status it maps to. */
-static enum MHD_Result refuse(struct MHD_Connection *c, const struct err *e)
-{
-	static const unsigned int status[] = {
-		[ERR_INTERNAL] = 500, [ERR_CONFIG] = 400, [ERR_DENIED] = 403,
-		[ERR_UNAVAILABLE] = 503, [ERR_USAGE] = 400,
-	};
-	unsigned int s = e && (size_t)e->reason < sizeof(status) / sizeof(*status)
-				 ? status[e->reason]
-				 : 500;
-
-	return hostd_fail(c, s, e ? err_reason_name(e->reason) : "error",
-		    e && e->msg ? e->msg : "error");
-}
-
-/* The peer runs as the daemon's user, and says the operator's token. */
-static bool authorized(struct hostd *d, struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-
-	if (!ci || getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-	    cred.uid != geteuid())
-		return false;
-	if (!h || strncmp(h, "Bearer ", 7) != 0 || strlen(h + 7) != HOSTD_TOKEN_HEX)
-		return false;
-	return CRYPTO_memcmp(h + 7, d->token, HOSTD_TOKEN_HEX) == 0;
 }
 
 /* --- segments ----------------------------------------------------------- */
@@ -1436,10 +1400,6 @@ static int stop_segment(struct hostd *d, struct seg *s)
 	return kill(-s->pid, SIGTERM);
 }
 
-/* --- the API ------------------------------------------------------------ */
-
-
-
 /* --- the toolbelt's operations ---------------------------------------- */
 
 /* A string argument: present, at most max bytes, no NUL. */
@@ -1601,7 +1561,7 @@ static json_t *tb_call(void *ctx, const char *job, const char *op, json_t *args,
 	return NULL;
 }
 
-static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const struct hostd_body *b)
+enum MHD_Result hostd_post_job(struct hostd *d, struct MHD_Connection *c, const struct hostd_body *b)
 {
 	_cleanup_err_ struct err *e = NULL;
 	_cleanup_free_ char *id = NULL, *args_text = NULL, *scratch = NULL, *name = NULL;
@@ -1614,10 +1574,10 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 	enum MHD_Result r;
 
 	if (host_job_request_parse(b->p, b->n, &name, &argv, &input, &e) < 0)
-		return e->reason == ERR_CONFIG ? hostd_fail(c, 400, "bad_request", e->msg) : refuse(c, e);
+		return e->reason == ERR_CONFIG ? hostd_fail(c, 400, "bad_request", e->msg) : hostd_refuse(c, e);
 	/* the config as it is now: a change applies from the next launch */
 	if (host_config_load(d->config, &cfg, &e) < 0)
-		return refuse(c, e);
+		return hostd_refuse(c, e);
 	bind = host_config_find(cfg, name);
 	if (!bind) {
 		host_config_free(cfg);
@@ -1638,7 +1598,7 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 	}
 	if (plan_new_execution_id(&id, &e) < 0) {
 		host_config_free(cfg);
-		return refuse(c, e);
+		return hostd_refuse(c, e);
 	}
 	workspace = bind->workspace;
 	if (bind->git_url) {
@@ -1669,7 +1629,7 @@ static enum MHD_Result post_job(struct hostd *d, struct MHD_Connection *c, const
 		err_free(e2);
 		toolbelt_close(d->tb, id);
 		host_config_free(cfg);
-		return refuse(c, e);
+		return hostd_refuse(c, e);
 	}
 	host_config_free(cfg);
 	r = hostd_answer(c, 201, json_pack("{s:s}", "id", id));
@@ -1695,7 +1655,7 @@ static struct seg *preparing_seg(struct hostd *d, const char *job)
 	return NULL;
 }
 
-static enum MHD_Result not_running(struct hostd *d, struct MHD_Connection *c, const char *job)
+enum MHD_Result hostd_not_running(struct hostd *d, struct MHD_Connection *c, const char *job)
 {
 	_cleanup_err_ struct err *e = NULL;
 	json_t *j = host_db_job_json(d->db, job, &e);
@@ -1742,7 +1702,7 @@ static bool inbox_room(int dfd, size_t n)
 /* Inject: a message file in the job's inbox, which the command sees at
  * $CORDON_INBOX (its run dir is one of its write grants). It is a file,
  * so an adopted segment takes it too. */
-static enum MHD_Result inject(struct hostd *d, struct MHD_Connection *c, struct seg *s,
+enum MHD_Result hostd_inject(struct hostd *d, struct MHD_Connection *c, struct seg *s,
 			      const struct hostd_body *b)
 {
 	_cleanup_err_ struct err *e = NULL;
@@ -1766,25 +1726,49 @@ static enum MHD_Result inject(struct hostd *d, struct MHD_Connection *c, struct 
 	snprintf(name, sizeof(name), "%lld-%04u.txt", (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000,
 		 ++s->injected);
 	if (fs_write_atomic(dfd, name, text, strlen(text), 0600, false, &e) < 0)
-		return refuse(c, e);
+		return hostd_refuse(c, e);
 	return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "message", name));
 }
 
 /* Interrupt: TERM to the wrapper's group, no KILL after it. What reaches
  * the command is the plan's: its handler runs ("term", native), or srt
  * ends it ("kill"). */
-static enum MHD_Result interrupt(struct hostd *d, struct MHD_Connection *c, struct seg *s)
+enum MHD_Result hostd_interrupt(struct hostd *d, struct MHD_Connection *c, struct seg *s)
 {
 	_cleanup_err_ struct err *e = NULL;
 	struct plan *p = NULL;
 
 	if (!s->record || plan_read_record(s->record, NULL, &p, &e) < 0)
-		return refuse(c, e);
+		return hostd_refuse(c, e);
 	s->interrupted = p->signals == PLAN_SIGNALS_TERM ? "term" : "kill";
 	plan_free(p);
 	if (kill(-s->pid, SIGTERM) < 0 && errno != ESRCH)
 		return hostd_fail(c, 503, "sandbox_unavailable", "cannot signal the job");
 	return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signals", s->interrupted));
+}
+
+/* Stop the job's running segment (stop_segment). A segment whose wrapper is still making the
+ * workspace (a clone that may take long) has launched nothing: the
+ * wrapper's group is killed, and the job ends refused, having run
+ * nothing. */
+enum MHD_Result hostd_stop(struct hostd *d, struct MHD_Connection *c, const char *job)
+{
+	struct seg *s = hostd_running_seg(d, job);
+
+	if (!s && (s = preparing_seg(d, job))) {
+		s->stop_sig = SIGKILL;
+		if (kill(-s->pid, SIGKILL) < 0)
+			(void)kill(s->pid, SIGKILL);
+		(void)log_line(d, job, "cordon: daemon: ",
+			       "stopped before anything was launched (the workspace was being made)");
+		return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", job, "signal", "KILL"));
+	}
+	if (!s)
+		return hostd_not_running(d, c, job);
+	if (stop_segment(d, s) < 0 && errno != ESRCH)
+		return hostd_fail(c, 503, "sandbox_unavailable", "cannot signal the job");
+	return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signal",
+					 s->stop_sig == SIGKILL ? "KILL" : "TERM"));
 }
 
 /* The job's log from ?offset= on, at most 1 MiB of it. */
@@ -1882,7 +1866,8 @@ static enum MHD_Result follow_log(struct hostd *d, struct MHD_Connection *c, con
 	return ret;
 }
 
-static enum MHD_Result log_of(struct hostd *d, struct MHD_Connection *c, const char *job)
+/* GET a job's log, from ?offset; with ?follow=1, its stream. */
+enum MHD_Result hostd_log_of(struct hostd *d, struct MHD_Connection *c, const char *job)
 {
 	const char *off = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset");
 	_cleanup_free_ char *path = NULL, *buf = NULL;
@@ -2142,7 +2127,7 @@ static enum MHD_Result attach_in_container(struct hostd *d, struct MHD_Connectio
 			return hostd_answer(c, a->status, steal_pointer(&a->answer));
 		}
 	if (host_config_load(d->config, &cfg, &e) < 0)
-		return refuse(c, e);
+		return hostd_refuse(c, e);
 	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
 	if (!b || !b->container) {
 		r = 1;
@@ -2176,7 +2161,7 @@ static enum MHD_Result attach_in_container(struct hostd *d, struct MHD_Connectio
 		return hostd_fail(c, 409, "sandbox_unavailable",
 				  "another job runs on the job's workspace: attach once it has ended");
 	default:
-		return refuse(c, e);
+		return hostd_refuse(c, e);
 	}
 	made->c = c;
 	MHD_suspend_connection(c);
@@ -2211,7 +2196,7 @@ static bool ran_in_container(const json_t *j)
 /* Attach runs the executor's session on the host as the operator: never
  * for a workspace a sandboxed segment of any job ever wrote, and never
  * for a job that ran in a container (it attaches in one). */
-static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const char *job)
+enum MHD_Result hostd_attach(struct hostd *d, struct MHD_Connection *c, const char *job)
 {
 	_cleanup_err_ struct err *e = NULL;
 	json_t *j = host_db_job_json(d->db, job, &e);
@@ -2243,7 +2228,7 @@ static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const c
 
 		host_config_free(cfg);
 		json_decref(j);
-		return !denied ? refuse(c, e)
+		return !denied ? hostd_refuse(c, e)
 			       : hostd_fail(c, 409, "attach_sandboxed",
 					    !ws ? "the job has no workspace to attach in"
 						: e->msg);
@@ -2273,164 +2258,9 @@ static enum MHD_Result attach(struct hostd *d, struct MHD_Connection *c, const c
 	json_decref(env);
 	json_decref(j);
 	if (!ans)
-		return e ? refuse(c, e) : MHD_NO;
+		return e ? hostd_refuse(c, e) : MHD_NO;
 	return hostd_answer(c, 200, ans);
 }
-
-static enum MHD_Result job_action(struct hostd *d, struct MHD_Connection *c, const char *rest,
-				  bool get, bool post, const struct hostd_body *b)
-{
-	const char *slash = strchr(rest, '/');
-	_cleanup_free_ char *job = strndup(rest, (size_t)(slash - rest));
-	struct seg *s;
-
-	if (!job)
-		return MHD_NO;
-	if (get && strcmp(slash, "/log") == 0)
-		return log_of(d, c, job);
-	if (post && strcmp(slash, "/attach") == 0)
-		return attach(d, c, job);
-	if (!post || (strcmp(slash, "/stop") != 0 && strcmp(slash, "/interrupt") != 0 &&
-		      strcmp(slash, "/inject") != 0))
-		return hostd_fail(c, 404, "not_found", "no such endpoint");
-	s = hostd_running_seg(d, job);
-	if (!s && strcmp(slash, "/stop") == 0 && (s = preparing_seg(d, job))) {
-		/* nothing launched yet (its wrapper is making the workspace, a
-		 * clone that may take long): the wrapper's group is killed,
-		 * and the job ends refused, having run nothing */
-		s->stop_sig = SIGKILL;
-		if (kill(-s->pid, SIGKILL) < 0)
-			(void)kill(s->pid, SIGKILL);
-		(void)log_line(d, job, "cordon: daemon: ",
-			       "stopped before anything was launched (the workspace was being made)");
-		return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", job, "signal", "KILL"));
-	}
-	if (!s)
-		return not_running(d, c, job);
-	if (strcmp(slash, "/inject") == 0)
-		return inject(d, c, s, b);
-	if (strcmp(slash, "/interrupt") == 0)
-		return interrupt(d, c, s);
-	if (stop_segment(d, s) < 0 && errno != ESRCH)
-		return hostd_fail(c, 503, "sandbox_unavailable", "cannot signal the job");
-	return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signal",
-					 s->stop_sig == SIGKILL ? "KILL" : "TERM"));
-}
-
-static enum MHD_Result route(struct hostd *d, struct MHD_Connection *c, const char *url,
-			     const char *method, const struct hostd_body *b)
-{
-	_cleanup_err_ struct err *e = NULL;
-	bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
-
-	if (get && strcmp(url, "/v1/health") == 0)
-		return hostd_answer(c, 200, json_pack("{s:b, s:s}", "ok", 1, "version", CORDON_VERSION));
-	if (get && strcmp(url, "/v1/bindings") == 0) {
-		struct host_config *cfg = NULL;
-		json_t *arr;
-
-		if (host_config_load(d->config, &cfg, &e) < 0)
-			return refuse(c, e);
-		arr = json_array();
-		for (size_t i = 0; arr && i < cfg->n; i++)
-			json_array_append_new(
-				arr, json_pack("{s:s, s:s, s:s?}", "name", cfg->bindings[i].name,
-					       "executor", host_executor_name(cfg->bindings[i].executor),
-					       "provider", cfg->bindings[i].provider));
-		host_config_free(cfg);
-		return hostd_answer(c, 200, json_pack("{s:o}", "bindings", arr ? arr : json_array()));
-	}
-	if (get && strcmp(url, "/v1/doctor") == 0) {
-		struct host_config *cfg = NULL;
-		json_t *arr, *provs = json_object();
-
-		if (host_config_load(d->config, &cfg, &e) < 0) {
-			json_decref(provs);
-			return refuse(c, e);
-		}
-		arr = json_array();
-		/* each provider a binding names, checked once; each binding
-		 * ready when its provider is */
-		for (size_t i = 0; arr && provs && i < cfg->n; i++) {
-			const struct host_binding *hb = &cfg->bindings[i];
-			const struct provider *p = hb->provider ? provider_find(hb->provider) : NULL;
-			json_t *r = p ? json_object_get(provs, p->name) : NULL;
-			bool ready;
-
-			if (p && !r && p->doctor && (r = p->doctor()))
-				json_object_set_new(provs, p->name, r);
-			/* a container's: the last pass of its provider's checks
-			 * (the loop never waits on a Docker daemon or a remote; a
-			 * launch runs them): Docker's once, each remote's by its
-			 * remote and key */
-			bool ssh = hb->container && hb->provider && strcmp(hb->provider, "ssh") == 0;
-			_cleanup_free_ char *key = NULL;
-			if (ssh && asprintf(&key, "ssh %s %s",
-					    json_string_value(json_object_get(hb->container, "remote")),
-					    json_string_value(json_object_get(hb->container, "host_key"))) < 0)
-				key = NULL;
-			else if (hb->container && !ssh)
-				key = strdup("docker");
-			if (key && !json_object_get(provs, key) &&
-			    (r = ssh ? ssh_last_pass(hb->container, d->state) : docker_last_pass(d->state)))
-				json_object_set_new(provs, key, r);
-			if (hb->container)
-				r = key ? json_object_get(provs, key) : NULL;
-			/* without a sandbox there is nothing to be ready: it runs
-			 * as the operator, which doctor says */
-			ready = !hb->provider || (r && json_is_true(json_object_get(r, "ready")));
-			_cleanup_free_ char *git = NULL;
-			bool no_git = hb->git_url && host_find_program("git", &git) < 0;
-			json_array_append_new(
-				arr, json_pack("{s:s, s:s?, s:b, s:s?}", "binding", hb->name, "provider",
-					       hb->provider, "ready", ready && !no_git, "why",
-					       no_git ? "git is not on the daemon's PATH (its clone workspace needs it)"
-					       : !hb->provider ? "no sandbox: it runs as the operator"
-					       : ready	       ? NULL
-							       : "its provider is not ready here (see providers)"));
-		}
-		host_config_free(cfg);
-		return hostd_answer(c, 200, json_pack("{s:o, s:o}", "bindings", arr ? arr : json_array(),
-						"providers", provs ? provs : json_object()));
-	}
-	if (post && strcmp(url, "/v1/jobs") == 0)
-		return post_job(d, c, b);
-	if (get && strcmp(url, "/v1/jobs") == 0) {
-		json_t *jobs = host_db_jobs_json(d->db, &e);
-
-		return jobs ? hostd_answer(c, 200, json_pack("{s:o}", "jobs", jobs)) : refuse(c, e);
-	}
-	if (strncmp(url, "/v1/jobs/", 9) == 0 && strchr(url + 9, '/'))
-		return job_action(d, c, url + 9, get, post, b);
-	if (get && strncmp(url, "/v1/jobs/", 9) == 0 && !strchr(url + 9, '/')) {
-		json_t *job = host_db_job_json(d->db, url + 9, &e);
-
-		if (!job && e && e->reason == ERR_CONFIG)
-			return hostd_fail(c, 404, "not_found", "no such job");
-		return job ? hostd_answer(c, 200, job) : refuse(c, e);
-	}
-	return hostd_fail(c, 404, "not_found", "no such endpoint");
-}
-
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-				  const char *method, const char *version, const char *upload,
-				  size_t *upload_size, void **con_cls)
-{
-	struct hostd *d = cls;
-	struct hostd_body *b;
-	enum MHD_Result ret;
-
-	if (!hostd_body_step(con_cls, upload, upload_size, BODY_MAX, &ret))
-		return ret;
-	b = *con_cls;
-	if (!authorized(d, c))
-		return hostd_fail(c, 401, "unauthorized",
-			    "the operator's token, from the daemon's own user, is required");
-	if (b->too_big)
-		return hostd_fail(c, 413, "bad_request", "the body is larger than 64 KiB");
-	return route(d, c, url, method, b);
-}
-
 
 /* --- reconcile ----------------------------------------------------------- */
 
@@ -2660,7 +2490,7 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	d.sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	d.mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, on_request, &d,
+	d.mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, hostd_api_request, &d,
 				 MHD_OPTION_LISTEN_SOCKET, d.lfd, MHD_OPTION_NOTIFY_COMPLETED,
 				 on_completed, &d, MHD_OPTION_CONNECTION_LIMIT, 256U,
 				 MHD_OPTION_CONNECTION_TIMEOUT, 60U, MHD_OPTION_CONNECTION_MEMORY_LIMIT,

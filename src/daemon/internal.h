@@ -10,11 +10,13 @@
 #include "host/db.h"
 #include "host/request.h"
 
+#include <microhttpd.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-struct MHD_Daemon;
+struct err;
+struct hostd_body;
 struct toolbelt;
 
 #define BODY_MAX HOST_REQUEST_MAX
@@ -94,6 +96,27 @@ bool hostd_job_is_claude(struct hostd *d, const char *job);
 /* Keep the claude session a segment's part of the job's log (from from)
  * announced; *failed (when asked for): why its last turn failed. */
 void hostd_keep_session(struct hostd *d, const char *job, off_t from, char **failed);
+
+/* daemon.c: the job endpoints (api.c's table calls them). */
+/* POST /v1/jobs: a new job through a binding; 201 with its id. */
+enum MHD_Result hostd_post_job(struct hostd *d, struct MHD_Connection *c, const struct hostd_body *b);
+/* The job is not running here: its state, or why not (404, 409). */
+enum MHD_Result hostd_not_running(struct hostd *d, struct MHD_Connection *c, const char *job);
+enum MHD_Result hostd_inject(struct hostd *d, struct MHD_Connection *c, struct seg *s,
+			     const struct hostd_body *b);
+enum MHD_Result hostd_interrupt(struct hostd *d, struct MHD_Connection *c, struct seg *s);
+enum MHD_Result hostd_stop(struct hostd *d, struct MHD_Connection *c, const char *job);
+/* The job's log, from ?offset; with ?follow=1, its stream. */
+enum MHD_Result hostd_log_of(struct hostd *d, struct MHD_Connection *c, const char *job);
+enum MHD_Result hostd_attach(struct hostd *d, struct MHD_Connection *c, const char *job);
+
+/* api.c: the management API. */
+/* libmicrohttpd's access handler (cls: the daemon). */
+enum MHD_Result hostd_api_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls);
+/* Refuse with e's reason and the HTTP status that reason maps to. */
+enum MHD_Result hostd_refuse(struct MHD_Connection *c, const struct err *e);
 
 /* recovery.c: what a previous daemon left. */
 /* host_db_running's callback (ctx: the daemon): adopt, resume, settle

@@ -143,6 +143,24 @@ id=$(job start scratch); job wait "$id"; rc=$?
 ok $([ "$rc" = 0 ] && [ "$(cat "$state/workspaces/$id/where" 2>/dev/null)" = "$state/workspaces/$id" ]; echo $?) \
 	"a scratch workspace is a fresh directory under the state dir's workspaces/"
 
+# ---- the API's table: a path and method no row names is 404, whatever
+# the job; a row that needs the job running answers its state first
+for mp in "GET /v1/jobs/$id/stop" "POST /v1/jobs/$id/log" "POST /v1/jobs/$id" "GET /v1/jobs/$id/log/x" \
+	"DELETE /v1/jobs" "PUT /v1/health" "GET /v1/health/" "GET /v1/jobsx"; do
+	r=$(api $mp)
+	ok $([ "${r%% *}" = 404 ] && printf '%s' "${r#* }" | grep -q '"message":"no such endpoint"'; echo $?) \
+		"$mp: 404 no such endpoint"
+done
+r=$(api POST "/v1/jobs/$id/interrupt")
+ok $([ "${r%% *}" = 409 ] && printf '%s' "${r#* }" | grep -q '"error":"not_accepting"'; echo $?) \
+	"interrupt of a job that ended: 409 not_accepting"
+r=$(api POST /v1/jobs/does-not-exist/inject '{"text": "x"}')
+ok $([ "${r%% *}" = 404 ] && printf '%s' "${r#* }" | grep -q '"message":"no such job"'; echo $?) \
+	"inject into an unknown job: 404 no such job"
+r=$(api POST "/v1/jobs/$id/stop")
+ok $([ "${r%% *}" = 409 ]; echo $?) "stop of a job that ended: 409"
+ok $(api GET "/v1/jobs/$id/log?offset=0" | grep -q '^200 '; echo $?) "its log: 200"
+
 # ---- stop
 id=$(job start quick -- sh -c 'echo $$ > stop1.pid; exec sleep 31')
 for _ in $(seq 100); do [ -n "$(pgrep -f 'sleep 31$')" ] && break; sleep 0.05; done
