@@ -44,6 +44,7 @@ struct api_row {
 	enum MHD_Result (*fn)(const struct api_call *a);
 };
 
+/* A refusal of cordon's, with its reason and the HTTP status it maps to. */
 enum MHD_Result hostd_refuse(struct MHD_Connection *c, const struct err *e)
 {
 	static const unsigned int status[] = {
@@ -58,6 +59,7 @@ enum MHD_Result hostd_refuse(struct MHD_Connection *c, const struct err *e)
 		    e && e->msg ? e->msg : "error");
 }
 
+/* The peer runs as the daemon's user, and says the operator's token. */
 static bool authorized(struct hostd *d, struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci =
@@ -236,6 +238,7 @@ static bool path_match(const char *pattern, const char *url, const char **star, 
 	return *url == '\0';
 }
 
+/* The first row whose method and path match answers, once its flags hold. */
 static enum MHD_Result dispatch(struct hostd *d, struct MHD_Connection *c, const char *url,
 				const char *method, const struct hostd_body *b)
 {
