@@ -71,12 +71,26 @@ static _Noreturn void child_exec(const struct spawn_req *q, const char *path, in
 	child_fail(st, err);
 }
 
+/* fd moved above the standard three (close-on-exec): a caller that ran
+ * with 0, 1 or 2 closed has its pipes there, where one dup2 below would
+ * overwrite another, or leave one close-on-exec on itself. */
+static int above_stdio(int fd)
+{
+	return fd < 0 || fd > STDERR_FILENO ? fd : fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+}
+
 static _Noreturn void child(const struct spawn_req *q, const char *path, int in, int out,
 			    int st)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	sigset_t none;
 
+	/* the status pipe first: child_fail reports through it */
+	if ((st = above_stdio(st)) < 0)
+		_exit(127);
+	in = above_stdio(in);
+	out = above_stdio(out);
+	null = above_stdio(null);
 	if (q->die_with_parent)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 	sigemptyset(&none);

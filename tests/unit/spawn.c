@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char *env[] = { (char *)"PATH=/usr/bin:/bin", (char *)"LC_ALL=C", NULL };
@@ -94,6 +95,32 @@ int main(void)
 		ok(spawn_capture(&q, &o, &e) == 0 && o.exec_errno == ENOENT,
 		   "argv[0] is looked up in the path given, not the caller's");
 		spawn_out_clear(&o);
+	}
+
+	/* a caller with its standard descriptors closed: the pipes take 0
+	 * and 1, and the program still gets its input and gives its output */
+	{
+		int pfd[2], status = 0;
+		pid_t pid;
+
+		if (pipe(pfd) < 0)
+			return 1;
+		pid = fork();
+		if (pid == 0) {
+			close(pfd[0]);
+			close(STDIN_FILENO);
+			close(STDOUT_FILENO);
+			bool good = sh("cat; echo out", "in ", 64, 0, false, &o, &e) == 0 &&
+				    strcmp(o.out, "in out\n") == 0 && o.status == 0;
+			(void)!write(pfd[1], good ? "y" : "n", 1);
+			_exit(0);
+		}
+		char c = 0;
+		close(pfd[1]);
+		(void)!read(pfd[0], &c, 1);
+		close(pfd[0]);
+		waitpid(pid, &status, 0);
+		ok(pid > 0 && c == 'y', "a caller whose fds 0 and 1 are closed: input and output still reach the program and back");
 	}
 
 	ok(sh("sleep 30", NULL, 64, 300, false, &o, &e) == -1 && e &&
