@@ -188,7 +188,7 @@ else
 	   echo $$? >build/docker-tests.rc; } & \
 	{ $(TEST_ENV) prove --timer -e '' $(UNIT_BIN:%=./%) $(filter-out $(DOCKER_T),$(sort $(wildcard \
 		tests/cli/*.t tests/isolation/*.t tests/gateway/*.t tests/host/*.t tests/container/*.t \
-		tests/fuzz/*.t tests/pkg/*.t))) 2>&1; echo $$? >build/main-tests.rc; } | tee build/main-tests.log; \
+		tests/fuzz/*.t tests/pkg/*.t tests/faults/*.t))) 2>&1; echo $$? >build/main-tests.rc; } | tee build/main-tests.log; \
 	wait; echo '--- the Docker and SSH suites:'; cat build/docker-tests.log; \
 	r=$$(cat build/main-tests.rc 2>/dev/null || echo 1); d=$$(cat build/docker-tests.rc 2>/dev/null || echo 1); \
 	echo "--- what failed (main group exit $$r, Docker and SSH group exit $$d):"; \

@@ -227,9 +227,12 @@ static int ways(char *const *denies, char ***out)
 	return 0;
 }
 
-/* The O_PATH descriptors a read side opened for its rules, closed at the
- * end in as few calls as their numbers allow (a launch makes a few
- * hundred rules, and every call into the kernel costs). */
+/* The O_PATH descriptors a read side opened for its rules, closed in as
+ * few calls as their numbers allow (a launch makes a few hundred rules,
+ * and every call into the kernel costs): at the end, or whenever
+ * FDSET_MAX are open, so that a directory of any size fits under a low
+ * open-file limit. */
+#define FDSET_MAX 128
 struct fdset {
 	int *v;
 	size_t n, cap;
@@ -279,6 +282,15 @@ static void fdset_close(struct fdset *f)
 	f->n = f->cap = 0;
 }
 
+/* An entry that cannot be opened for its rule: gone since it was listed,
+ * or beneath a directory this user may list but not search (the sandbox
+ * cannot reach it either) grants nothing; anything else (the open-file
+ * limit, no memory) is a rule that would be dropped, and fails. */
+static bool nothing_to_grant(int err)
+{
+	return err == ENOENT || err == EACCES;
+}
+
 /* Grant reading on the entries of dir but those on the way to a deny (in
  * ways) and the denies themselves, and listing on dir. A directory that
  * is not there, or cannot be read, grants nothing beneath it. The kind of
@@ -315,8 +327,14 @@ static int read_entries(const struct confine_ruleset *rs, const char *dir, char 
 		if (listed(way, path) || listed(denies, path))
 			continue;
 		fd = openat(dirfd(d), de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			continue; /* gone since: nothing to grant */
+		if (fd < 0 && nothing_to_grant(errno))
+			continue;
+		if (fd < 0) {
+			r = -1;
+			break;
+		}
+		if (fds->n >= FDSET_MAX)
+			fdset_close(fds);
 		if (fdset_add(fds, fd) < 0) {
 			close(fd);
 			r = -1;
@@ -335,7 +353,7 @@ static int read_entries(const struct confine_ruleset *rs, const char *dir, char 
 }
 
 int confine_landlock_read_side(const struct confine_ruleset *rs, char *const *denies,
-			       char *const *exceptions)
+			       char *const *exceptions, const char **step)
 {
 	_cleanup_strv_ char **way = NULL;
 	int r;
@@ -356,11 +374,21 @@ int confine_landlock_read_side(const struct confine_ruleset *rs, char *const *de
 		_cleanup_close_ int fd = open(exceptions[i], O_PATH | O_CLOEXEC);
 		struct stat st;
 
-		if (fd < 0 || fstat(fd, &st) < 0)
+		if (fd < 0 && nothing_to_grant(errno))
 			continue;
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			r = -1;
+			break;
+		}
 		r = add_rule(rs->fd, fd, S_ISDIR(st.st_mode) ? CONFINE_LANDLOCK_FS_READ & rs->all
 						     : (CONFINE_LANDLOCK_FS_READ & rs->file));
 	}
+	/* a rule that cannot be added is never dropped: the launch is
+	 * refused, naming why (a low open-file limit is the likely one) */
+	if (r < 0)
+		*step = errno == EMFILE || errno == ENFILE
+				? "landlock: a read rule (the open-file limit, `ulimit -n`, is reached)"
+				: "landlock: a read rule";
 	return r;
 }
 
@@ -431,7 +459,7 @@ int confine_landlock_apply_paths(char *const *write, size_t n, char *const *deni
 		}
 	}
 	if (r == 0)
-		r = confine_landlock_read_side(&rs, denies, exceptions);
+		r = confine_landlock_read_side(&rs, denies, exceptions, step);
 	if (r == 0)
 		r = confine_landlock_dev_rules(&rs);
 	if (r == 0)

@@ -63,9 +63,11 @@ int confine_ruleset_restrict(struct confine_ruleset *rs, int r, const char **ste
  * symbolic link; a path that does not exist adds nothing. 0 or -1 (errno). */
 int confine_landlock_allow(int ruleset, const char *path, uint64_t access);
 /* The read side: reading everywhere but the denies (NULL-terminated, may
- * be NULL) and, beneath them, the exceptions again. 0 or -1 (errno). */
+ * be NULL) and, beneath them, the exceptions again. What is gone or this
+ * user cannot reach grants nothing; any other failure to make a rule (the
+ * open-file limit) is -1 with errno and *step, never a rule dropped. */
 int confine_landlock_read_side(const struct confine_ruleset *rs, char *const *denies,
-			       char *const *exceptions);
+			       char *const *exceptions, const char **step);
 /* The standard streams handed in writable stay writable through
  * /dev/stdout and /proc/self/fd. 0 or -1 (errno). */
 int confine_landlock_std_streams(int ruleset, uint64_t file_rights);

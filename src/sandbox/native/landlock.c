@@ -21,7 +21,7 @@ int native_landlock_build(const struct mount_plan *mp, int abi, int *out, const 
 			r = confine_landlock_allow(rs.fd, mp->ops[i].path,
 						   mp->ops[i].source_dir ? rs.all : rs.file);
 	if (r == 0)
-		r = confine_landlock_read_side(&rs, mp->read_denies, mp->read_exceptions);
+		r = confine_landlock_read_side(&rs, mp->read_denies, mp->read_exceptions, step);
 	if (r == 0)
 		r = confine_landlock_std_streams(rs.fd, rs.file);
 	if (r == 0) {
