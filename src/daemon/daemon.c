@@ -123,6 +123,21 @@ static int lock_state(struct hostd *d, struct err **e)
 }
 
 /* The operator's token: made once (0600), then read. */
+/* Does dir hold anything (a run of a job)? A directory that cannot be
+ * read counts as holding something: the database is then vouched for. */
+static bool has_entry(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool any = d == NULL;
+
+	while (d && !any && (de = readdir(d)))
+		any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+	if (d)
+		closedir(d);
+	return any;
+}
+
 static int token(struct hostd *d, struct err **e)
 {
 	_cleanup_free_ char *path = NULL, *buf = NULL;
@@ -2477,7 +2492,7 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 		err_set(&e, ERR_UNAVAILABLE, errno, "the toolbelt");
 		goto out;
 	}
-	if (host_db_open(dbp, &d.db, &e) < 0 || host_db_running(d.db, hostd_recover_one, &d, &e) < 0)
+	if (host_db_open(dbp, has_entry(runs), &d.db, &e) < 0 || host_db_running(d.db, hostd_recover_one, &d, &e) < 0)
 		goto out;
 	hostd_settle_unlaunched(&d);
 	sweep_toolbelts(&d);

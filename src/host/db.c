@@ -157,9 +157,45 @@ fail:
 	return -1;
 }
 
-int host_db_open(const char *path, struct host_db **out, struct err **e)
+/* The whole file read back before anything writes to it: a damaged page
+ * is found now, not by the first request that reads it. */
+static int integrity(struct host_db *db, const char *path, struct err **e)
+{
+	sqlite3_stmt *st = NULL;
+	int r = sqlite3_prepare_v2(db->h, "PRAGMA quick_check(1)", -1, &st, NULL);
+	bool good = r == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_text(st, 0) &&
+		    strcmp((const char *)sqlite3_column_text(st, 0), "ok") == 0;
+
+	sqlite3_finalize(st);
+	if (good)
+		return 0;
+	return err_set(e, ERR_UNAVAILABLE, 0,
+		       "database `%s` fails its integrity check; it is left as it is (see "
+		       "\"Recovering a state dir\" in docs/host.md)",
+		       path);
+}
+
+/* Tables in the file: none is a database never written (a first start),
+ * or one lost. */
+static int tables(struct host_db *db, int *n, struct err **e)
+{
+	sqlite3_stmt *st = NULL;
+	int r = sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_schema", -1, &st, NULL);
+
+	if (r == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+		*n = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_finalize(st);
+	return db_fail(db, e, "read the schema");
+}
+
+int host_db_open(const char *path, bool history, struct host_db **out, struct err **e)
 {
 	struct host_db *db = calloc(1, sizeof(*db));
+	int n = 0;
 
 	if (!db)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "database");
@@ -173,6 +209,18 @@ int host_db_open(const char *path, struct host_db **out, struct err **e)
 		return -1;
 	}
 	sqlite3_busy_timeout(db->h, 5000);
+	/* nothing is written before the file is known good: a damaged one,
+	 * or an empty one where the state dir shows a history, is refused
+	 * and left as it is (migrate would make it a new, empty history) */
+	if (integrity(db, path, e) < 0 || tables(db, &n, e) < 0 ||
+	    (n == 0 && history &&
+	     err_set(e, ERR_UNAVAILABLE, 0,
+		     "database `%s` is empty, but this state dir holds runs of jobs (runs/); "
+		     "it is left as it is (see \"Recovering a state dir\" in docs/host.md)",
+		     path) < 0)) {
+		host_db_close(db);
+		return -1;
+	}
 	if (exec(db, "PRAGMA journal_mode = WAL", "WAL", e) < 0 ||
 	    exec(db, "PRAGMA synchronous = FULL", "synchronous", e) < 0 ||
 	    exec(db, "PRAGMA foreign_keys = ON", "foreign keys", e) < 0 || migrate(db, e) < 0) {

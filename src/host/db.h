@@ -47,7 +47,11 @@ struct host_segment {
 	char *container;	/* a container's pin (JSON), or NULL */
 };
 
-int host_db_open(const char *path, struct host_db **out, struct err **e);
+/* Open (and make, or migrate) the daemon's database. Refused, the file left
+ * as it is: a file that fails SQLite's integrity check, a newer schema,
+ * and, with history (the state dir holds runs of jobs), a database with no
+ * tables: a lost history is never taken for a first start. */
+int host_db_open(const char *path, bool history, struct host_db **out, struct err **e);
 void host_db_close(struct host_db *db);
 
 /* A new job (id: plan_new_execution_id's), its first attempt open. */

@@ -8,6 +8,7 @@
 #include "host/db.h"
 #include "tap.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,31 @@
 static char dbpath[128];
 
 /* Run sql against the file directly: SQLITE_OK or the error. */
+/* The file's bytes (at most max); -1 when it cannot be read. */
+static ssize_t file_bytes(const char *path, char *buf, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = 0, r;
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)n < max && (r = read(fd, buf + n, max - (size_t)n)) > 0)
+		n += r;
+	close(fd);
+	return n;
+}
+
+/* The WAL and shared-memory files beside a database, removed. */
+static void unlink_sidecars(const char *path)
+{
+	char p[160];
+
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+}
+
 static int raw(const char *sql)
 {
 	sqlite3 *h = NULL;
@@ -65,7 +91,7 @@ int main(void)
 		return done_testing();
 	}
 	snprintf(dbpath, sizeof(dbpath), "%s/cordon.db", dir);
-	ok(host_db_open(dbpath, &db, &e) == 0, "a new database opens (schema %d)", HOST_DB_SCHEMA);
+	ok(host_db_open(dbpath, false, &db, &e) == 0, "a new database opens (schema %d)", HOST_DB_SCHEMA);
 	if (!db) {
 		diag("%s", e ? e->msg : "?");
 		return done_testing();
@@ -160,7 +186,7 @@ int main(void)
 	host_db_close(db);
 	db = NULL;
 
-	ok(host_db_open(dbpath, &db, &e) == 0, "the database opens again (nothing to migrate)");
+	ok(host_db_open(dbpath, true, &db, &e) == 0, "the database opens again (nothing to migrate)");
 	memset(&v, 0, sizeof(v));
 	if (db)
 		host_db_segments(db, id, collect, &v, &e);
@@ -175,7 +201,7 @@ int main(void)
 	       "  BEGIN SELECT RAISE(ABORT, 'a pin does not change'); END;"
 	       "PRAGMA user_version = 1") == SQLITE_OK,
 	   "(the file made schema 1 again)");
-	ok(host_db_open(dbpath, &db, &e) == 0 && host_db_job_session(db, id, "s-1", &e) == 0,
+	ok(host_db_open(dbpath, true, &db, &e) == 0 && host_db_job_session(db, id, "s-1", &e) == 0,
 	   "a schema 1 database is migrated to %d on open (the session is kept again)",
 	   HOST_DB_SCHEMA);
 	memset(&v, 0, sizeof(v));
@@ -189,9 +215,57 @@ int main(void)
 	snprintf(want, sizeof(want),
 		 "database: schema 99 is newer than this cordon's (%d): run the newer cordon",
 		 HOST_DB_SCHEMA);
-	ok(host_db_open(dbpath, &db, &e) < 0 && e && strcmp(e->msg, want) == 0,
+	ok(host_db_open(dbpath, true, &db, &e) < 0 && e && strcmp(e->msg, want) == 0,
 	   "a newer schema is refused");
 	err_free(e);
+	e = NULL;
+	host_db_close(db);
+	db = NULL;
+
+	/* a damaged page: refused at open, the file left as it was */
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d; PRAGMA journal_mode = DELETE",
+		 HOST_DB_SCHEMA);
+	ok(raw(sql) == SQLITE_OK,
+	   "(the file back at a schema this cordon reads, its WAL folded in)");
+	ok(host_db_open(dbpath, true, &db, &e) == 0, "control: the intact file opens");
+	host_db_close(db);
+	db = NULL;
+	ok(raw("PRAGMA journal_mode = DELETE") == SQLITE_OK, "(its WAL folded in again)");
+	char before[65536], after[65536];
+	ssize_t nb = file_bytes(dbpath, before, sizeof(before));
+	int fd = open(dbpath, O_WRONLY | O_CLOEXEC);
+	/* every page but the first (the header and the schema's root) */
+	char junk[65536];
+	memset(junk, 0xa5, sizeof(junk));
+	ok(nb > 8192 && fd >= 0 &&
+		   pwrite(fd, junk, (size_t)nb - 4096, 4096) == (ssize_t)((size_t)nb - 4096),
+	   "(the file's pages but the first overwritten)");
+	if (fd >= 0)
+		close(fd);
+	nb = file_bytes(dbpath, before, sizeof(before));
+	ok(host_db_open(dbpath, true, &db, &e) < 0 && e && strstr(e->msg, "fails its integrity check") &&
+		   file_bytes(dbpath, after, sizeof(after)) == nb && memcmp(before, after, (size_t)nb) == 0,
+	   "a damaged database is refused at open, and left as it was");
+	host_db_close(db);
+	db = NULL;
+	err_free(e);
+	e = NULL;
+
+	/* an empty file: a first start without history, a lost one with it */
+	fd = open(dbpath, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	unlink_sidecars(dbpath);
+	ok(host_db_open(dbpath, true, &db, &e) < 0 && e && strstr(e->msg, "is empty, but") &&
+		   file_bytes(dbpath, after, sizeof(after)) == 0,
+	   "an empty database where the state dir holds runs is refused, and left empty");
+	err_free(e);
+	e = NULL;
+	json_t *jobs = NULL;
+	ok(host_db_open(dbpath, false, &db, &e) == 0 && (jobs = host_db_jobs_json(db, &e)) &&
+		   json_array_size(jobs) == 0,
+	   "control: the same empty file on a first start is made the database");
+	json_decref(jobs);
 	host_db_close(db);
 	snprintf(sql, sizeof(sql), "rm -rf '%s'", dir);
 	if (system(sql) != 0)
