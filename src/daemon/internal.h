@@ -82,6 +82,19 @@ struct hostd {
 	struct watch wapi, wsig, wrec, wtb;
 };
 
+/* state.c: the daemon's start on its state dir. */
+/* Make path a directory of this user's, 0700. */
+int hostd_own_dir(const char *path, struct err **e);
+/* One daemon per state dir, for its whole life: a second would recover
+ * (and stop) the first one's jobs and take its socket. */
+int hostd_lock_state(struct hostd *d, struct err **e);
+/* The operator's token: made once (0600), then read. */
+int hostd_token(struct hostd *d, struct err **e);
+/* The management socket (0600), listening. */
+int hostd_listen_socket(struct hostd *d, struct err **e);
+/* The wrappers are `cordon wrap`: cordon is beside this binary. */
+char *hostd_cordon_beside(void);
+
 /* daemon.c: the loop and the segments. */
 /* Watch fd (EPOLLIN) on the daemon's loop; w says what it is. */
 int hostd_watch_add(struct hostd *d, int fd, struct watch *w);
