@@ -10,6 +10,7 @@
 
 #include "host/config.h"
 #include "host/db.h"
+#include "executor/claude.h"
 #include "executor/executor.h"
 #include "host/home.h"
 #include "host/logdrain.h"
@@ -915,99 +916,6 @@ bool hostd_job_is_claude(struct hostd *d, const char *job)
 	return r;
 }
 
-/* A session id as claude writes it; anything else (the log is the
- * sandboxed command's to write) is not kept. */
-static bool session_ok(const char *v)
-{
-	size_t n = v ? strlen(v) : 0;
-
-	return n > 0 && n <= 128 &&
-	       strspn(v, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") == n;
-}
-
-/* A failed turn's text for people: printable ASCII, at most 200 bytes
- * (it is the sandboxed command's to write). */
-static char *turn_error(const char *v)
-{
-	char *out = NULL;
-	size_t n = 0;
-
-	if (!v)
-		v = "(no message)";
-	out = malloc(201);
-	for (; out && *v && n < 200; v++)
-		out[n++] = (*v >= 0x20 && *v < 0x7f) ? *v : '?';
-	if (out)
-		out[n] = '\0';
-	return out;
-}
-
-/* How much of a log the daemon reads at a segment's end: its output is
- * the sandboxed command's to make as large as it likes, and the daemon's
- * loop serves every job. */
-#define SESSION_SCAN_MAX ((off_t)16 << 20)
-
-/* What a claude-code job's log says, in the segment's part of it (from
- * from, at most its last SESSION_SCAN_MAX bytes): the last session its
- * stream's init message announced, kept with the job for the next
- * segment to resume; and, when its last turn failed, why (*failed, the
- * caller frees). */
-void hostd_keep_session(struct hostd *d, const char *job, off_t from, char **failed)
-{
-	_cleanup_free_ char *path = NULL, *line = NULL, *last = NULL;
-	_cleanup_fclose_ FILE *f = NULL;
-	struct stat st;
-	off_t at, end;
-	size_t cap = 0;
-	ssize_t n;
-	struct err *e = NULL;
-
-	if (asprintf(&path, "%s/runs/%s/log", d->state, job) < 0)
-		return;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || fstat(fd, &st) < 0 || !(f = fdopen(fd, "r"))) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	end = st.st_size;
-	at = end - from > SESSION_SCAN_MAX ? end - SESSION_SCAN_MAX : from;
-	if (at < 0 || at > end || fseeko(f, at, SEEK_SET) < 0)
-		return;
-	/* (in the middle of a line: from the next one) */
-	if (at > from && getline(&line, &cap, f) > 0)
-		at = ftello(f);
-	while (at < end && (n = getline(&line, &cap, f)) > 0) {
-		at += n;
-		json_t *j;
-		const char *v;
-
-		if (line[0] != '{' || (!strstr(line, "\"init\"") && !strstr(line, "\"result\"")))
-			continue;
-		/* (the command's words: strict, a duplicate key is no line of
-		 * claude's) */
-		j = json_parse_strict(line, (size_t)n, NULL);
-		if (failed && json_is_object(j) && json_string_value(json_object_get(j, "type")) &&
-		    strcmp(json_string_value(json_object_get(j, "type")), "result") == 0) {
-			free(*failed);
-			*failed = json_is_true(json_object_get(j, "is_error"))
-					  ? turn_error(json_string_value(json_object_get(j, "result")))
-					  : NULL;
-		}
-		v = json_string_value(json_object_get(j, "session_id"));
-		if (json_is_object(j) && json_string_value(json_object_get(j, "subtype")) &&
-		    strcmp(json_string_value(json_object_get(j, "subtype")), "init") == 0 &&
-		    session_ok(v)) {
-			free(last);
-			last = strdup(v);
-		}
-		json_decref(j);
-	}
-	if (last && host_db_job_session(d->db, job, last, &e) < 0)
-		err_print(stderr, e);
-	err_free(e);
-}
-
 /* The wrapper ended: what its exit file says, or lost without one. */
 static void remove_own_workspace(struct hostd *d, const char *job)
 {
@@ -1108,7 +1016,7 @@ static void on_exit_of(struct hostd *d, struct seg *s)
 	}
 	snprintf(seg.job, sizeof(seg.job), "%s", s->job);
 	if (s->claude)
-		hostd_keep_session(d, s->job, s->log_start, &failed_turn);
+		host_claude_keep_session(d->db, d->state, s->job, s->log_start, &failed_turn);
 	dfd = s->record ? fs_open_nofollow(AT_FDCWD, s->record, O_PATH | O_DIRECTORY, 0) : -1;
 	if (dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, &e) == 0)
 		x = json_parse_strict(buf, strlen(buf), &e);
@@ -2020,7 +1928,7 @@ static enum MHD_Result attach_in_container(struct hostd *d, struct MHD_Connectio
 		r = 1;
 	} else if (job_live(d, job) || attach_being_made(d, job)) {
 		r = 3;
-	} else if (b->executor != HOST_EXEC_CLAUDE_CODE || !session_ok(session) || !ws) {
+	} else if (b->executor != HOST_EXEC_CLAUDE_CODE || !host_claude_session_ok(session) || !ws) {
 		r = 2;
 	} else if (live_places_check(d, b, job, ws, &e) < 0) {
 		r = e && e->reason == ERR_UNAVAILABLE ? 4 : -1;
@@ -2120,7 +2028,7 @@ enum MHD_Result hostd_attach(struct hostd *d, struct MHD_Connection *c, const ch
 					    !ws ? "the job has no workspace to attach in"
 						: e->msg);
 	}
-	if (!b || b->executor != HOST_EXEC_CLAUDE_CODE || !session_ok(session)) {
+	if (!b || b->executor != HOST_EXEC_CLAUDE_CODE || !host_claude_session_ok(session)) {
 		bool shell = b && b->executor == HOST_EXEC_SHELL;
 
 		host_config_free(cfg);

@@ -106,9 +106,6 @@ struct seg *hostd_running_seg(struct hostd *d, const char *job);
 unsigned int hostd_binding_ops(struct hostd *d, const char *job);
 /* Is the job's binding (as the config says now) claude-code's? */
 bool hostd_job_is_claude(struct hostd *d, const char *job);
-/* Keep the claude session a segment's part of the job's log (from from)
- * announced; *failed (when asked for): why its last turn failed. */
-void hostd_keep_session(struct hostd *d, const char *job, off_t from, char **failed);
 
 /* daemon.c: the job endpoints (api.c's table calls them). */
 /* POST /v1/jobs: a new job through a binding; 201 with its id. */

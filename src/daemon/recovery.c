@@ -6,6 +6,7 @@
 
 #include "daemon/internal.h"
 #include "container/contract.h"
+#include "executor/claude.h"
 
 #include "host/config.h"
 #include "host/db.h"
@@ -43,7 +44,7 @@ static void recover_end(struct hostd *d, const struct host_segment *s, enum host
 
 	snprintf(end.job, sizeof(end.job), "%s", s->job);
 	if (hostd_job_is_claude(d, s->job))
-		hostd_keep_session(d, s->job, 0, NULL);
+		host_claude_keep_session(d->db, d->state, s->job, 0, NULL);
 	if (host_db_segment_end(d->db, &end, true, &e) < 0)
 		err_print(stderr, e);
 	err_free(e);
