@@ -91,453 +91,6 @@ void hostd_seg_free(struct hostd *d, struct seg *s)
 	free(s);
 }
 
-/* What an unsandboxed command takes of the daemon's environment: who and
- * where it is, nothing more. The rest (the sources of other bindings'
- * secrets among it) stays with the daemon. */
-static bool base_variable(const char *kv)
-{
-	static const char *const names[] = { "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG",
-					     "TZ", "TMPDIR", "XDG_RUNTIME_DIR", NULL };
-	size_t n = strcspn(kv, "=");
-
-	if (kv[n] != '=')
-		return false;
-	if (strncmp(kv, "LC_", 3) == 0)
-		return true;
-	for (size_t i = 0; names[i]; i++)
-		if (strlen(names[i]) == n && strncmp(kv, names[i], n) == 0)
-			return true;
-	return false;
-}
-
-/* Does the binding's env, the executor's or a secret of the binding's
- * set the variable of kv? */
-static bool env_set_by(const struct host_binding *b, const struct host_exec *x, const char *kv)
-{
-	size_t n = strcspn(kv, "=");
-
-	for (int k = 0; k < 2; k++) {
-		char *const *v = k == 0 ? b->env : x->env;
-
-		for (size_t i = 0; v && v[i]; i++)
-			if (strncmp(v[i], kv, n) == 0 && v[i][n] == '=')
-				return true;
-	}
-	for (size_t i = 0; i < b->n_secrets; i++)
-		if (!b->secrets[i].git_only && strlen(b->secrets[i].name) == n &&
-		    strncmp(b->secrets[i].name, kv, n) == 0)
-			return true;
-	return false;
-}
-
-/* Is the variable of kv one that a binding's secret names, as its source
- * ({"env": NAME}) or as the name it is given (a git credential's too)?
- * Such a variable of the daemon's environment is a secret, of whichever
- * binding names it: it reaches a job only as that binding's secret, by
- * value, never as the daemon's variable, whatever the policy passes. */
-static bool secret_variable(const struct host_config *cfg, const struct host_binding *b,
-			    const char *kv)
-{
-	size_t n = strcspn(kv, "=");
-
-	for (size_t k = 0; k <= (cfg ? cfg->n : 0); k++) {
-		const struct host_binding *o = k < (cfg ? cfg->n : 0) ? &cfg->bindings[k] : b;
-
-		for (size_t i = 0; i < o->n_secrets; i++) {
-			const struct host_secret *s = &o->secrets[i];
-
-			if ((s->env && strlen(s->env) == n && strncmp(s->env, kv, n) == 0) ||
-			    (strlen(s->name) == n && strncmp(s->name, kv, n) == 0))
-				return true;
-		}
-	}
-	return false;
-}
-
-/* The wrapper's environment: the daemon's (under a sandbox, whose policy
- * says what passes; without one, only its base variables) less every
- * variable a binding of the config, as it is now, names as a secret
- * (secret_variable), the binding's env, and the values of its secrets
- * (read now; they go nowhere else). */
-static char **env_of(const struct host_config *cfg, const struct host_binding *b,
-		     const struct host_exec *x, struct err **e)
-{
-	char **env = NULL;
-
-	/* (a variable the binding, the executor or a secret sets is theirs:
-	 * the daemon's of that name is left out, never shadowing it) */
-	for (size_t i = 0; environ[i]; i++)
-		if ((b->provider || base_variable(environ[i])) && !env_set_by(b, x, environ[i]) &&
-		    !secret_variable(cfg, b, environ[i]) && strv_push(&env, environ[i]) < 0)
-			goto oom;
-	for (size_t i = 0; b->env[i]; i++)
-		if (strv_push(&env, b->env[i]) < 0)
-			goto oom;
-	for (size_t i = 0; x->env && x->env[i]; i++)
-		if (strv_push(&env, x->env[i]) < 0)
-			goto oom;
-	for (size_t i = 0; i < b->n_secrets; i++) {
-		_cleanup_free_ char *v = NULL;
-		char *kv = NULL;
-
-		/* (a git credential's is served to git alone, by the toolbelt) */
-		if (b->secrets[i].git_only)
-			continue;
-		if (host_secret_value(&b->secrets[i], &v, e) < 0) {
-			strv_free(env);
-			return NULL;
-		}
-		if (asprintf(&kv, "%s=%s", b->secrets[i].name, v) < 0) {
-			explicit_bzero(v, strlen(v));
-			goto oom;
-		}
-		explicit_bzero(v, strlen(v));
-		if (strv_push_take(&env, kv) < 0)
-			goto oom;
-	}
-	if (!env && strv_push(&env, "PATH=/usr/bin:/bin") < 0)
-		goto oom;
-	return env;
-oom:
-	strv_free(env);
-	err_set(e, ERR_INTERNAL, ENOMEM, "environment");
-	return NULL;
-}
-
-static char **wrapper_env(struct hostd *d, const struct host_binding *b,
-			  const struct host_exec *x, struct err **e)
-{
-	struct host_config *cfg = NULL;
-	char **env;
-
-	/* (read again: a binding added since b's config was read names its
-	 * sources too; b's own are looked at whatever the file says now) */
-	if (host_config_load(d->config, &cfg, e) < 0)
-		return NULL;
-	env = env_of(cfg, b, x, e);
-	host_config_free(cfg);
-	return env;
-}
-
-/* The wrapper's request: the binding's policy, its env and secrets passed
- * by name (their values are in the wrapper's environment only). */
-/* The names of the variables the binding and the executor give the
- * command, and of its secrets: passed by name, never by value. */
-static json_t *env_names(const struct host_binding *b, const struct host_exec *x)
-{
-	json_t *names = json_array();
-
-	for (int k = 0; k < 2; k++) {
-		char *const *v = k == 0 ? b->env : x->env;
-
-		for (size_t i = 0; names && v && v[i]; i++) {
-			_cleanup_free_ char *name = strndup(v[i], strcspn(v[i], "="));
-			if (name)
-				json_array_append_new(names, json_string(name));
-		}
-	}
-	for (size_t i = 0; names && i < b->n_secrets; i++)
-		if (!b->secrets[i].git_only)
-			json_array_append_new(names, json_string(b->secrets[i].name));
-	return names;
-}
-
-/* The executor's part of a request: its needs and its first input. */
-static json_t *with_exec(json_t *req, const struct host_exec *x)
-{
-	if (req && x->needs && json_object_set(req, "needs", x->needs) < 0) {
-		json_decref(req);
-		return NULL;
-	}
-	if (req && x->stdin_text && json_object_set_new(req, "stdin", json_string(x->stdin_text)) < 0) {
-		json_decref(req);
-		return NULL;
-	}
-	return req;
-}
-
-/* The binding's container config for its wrapper: an ssh binding's with
- * the config's other ssh bindings (read again: one added since b's
- * config was read counts), for the provider's account check. NULL: the
- * config cannot be read, or no memory. */
-static json_t *container_request(struct hostd *d, const struct host_binding *b)
-{
-	struct host_config *cfg = NULL;
-	struct err *e = NULL;
-	json_t *c;
-
-	if (!b->provider || strcmp(b->provider, "ssh") != 0)
-		return json_incref(b->container);
-	if (host_config_load(d->config, &cfg, &e) < 0) {
-		err_free(e);
-		return NULL;
-	}
-	c = host_config_ssh_request(cfg, b);
-	host_config_free(cfg);
-	return c;
-}
-
-static json_t *wrap_request(struct hostd *d, const struct host_binding *b, const char *job,
-			    unsigned int n, const char *workspace, const struct host_exec *x)
-{
-	json_t *pol, *env, *pass, *argj = json_strv(x->argv);
-
-	if (!b->provider) {
-		/* no policy: the names of what its environment carries are
-		 * recorded, never their values */
-		json_t *names = env_names(b, x);
-
-		return with_exec(argj && names
-					 ? json_pack("{s:b, s:o, s:s, s:s, s:s, s:i, s:o, s:b, s:b}",
-						     "unsandboxed", 1, "env_names", names, "workspace",
-						     workspace, "state_dir", d->state, "execution", job,
-						     "segment", (int)n, "argv", argj, "quiet", 1,
-						     "job_dirs", 1)
-					 : (json_decref(argj), json_decref(names), NULL),
-				 x);
-	}
-	pol = policy_to_json(b->policy);
-
-	if (!pol || !argj) {
-		json_decref(pol);
-		json_decref(argj);
-		return NULL;
-	}
-	env = json_object_get(pol, "env");
-	if (!env) {
-		env = json_object();
-		json_object_set_new(pol, "env", env);
-	}
-	pass = json_object_get(env, "pass");
-	if (!pass) {
-		pass = json_array();
-		json_object_set_new(env, "pass", pass);
-	}
-	json_t *names = env_names(b, x);
-
-	if (!names || json_array_extend(pass, names) < 0) {
-		json_decref(names);
-		json_decref(pol);
-		json_decref(argj);
-		return NULL;
-	}
-	json_decref(names);
-	/* a container binding names its container, not a process provider */
-	json_t *req = json_pack("{s:o, s:s, s:s, s:s, s:i, s:o, s:b, s:b}", "policy", pol,
-				"workspace", workspace, "state_dir", d->state, "execution", job,
-				"segment", (int)n, "argv", argj, "quiet", 1, "job_dirs", 1);
-	if (req && (b->container ? json_object_set_new(req, "container", container_request(d, b))
-				 : json_object_set_new(req, "provider", json_string(b->provider))) < 0) {
-		json_decref(req);
-		req = NULL;
-	}
-	return with_exec(req, x);
-}
-
-/* The job's run dir, with its input when it has one (the wrapper makes
- * the rest of the job's files). */
-static int job_run_dir(struct hostd *d, const char *job, const char *input, struct err **e)
-{
-	_cleanup_free_ char *run = NULL;
-	_cleanup_close_ int dfd = -1;
-
-	if (asprintf(&run, "%s/runs/%s/run", d->state, job) < 0)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "run dir");
-	if (mkdir(run, 0700) < 0 && errno != EEXIST)
-		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", run);
-	dfd = fs_open_nofollow(AT_FDCWD, run, O_PATH | O_DIRECTORY, 0);
-	if (dfd < 0)
-		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", run);
-	return input ? fs_write_atomic(dfd, "input", input, strlen(input), 0600, false, e) : 0;
-}
-
-static int git_helper_env(struct hostd *d, struct host_exec *x)
-{
-	char *kv = NULL;
-
-	if (strchr(d->self, '\'') ||
-	    asprintf(&kv, "GIT_CONFIG_VALUE_1=!'%s' tb git-credential", d->self) < 0)
-		return -1;
-	if (strv_push_take(&x->env, kv) < 0)
-		return -1;
-	static const char *const fixed[] = { "GIT_CONFIG_COUNT=3", "GIT_CONFIG_KEY_0=credential.helper",
-					     "GIT_CONFIG_VALUE_0=", "GIT_CONFIG_KEY_1=credential.helper",
-					     "GIT_CONFIG_KEY_2=credential.useHttpPath",
-					     "GIT_CONFIG_VALUE_2=true", "GIT_TERMINAL_PROMPT=0", NULL };
-	for (size_t i = 0; fixed[i]; i++)
-		if (strv_push(&x->env, fixed[i]) < 0)
-			return -1;
-	return 0;
-}
-
-/* What the wrapper clones: {"url", "branch", "mode", "helper"?,
- * "setup"?}. */
-static json_t *clone_request(struct hostd *d, const struct host_binding *b, bool toolbelt)
-{
-	static const char *const modes[] = { "clone", "worktree", "shared" };
-	json_t *c = json_pack("{s:s, s:s, s:s}", "url", b->git_url, "branch", b->git_branch, "mode",
-			      modes[b->git_mode]);
-
-	if (c && toolbelt && b->n_git_creds > 0)
-		json_object_set_new(c, "helper", json_string(d->self));
-	if (c && b->git_setup)
-		json_object_set_new(c, "setup", json_strv(b->git_setup));
-	return c;
-}
-
-/* Where sandboxed runs wrote, as the history says: every workspace of a
- * job with a sandboxed (or container) segment, and every write grant such
- * a segment's plan had (read back against its pin). A record that
- * retention removed leaves its job's workspace only; the grants of the
- * bindings as the config says now are counted beside. */
-struct wrote_walk {
-	char ***written;
-	struct err **e;
-};
-
-static int wrote_add(void *ctx, const char *ws, const char *record, const char *digest)
-{
-	struct wrote_walk *w = ctx;
-	struct plan *p = NULL;
-	struct stat st;
-	json_t *v;
-	size_t i;
-
-	if (ws && !strv_contains(*w->written, ws) && strv_push(w->written, ws) < 0)
-		return err_set(w->e, ERR_INTERNAL, ENOMEM, "history");
-	if (!record || (lstat(record, &st) < 0 && errno == ENOENT))
-		return 0;
-	if (plan_read_record(record, digest, &p, w->e) < 0)
-		return err_wrap(w->e, "a sandboxed run's record");
-	json_array_foreach(json_object_get(p->data, "write"), i, v) {
-		const char *g = json_string_value(v);
-
-		if (g && !strv_contains(*w->written, g) && strv_push(w->written, g) < 0) {
-			plan_free(p);
-			return err_set(w->e, ERR_INTERNAL, ENOMEM, "history");
-		}
-	}
-	plan_free(p);
-	return 0;
-}
-
-/* What a live segment of another job may write: its job's workspace
- * and, sandboxed, the write grants its pinned record says it had (read
- * back against its pin), or, not pinned yet, its binding's as the config
- * says now. */
-static int seg_writes(const struct seg *s, const json_t *job,
-		      const struct host_binding *ob, char ***out, struct err **e)
-{
-	const char *ws = json_string_value(json_object_get(job, "workspace"));
-	struct wrote_walk w = { out, e };
-	json_t *g;
-	size_t i;
-
-	if (ws && !strv_contains(*out, ws) && strv_push(out, ws) < 0)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "places");
-	if (!s->sandboxed)
-		return 0;
-	json_array_foreach(json_object_get(job, "segments"), i, g)
-		if (json_integer_value(json_object_get(g, "n")) == (json_int_t)s->n &&
-		    json_string_value(json_object_get(g, "provider")))
-			return wrote_add(&w, NULL, json_string_value(json_object_get(g, "record")),
-					 json_string_value(json_object_get(g, "digest")));
-	return ob ? host_binding_writes(ob, out, e) : 0;
-}
-
-/* May this launch run beside the live segments of other jobs?
- * - A container's mounts (a copy back's targets) are resolved by their
- *   paths after cordon checked them: a sandbox writing there could swap
- *   one (a read-only cover, a nested grant) for a link in between. A
- *   container job starts only on a workspace no other live job runs on
- *   nor any of their sandboxes may write; and no other job starts on, or
- *   with a grant reaching, a live container job's workspace.
- * - The operator's claude outside any sandbox runs what it finds in its
- *   workspace and config as the operator: no sandboxed launch may write
- *   where a live unsandboxed claude job runs or takes its config from
- *   (operator_claude_check is the other order).
- * By identity and containment (lib/place.h). 0, or -1 with *e
- * (ERR_UNAVAILABLE for a container's workspace in use, ERR_DENIED for a
- * live operator's claude, naming the other job). */
-static int live_places_check(struct hostd *d, const struct host_binding *b, const char *job,
-			     const char *workspace, struct err **e)
-{
-	_cleanup_strv_ char **mine = NULL;
-	struct host_config *cfg = NULL;
-	int r = 0;
-
-	if (workspace && strv_push(&mine, workspace) < 0)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "places");
-	if (b->provider && host_binding_writes(b, &mine, e) < 0)
-		return -1;
-	for (struct seg *s = d->segs; r == 0 && s; s = s->next) {
-		_cleanup_json_ json_t *j = NULL;
-		_cleanup_strv_ char **theirs = NULL, **ows = NULL, **op = NULL;
-		const struct host_binding *ob = NULL;
-		const char *ws, *place = NULL, *wrote = NULL;
-		bool op_claude = s->claude && !s->sandboxed;
-
-		if (strcmp(s->job, job) == 0 || (!b->container && !s->container &&
-						 !(b->provider && op_claude)))
-			continue;
-		if (!(j = host_db_job_json(d->db, s->job, e)) ||
-		    (!cfg && host_config_load(d->config, &cfg, e) < 0)) {
-			r = -1;
-			break;
-		}
-		ob = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
-		ws = json_string_value(json_object_get(j, "workspace"));
-		if (ws && strv_push(&ows, ws) < 0) {
-			r = err_set(e, ERR_INTERNAL, ENOMEM, "places");
-			break;
-		}
-		if (b->container) {
-			/* this container's workspace against all the other may write */
-			char *const one[] = { (char *)workspace, NULL };
-
-			r = seg_writes(s, j, ob, &theirs, e);
-			if (r == 0 && workspace)
-				r = host_places_meet(one, theirs, &place, &wrote, e);
-		}
-		if (r == 0 && s->container)
-			/* the live container's workspace against all this may write */
-			r = host_places_meet(ows, mine, &place, &wrote, e);
-		if (r > 0) {
-			r = err_set(e, ERR_UNAVAILABLE, 0,
-				    "the workspace `%s` is in use by job %s: a container is made "
-				    "only on a workspace no other job runs on or may write",
-				    b->container ? workspace : place, s->job);
-			break;
-		}
-		if (r == 0 && b->provider && op_claude) {
-			r = ob && ob->executor == HOST_EXEC_CLAUDE_CODE && !ob->provider
-				    ? host_claude_operator_places(ob, ws, &op, e)
-				    : ws && strv_push(&op, ws) < 0 ? err_set(e, ERR_INTERNAL, ENOMEM, "places")
-								    : 0;
-			if (r == 0)
-				r = host_places_meet(op, mine, &place, &wrote, e);
-			if (r > 0)
-				r = err_set(e, ERR_DENIED, 0,
-					    "job %s runs claude without a sandbox in, or with its config "
-					    "in, `%s`, and this sandboxed binding may write `%s`: what it "
-					    "left there would run as the operator",
-					    s->job, place, wrote);
-		}
-	}
-	host_config_free(cfg);
-	if (r < 0)
-		return err_wrap(e, "the places of live jobs");
-	return 0;
-}
-
-/* A wrapper's environment, its secrets' values wiped before it goes. */
-static void env_scrub_free(char **env)
-{
-	for (size_t i = 0; env && env[i]; i++)
-		explicit_bzero(env[i], strlen(env[i]));
-	strv_free(env);
-}
-
 /* Start a wrapper (posix_spawn: a vfork, nothing of the daemon's memory
  * copied). The daemon's blocked and ignored signals are its own: the
  * wrapper hands an empty mask on to the command. fd 3 is the control
@@ -595,7 +148,7 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	struct seg *s;
 	pid_t pid = -1;
 
-	if (live_places_check(d, b, job, workspace, e) < 0)
+	if (hostd_live_places_check(d, b, job, workspace, e) < 0)
 		return -1;
 	if (asprintf(&dir, "%s/runs/%s", d->state, job) < 0 ||
 	    asprintf(&log, "%s/runs/%s/log", d->state, job) < 0 ||
@@ -603,7 +156,7 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 		return err_set(e, ERR_INTERNAL, ENOMEM, "log");
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", dir);
-	if (job_run_dir(d, job, input, e) < 0)
+	if (hostd_job_run_dir(d, job, input, e) < 0)
 		return -1;
 	/* the job's toolbelt: its token's path for the command (the token
 	 * itself is read inside), its socket for the sandbox's gateway */
@@ -627,15 +180,15 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	/* git asks the toolbelt for its credential: the helper set through
 	 * git's GIT_CONFIG_* variables (after an empty one that drops any a
 	 * config file named) */
-	if (tbdir && b->n_git_creds > 0 && git_helper_env(d, &x) < 0) {
+	if (tbdir && b->n_git_creds > 0 && hostd_git_helper_env(d, &x) < 0) {
 		host_exec_clear(&x);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "git's credential helper");
 	}
-	req = wrap_request(d, b, job, n, workspace, &x);
+	req = hostd_wrap_request(d, b, job, n, workspace, &x);
 	/* a clone workspace is made by the wrapper, before its first
 	 * segment is planned */
 	if (req && b->git_url && n == 1 && attempt == 1 &&
-	    json_object_set_new(req, "clone", clone_request(d, b, tbdir != NULL)) < 0) {
+	    json_object_set_new(req, "clone", hostd_clone_request(d, b, tbdir != NULL)) < 0) {
 		json_decref(req);
 		req = NULL;
 	}
@@ -660,7 +213,7 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 	}
 	struct stat lst;
 	off_t log_start = fstat(logfd, &lst) == 0 ? lst.st_size : 0;
-	env = wrapper_env(d, b, &x, e);
+	env = hostd_wrapper_env(d, b, &x, e);
 	host_exec_clear(&x);
 	if (!env) {
 		close(logfd);
@@ -672,7 +225,7 @@ static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const ch
 		return err_set(e, ERR_UNAVAILABLE, errno, "wrapper");
 	}
 	spawn_errno = spawn_wrap(d, b->container != NULL, env, logfd, sv[1], &pid);
-	env_scrub_free(env);
+	hostd_env_scrub_free(env);
 	close(logfd);
 	close(sv[1]);
 	if (pid < 0) {
@@ -778,44 +331,6 @@ static void on_answer(struct hostd *d, struct seg *s)
 	s->ctl = -1;
 }
 
-/* A claude that runs as the operator (an unsandboxed claude-code job's,
- * or an attach's) never starts in, nor takes its config from, a place a
- * sandboxed run wrote or a sandboxed binding of cfg may write: it would
- * run the hooks and servers left there as the operator. By identity and
- * containment: `ws/`, a link, a subdirectory and a grant holding it are
- * that place. b NULL (or not an unsandboxed claude-code binding): the
- * workspace alone. 0, or -1 with *e (ERR_DENIED naming both places). */
-static int operator_claude_check(struct hostd *d, const struct host_config *cfg,
-				 const struct host_binding *b, const char *ws, struct err **e)
-{
-	_cleanup_strv_ char **places = NULL, **written = NULL;
-	struct wrote_walk w = { &written, e };
-	const char *place = NULL, *wrote = NULL;
-	int r;
-
-	if (b && (b->provider || b->executor != HOST_EXEC_CLAUDE_CODE))
-		b = NULL; /* (its workspace is all there is to compare) */
-	if (!b && !ws)
-		return 0;
-	if ((b ? host_claude_operator_places(b, ws, &places, e)
-	       : strv_push(&places, ws) < 0 ? err_set(e, ERR_INTERNAL, ENOMEM, "places") : 0) < 0 ||
-	    host_db_sandboxed(d->db, wrote_add, &w, e) < 0)
-		return -1;
-	for (size_t i = 0; b && cfg && i < cfg->n; i++)
-		if (host_binding_writes(&cfg->bindings[i], &written, e) < 0)
-			return -1;
-	r = host_places_meet(places, written, &place, &wrote, e);
-	if (r < 0)
-		return err_wrap(e, "claude without a sandbox: where it runs");
-	if (r > 0)
-		return err_set(e, ERR_DENIED, 0,
-			       "claude runs here without a sandbox, in or with its config in `%s`, "
-			       "and a sandboxed run wrote (or a sandboxed binding may write) `%s`: "
-			       "what it left there would run as the operator",
-			       place, wrote);
-	return 0;
-}
-
 /* Another attempt of a job: its binding as the config says now, the
  * job's own args and workspace, the next segment. */
 static int retry(struct hostd *d, const char *job, unsigned int n, struct err **e)
@@ -845,7 +360,7 @@ static int retry(struct hostd *d, const char *job, unsigned int n, struct err **
 	}
 	r = host_db_attempt_new(d->db, job, &attempt, e);
 	if (r == 0 && b->executor == HOST_EXEC_CLAUDE_CODE && !b->provider)
-		r = operator_claude_check(d, cfg, b, json_string_value(json_object_get(j, "workspace")), e);
+		r = hostd_operator_claude_check(d, cfg, b, json_string_value(json_object_get(j, "workspace")), e);
 	if (r == 0)
 		r = spawn_wrapper(d, b, job, attempt, n,
 				  json_string_value(json_object_get(j, "workspace")), argv, NULL,
@@ -1414,7 +929,7 @@ enum MHD_Result hostd_post_job(struct hostd *d, struct MHD_Connection *c, const 
 	args_text = argj ? json_dumps(argj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
 	if (host_db_job_new(d->db, id, name, args_text, workspace, &e) < 0 ||
 	    (bind->executor == HOST_EXEC_CLAUDE_CODE && !bind->provider &&
-	     operator_claude_check(d, cfg, bind, workspace, &e) < 0) ||
+	     hostd_operator_claude_check(d, cfg, bind, workspace, &e) < 0) ||
 	    (bind->ops && toolbelt_open(d->tb, id, bind->ops, false, &e) < 0) ||
 	    spawn_wrapper(d, bind, id, 1, 1, workspace, argv, input, NULL, &e) < 0) {
 		struct err *e2 = NULL;
@@ -1779,7 +1294,7 @@ static int attach_spawn(struct hostd *d, const struct host_binding *b, const cha
 	if (host_job_home(d->state, job, b->home_seed, &home, e) < 0 ||
 	    host_exec_attach(b, session, home, &x, e) < 0)
 		return -1;
-	req = wrap_request(d, b, job, n, ws, &x);
+	req = hostd_wrap_request(d, b, job, n, ws, &x);
 	if (!req || json_object_set_new(req, "home", json_string(home)) < 0 ||
 	    json_object_set_new(req, "attach", json_true()) < 0 ||
 	    !(text = json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII)) ||
@@ -1787,7 +1302,7 @@ static int attach_spawn(struct hostd *d, const struct host_binding *b, const cha
 		host_exec_clear(&x);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "attach");
 	}
-	env = wrapper_env(d, b, &x, e);
+	env = hostd_wrapper_env(d, b, &x, e);
 	host_exec_clear(&x);
 	if (!env)
 		return -1;
@@ -1796,11 +1311,11 @@ static int attach_spawn(struct hostd *d, const struct host_binding *b, const cha
 		rc = errno;
 		if (logfd >= 0)
 			close(logfd);
-		env_scrub_free(env);
+		hostd_env_scrub_free(env);
 		return err_set(e, ERR_UNAVAILABLE, rc, "attach");
 	}
 	rc = spawn_wrap(d, true, env, logfd, sv[1], &pid);
-	env_scrub_free(env);
+	hostd_env_scrub_free(env);
 	close(logfd);
 	close(sv[1]);
 	if (rc != 0 || !(a = calloc(1, sizeof(*a)))) {
@@ -1930,7 +1445,7 @@ static enum MHD_Result attach_in_container(struct hostd *d, struct MHD_Connectio
 		r = 3;
 	} else if (b->executor != HOST_EXEC_CLAUDE_CODE || !host_claude_session_ok(session) || !ws) {
 		r = 2;
-	} else if (live_places_check(d, b, job, ws, &e) < 0) {
+	} else if (hostd_live_places_check(d, b, job, ws, &e) < 0) {
 		r = e && e->reason == ERR_UNAVAILABLE ? 4 : -1;
 	} else {
 		r = attach_spawn(d, b, job, ws, session, &made, &e) < 0 ? -1 : 0;
@@ -2018,7 +1533,7 @@ enum MHD_Result hostd_attach(struct hostd *d, struct MHD_Connection *c, const ch
 	/* where it would run and what it would read, as the binding says
 	 * now (a binding that dropped its sandbox is the operator's now),
 	 * against every place a sandboxed run wrote */
-	if (!ws || operator_claude_check(d, cfg, b, ws, &e) < 0) {
+	if (!ws || hostd_operator_claude_check(d, cfg, b, ws, &e) < 0) {
 		bool denied = !ws || e->reason == ERR_DENIED;
 
 		host_config_free(cfg);

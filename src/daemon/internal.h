@@ -10,12 +10,16 @@
 #include "host/db.h"
 #include "host/request.h"
 
+#include <jansson.h>
 #include <microhttpd.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 struct err;
+struct host_binding;
+struct host_config;
+struct host_exec;
 struct hostd_body;
 struct toolbelt;
 
@@ -94,6 +98,38 @@ int hostd_token(struct hostd *d, struct err **e);
 int hostd_listen_socket(struct hostd *d, struct err **e);
 /* The wrappers are `cordon wrap`: cordon is beside this binary. */
 char *hostd_cordon_beside(void);
+
+/* request.c: what a wrapper is handed. */
+/* The wrapper's environment: the daemon's (under a sandbox, whose policy
+ * says what passes; without one, only its base variables) less every
+ * variable a binding of the config, as it is now, names as a secret, the
+ * binding's env, and the values of its secrets. */
+char **hostd_wrapper_env(struct hostd *d, const struct host_binding *b,
+			 const struct host_exec *x, struct err **e);
+/* A wrapper's environment, its secrets' values wiped before it goes. */
+void hostd_env_scrub_free(char **env);
+/* The wrapper's request: the binding's policy, its env and secrets passed
+ * by name (their values are in the wrapper's environment only). */
+json_t *hostd_wrap_request(struct hostd *d, const struct host_binding *b, const char *job,
+			   unsigned int n, const char *workspace, const struct host_exec *x);
+/* The job's run dir, with its input when it has one. */
+int hostd_job_run_dir(struct hostd *d, const char *job, const char *input, struct err **e);
+/* git's credential helper (the toolbelt's), through GIT_CONFIG_*. */
+int hostd_git_helper_env(struct hostd *d, struct host_exec *x);
+/* What the wrapper clones: {"url", "branch", "mode", "helper"?, "setup"?}. */
+json_t *hostd_clone_request(struct hostd *d, const struct host_binding *b, bool toolbelt);
+
+/* places.c: where a launch may run. */
+/* May this launch run beside the live segments of other jobs? 0, or -1
+ * with *e (ERR_UNAVAILABLE for a container's workspace in use,
+ * ERR_DENIED for a live operator's claude, naming the other job). */
+int hostd_live_places_check(struct hostd *d, const struct host_binding *b, const char *job,
+			    const char *workspace, struct err **e);
+/* A claude that runs as the operator never starts in, nor takes its
+ * config from, a place a sandboxed run wrote or a sandboxed binding of
+ * cfg may write. 0, or -1 with *e (ERR_DENIED naming both places). */
+int hostd_operator_claude_check(struct hostd *d, const struct host_config *cfg,
+				const struct host_binding *b, const char *ws, struct err **e);
 
 /* daemon.c: the loop and the segments. */
 /* Watch fd (EPOLLIN) on the daemon's loop; w says what it is. */
