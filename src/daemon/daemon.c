@@ -56,7 +56,7 @@
 
 extern char **environ;
 
-static int64_t wall_ms(void)
+int64_t hostd_wall_ms(void)
 {
 	struct timespec t;
 
@@ -91,784 +91,14 @@ void hostd_seg_free(struct hostd *d, struct seg *s)
 	free(s);
 }
 
-/* Start a wrapper (posix_spawn: a vfork, nothing of the daemon's memory
- * copied). The daemon's blocked and ignored signals are its own: the
- * wrapper hands an empty mask on to the command. fd 3 is the control
- * socket; 0 nothing, 1 and 2 the log; every other fd of the daemon is
- * close-on-exec. 0, or an errno with *pid -1. */
-static int spawn_wrap(struct hostd *d, bool container, char **env, int logfd, int ctl, pid_t *pid)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, dfl;
-	/* a container's wrapper is cordon-host's, which has the providers */
-	char *const wargv[] = { d->self, "wrap", "--ctl", "3", NULL };
-	char *const cargv[] = { d->self, "container", "wrap", "--ctl", "3", NULL };
-	int rc;
-
-	*pid = -1;
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
-	rc = posix_spawn_file_actions_init(&fa);
-	if (rc == 0 && posix_spawnattr_init(&at) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		rc = ENOMEM;
-	}
-	if (rc == 0) {
-		if ((rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) ||
-		    (rc = posix_spawn_file_actions_adddup2(&fa, logfd, 1)) ||
-		    (rc = posix_spawn_file_actions_adddup2(&fa, logfd, 2)) ||
-		    (rc = posix_spawn_file_actions_adddup2(&fa, ctl, 3)) ||
-		    (rc = posix_spawnattr_setsigmask(&at, &none)) ||
-		    (rc = posix_spawnattr_setsigdefault(&at, &dfl)) ||
-		    (rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
-								POSIX_SPAWN_SETSIGDEF)))
-			;
-		else
-			rc = posix_spawn(pid, d->self, &fa, &at, container ? cargv : wargv, env);
-		posix_spawn_file_actions_destroy(&fa);
-		posix_spawnattr_destroy(&at);
-	}
-	if (rc != 0)
-		*pid = -1;
-	return rc;
-}
-
-static int spawn_wrapper(struct hostd *d, const struct host_binding *b, const char *job,
-			 unsigned int attempt, unsigned int n, const char *workspace,
-			 char *const *args, const char *input, const char *session,
-			 struct err **e)
-{
-	_cleanup_json_ json_t *req = NULL;
-	_cleanup_free_ char *text = NULL, *log = NULL, *dir = NULL, *run = NULL;
-	struct host_exec x = { 0 };
-	char **env = NULL;
-	int sv[2] = { -1, -1 }, logfd, spawn_errno = 0;
-	struct seg *s;
-	pid_t pid = -1;
-
-	if (hostd_live_places_check(d, b, job, workspace, e) < 0)
-		return -1;
-	if (asprintf(&dir, "%s/runs/%s", d->state, job) < 0 ||
-	    asprintf(&log, "%s/runs/%s/log", d->state, job) < 0 ||
-	    asprintf(&run, "%s/runs/%s/run", d->state, job) < 0)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "log");
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", dir);
-	if (hostd_job_run_dir(d, job, input, e) < 0)
-		return -1;
-	/* the job's toolbelt: its token's path for the command (the token
-	 * itself is read inside), its socket for the sandbox's gateway */
-	_cleanup_free_ char *tbdir = toolbelt_dir_of(d->tb, job);
-	_cleanup_free_ char *tbsock = toolbelt_socket_of(d->tb, job);
-	/* claude-code in a container: the job's own home, made (and
-	 * seeded) on first use */
-	_cleanup_free_ char *home = NULL;
-	if (b->container && b->executor == HOST_EXEC_CLAUDE_CODE &&
-	    host_job_home(d->state, job, b->home_seed, &home, e) < 0)
-		return -1;
-	/* what the executor runs, with what it needs */
-	if (host_exec_build(b, args, run, session, home, tbdir ? d->self : NULL, &x, e) < 0)
-		return -1;
-	char *tbkv = NULL;
-	if (tbdir && (asprintf(&tbkv, "CORDON_TOOLBELT=%s/%s", tbdir, TOOLBELT_TOKEN) < 0 ||
-		      strv_push_take(&x.env, tbkv) < 0)) {
-		host_exec_clear(&x);
-		return err_set(e, ERR_INTERNAL, ENOMEM, "toolbelt");
-	}
-	/* git asks the toolbelt for its credential: the helper set through
-	 * git's GIT_CONFIG_* variables (after an empty one that drops any a
-	 * config file named) */
-	if (tbdir && b->n_git_creds > 0 && hostd_git_helper_env(d, &x) < 0) {
-		host_exec_clear(&x);
-		return err_set(e, ERR_INTERNAL, ENOMEM, "git's credential helper");
-	}
-	req = hostd_wrap_request(d, b, job, n, workspace, &x);
-	/* a clone workspace is made by the wrapper, before its first
-	 * segment is planned */
-	if (req && b->git_url && n == 1 && attempt == 1 &&
-	    json_object_set_new(req, "clone", hostd_clone_request(d, b, tbdir != NULL)) < 0) {
-		json_decref(req);
-		req = NULL;
-	}
-	if (req && home && json_object_set_new(req, "home", json_string(home)) < 0) {
-		json_decref(req);
-		req = NULL;
-	}
-	if (req && tbdir && b->provider &&
-	    json_object_set_new(req, "toolbelt", json_pack("{s:s, s:s}", "dir", tbdir, "socket",
-							   tbsock)) < 0) {
-		json_decref(req);
-		req = NULL;
-	}
-	if (!req || !(text = json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII))) {
-		host_exec_clear(&x);
-		return err_set(e, ERR_INTERNAL, ENOMEM, "request");
-	}
-	logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (logfd < 0) {
-		host_exec_clear(&x);
-		return err_set(e, ERR_UNAVAILABLE, errno, "log `%s`", log);
-	}
-	struct stat lst;
-	off_t log_start = fstat(logfd, &lst) == 0 ? lst.st_size : 0;
-	env = hostd_wrapper_env(d, b, &x, e);
-	host_exec_clear(&x);
-	if (!env) {
-		close(logfd);
-		return -1;
-	}
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		strv_free(env);
-		close(logfd);
-		return err_set(e, ERR_UNAVAILABLE, errno, "wrapper");
-	}
-	spawn_errno = spawn_wrap(d, b->container != NULL, env, logfd, sv[1], &pid);
-	hostd_env_scrub_free(env);
-	close(logfd);
-	close(sv[1]);
-	if (pid < 0) {
-		close(sv[0]);
-		return err_set(e, ERR_UNAVAILABLE, spawn_errno, "wrapper");
-	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		kill(pid, SIGKILL);
-		close(sv[0]);
-		return err_set(e, ERR_INTERNAL, ENOMEM, "segment");
-	}
-	snprintf(s->job, sizeof(s->job), "%s", job);
-	s->attempt = attempt;
-	s->n = n;
-	s->retries = b->retries;
-	s->pid = pid;
-	s->ctl = sv[0];
-	s->grace_fd = -1;
-	s->grace_ms = b->grace_ms;
-	s->sandboxed = b->provider != NULL;
-	s->claude = b->executor == HOST_EXEC_CLAUDE_CODE;
-	s->container = b->container != NULL;
-	s->log_start = log_start;
-	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	s->wctl = (struct watch){ .kind = W_CTL, .seg = s };
-	s->wpid = (struct watch){ .kind = W_PIDFD, .seg = s };
-	s->next = d->segs;
-	d->segs = s;
-	if (s->pidfd < 0 || send(s->ctl, text, strlen(text), MSG_NOSIGNAL) < 0 ||
-	    hostd_watch_add(d, s->ctl, &s->wctl) < 0 || hostd_watch_add(d, s->pidfd, &s->wpid) < 0) {
-		int saved = errno;
-
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		hostd_seg_free(d, s);
-		return err_set(e, ERR_UNAVAILABLE, saved, "wrapper");
-	}
-	return 0;
-}
-
-/* The wrapper's answer: the pin goes into the database with the segment,
- * then the word; a refusal ends the job. */
-/* A wrapper's answer on its control socket, no longer watched: NULL when
- * it ended without one or sent something that is not JSON. */
-static json_t *read_answer(struct hostd *d, int ctl)
-{
-	_cleanup_free_ char *buf = malloc(ANSWER_MAX);
-	struct err *e = NULL;
-	ssize_t n = buf ? recv(ctl, buf, ANSWER_MAX, 0) : -1;
-	json_t *a = NULL;
-
-	epoll_ctl(d->epfd, EPOLL_CTL_DEL, ctl, NULL);
-	if (n > 0)
-		a = json_parse_strict(buf, (size_t)n, &e);
-	err_free(e);
-	return a;
-}
-
-static void on_answer(struct hostd *d, struct seg *s)
-{
-	_cleanup_json_ json_t *a = read_answer(d, s->ctl);
-	struct err *e = NULL;
-	const char *digest = a ? json_string_value(json_object_get(a, "digest")) : NULL;
-	const char *record = a ? json_string_value(json_object_get(a, "record")) : NULL;
-	const char *provider = a ? json_string_value(json_object_get(a, "provider")) : NULL;
-	/* a sandboxed binding's segment names its provider, and only that
-	 * one is ever counted as sandboxed: a mismatch runs nothing */
-	/* (a stop sent before the answer was taken: nothing is launched) */
-	if (digest && record && (provider != NULL) == s->sandboxed && !s->stop_sig) {
-		struct host_segment seg = {
-			.attempt = s->attempt, .n = s->n,
-			.provider = (char *)provider,
-			.digest = (char *)digest,
-			.summary = (char *)json_string_value(json_object_get(a, "summary")),
-			.record_dir = (char *)record,
-		};
-		snprintf(seg.job, sizeof(seg.job), "%s", s->job);
-		if (!seg.summary)
-			seg.summary = "";
-		/* a container's pin (its image, daemon, container) with the plan's */
-		json_t *cpin = json_object_get(a, "container");
-		_cleanup_free_ char *ctext = json_is_object(cpin) ? json_dumps(cpin, JSON_COMPACT) : NULL;
-		seg.container = ctext;
-		s->record = strdup(record);
-		if (s->record && host_db_segment_open(d->db, &seg, &e) == 0 &&
-		    send(s->ctl, "g", 1, MSG_NOSIGNAL) == 1)
-			s->pinned = true;
-	}
-	if (!s->pinned) {
-		const char *why = a ? json_string_value(json_object_get(a, "error")) : NULL;
-		struct err *e2 = NULL;
-
-		/* the wrapper runs nothing without the word */
-		if (host_db_job_refused(d->db, s->job, why ? why : "sandbox_unavailable", &e2) < 0)
-			err_print(stderr, e2);
-		err_free(e2);
-	}
-	if (e)
-		err_print(stderr, e);
-	err_free(e);
-	close(s->ctl);
-	s->ctl = -1;
-}
-
-/* Another attempt of a job: its binding as the config says now, the
- * job's own args and workspace, the next segment. */
-static int retry(struct hostd *d, const char *job, unsigned int n, struct err **e)
-{
-	_cleanup_json_ json_t *j = host_db_job_json(d->db, job, e);
-	_cleanup_strv_ char **argv = NULL;
-	struct host_config *cfg = NULL;
-	const struct host_binding *b;
-	unsigned int attempt = 0;
-	json_t *v;
-	size_t i;
-	int r;
-
-	if (!j)
-		return -1;
-	json_array_foreach(json_object_get(j, "args"), i, v)
-		if (strv_push(&argv, json_string_value(v)) < 0)
-			return err_set(e, ERR_INTERNAL, ENOMEM, "retry");
-	if (!argv)
-		return err_set(e, ERR_INTERNAL, 0, "job `%s` has no args to retry", job);
-	if (host_config_load(d->config, &cfg, e) < 0)
-		return -1;
-	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
-	if (!b) {
-		host_config_free(cfg);
-		return err_set(e, ERR_CONFIG, 0, "job `%s`: its binding is gone", job);
-	}
-	r = host_db_attempt_new(d->db, job, &attempt, e);
-	if (r == 0 && b->executor == HOST_EXEC_CLAUDE_CODE && !b->provider)
-		r = hostd_operator_claude_check(d, cfg, b, json_string_value(json_object_get(j, "workspace")), e);
-	if (r == 0)
-		r = spawn_wrapper(d, b, job, attempt, n,
-				  json_string_value(json_object_get(j, "workspace")), argv, NULL,
-				  json_string_value(json_object_get(j, "session")), e);
-	host_config_free(cfg);
-	return r;
-}
-
 /* Has the job a segment this daemon runs or is starting (a retry's is
  * started before the last one is let go)? */
-static bool job_live(struct hostd *d, const char *job)
+bool hostd_job_live(struct hostd *d, const char *job)
 {
 	for (struct seg *s = d->segs; s; s = s->next)
 		if (strcmp(s->job, job) == 0)
 			return true;
 	return false;
-}
-
-/* The toolbelt's operations the job's binding grants now. */
-unsigned int hostd_binding_ops(struct hostd *d, const char *job)
-{
-	_cleanup_err_ struct err *e = NULL;
-	_cleanup_json_ json_t *j = host_db_job_json(d->db, job, &e);
-	struct host_config *cfg = NULL;
-	const struct host_binding *b;
-	unsigned int ops;
-
-	if (!j || host_config_load(d->config, &cfg, &e) < 0)
-		return 0;
-	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
-	ops = b ? b->ops : 0;
-	host_config_free(cfg);
-	return ops;
-}
-
-/* Toolbelt directories of jobs that no longer run: revoked. */
-static void sweep_toolbelts(struct hostd *d)
-{
-	_cleanup_free_ char *root = fs_path_join(d->state, TOOLBELT_DIR);
-	DIR *dir = root ? opendir(root) : NULL;
-	_cleanup_strv_ char **gone = NULL;
-	struct dirent *de;
-
-	if (!dir)
-		return;
-	while ((de = readdir(dir)))
-		if (de->d_name[0] != '.' && !job_live(d, de->d_name))
-			(void)strv_push(&gone, de->d_name);
-	closedir(dir);
-	for (size_t i = 0; gone && gone[i]; i++)
-		toolbelt_close(d->tb, gone[i]);
-}
-
-/* Is the job's binding (as the config says now) claude-code's? */
-bool hostd_job_is_claude(struct hostd *d, const char *job)
-{
-	_cleanup_err_ struct err *e = NULL;
-	_cleanup_json_ json_t *j = host_db_job_json(d->db, job, &e);
-	struct host_config *cfg = NULL;
-	const struct host_binding *b;
-	bool r;
-
-	if (!j || host_config_load(d->config, &cfg, &e) < 0)
-		return false;
-	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
-	r = b && b->executor == HOST_EXEC_CLAUDE_CODE;
-	host_config_free(cfg);
-	return r;
-}
-
-/* The wrapper ended: what its exit file says, or lost without one. */
-static void remove_own_workspace(struct hostd *d, const char *job)
-{
-	_cleanup_free_ char *wss = fs_path_join(d->state, "workspaces");
-	_cleanup_close_ int wfd = wss ? open(wss, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-
-	if (wfd >= 0 && faccessat(wfd, job, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    fs_remove_tree(wfd, job, 256) < 0)
-		fprintf(stderr, "cordon: daemon: cannot remove workspaces/%s\n", job);
-}
-
-/* A container segment whose helper left no exit file: `cordon docker
- * settle` checks its pinned container (the record's container.json),
- * stops it when it runs, confirms it stopped and removes what the segment
- * made; the segment's pid and pidfd become the child's, and it ends when
- * the child does. 0 started, -1 not (the stop is then unverified). */
-static int spawn_settle(struct hostd *d, struct seg *s)
-{
-	char n[16];
-	char *const argv[] = { d->self, "container", "settle", "--record", s->record, "--job",
-			       s->job, "--segment", n, NULL };
-	posix_spawn_file_actions_t fa;
-	pid_t pid = -1;
-	int pidfd, rc;
-
-	if (!s->record)
-		return -1;
-	snprintf(n, sizeof(n), "%u", s->n);
-	rc = posix_spawn_file_actions_init(&fa);
-	if (rc == 0) {
-		if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) == 0)
-			rc = posix_spawn(&pid, d->self, &fa, NULL, argv, environ);
-		else
-			rc = -1;
-		posix_spawn_file_actions_destroy(&fa);
-	}
-	if (rc != 0)
-		return -1;
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	epoll_ctl(d->epfd, EPOLL_CTL_DEL, s->pidfd, NULL);
-	close(s->pidfd);
-	s->pidfd = pidfd;
-	s->pid = pid;
-	s->settling = true;
-	if (hostd_watch_add(d, s->pidfd, &s->wpid) < 0) {
-		/* (without its watch, waited for here: it is bounded) */
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	return 0;
-}
-
-/* What the settle child found: the record's settle.json. */
-static bool settle_verified(int dfd)
-{
-	_cleanup_free_ char *buf = NULL;
-	_cleanup_json_ json_t *v = NULL;
-	struct err *e = NULL;
-
-	if (dfd >= 0 && fs_read_file(dfd, "settle.json", 4096, &buf, NULL, &e) == 0)
-		v = json_parse_strict(buf, strlen(buf), NULL);
-	err_free(e);
-	return json_is_true(json_object_get(v, "verified"));
-}
-
-static void on_exit_of(struct hostd *d, struct seg *s)
-{
-	_cleanup_free_ char *buf = NULL;
-	_cleanup_json_ json_t *x = NULL;
-	_cleanup_close_ int dfd = -1;
-	struct host_segment seg = { .attempt = s->attempt, .n = s->n };
-	_cleanup_free_ char *failed_turn = NULL, *turn_reason = NULL;
-	struct err *e = NULL;
-	siginfo_t info = { 0 };
-
-	(void)waitid(P_PIDFD, (id_t)s->pidfd, &info, WEXITED);
-	if (s->ctl >= 0)
-		on_answer(d, s); /* died before (or while) answering */
-	if (!s->pinned) {
-		char job[HOST_JOB_ID_MAX];
-		bool first = s->n == 1 && s->attempt == 1;
-
-		snprintf(job, sizeof(job), "%s", s->job);
-		hostd_seg_free(d, s);
-		/* a job refused or stopped before its first launch: what its
-		 * wrapper made of a workspace of its own (a clone cut short)
-		 * goes, nothing having run in it */
-		if (first)
-			remove_own_workspace(d, job);
-		if (!job_live(d, job))
-			toolbelt_close(d->tb, job);
-		return;
-	}
-	snprintf(seg.job, sizeof(seg.job), "%s", s->job);
-	if (s->claude)
-		host_claude_keep_session(d->db, d->state, s->job, s->log_start, &failed_turn);
-	dfd = s->record ? fs_open_nofollow(AT_FDCWD, s->record, O_PATH | O_DIRECTORY, 0) : -1;
-	if (dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, &e) == 0)
-		x = json_parse_strict(buf, strlen(buf), &e);
-	err_free(e);
-	e = NULL;
-	if (s->stop_sig) {
-		pid_t left = 0;
-
-		/* a stop is confirmed once nothing of the segment is left: the
-		 * sandbox dies with its first process (pid 1 of its pid
-		 * namespace), a moment after the wrapper. That process is
-		 * found by the pid and start time its record names, through a
-		 * pidfd opened before it is dated: a number (a pid, a pid
-		 * namespace's) used again since names another's, never
-		 * signalled. */
-		for (int i = 0; !s->sandboxed && i < 500; i++) {
-			/* without a sandbox, the wrapper's process group: its
-			 * number stays taken while a member lives */
-			if (kill(-s->pid, SIGKILL) < 0) {
-				left = 0;
-				break;
-			}
-			left = s->pid;
-			usleep(10000);
-		}
-		int rfd = -1;
-
-		/* (a record naming no first process, a container's, has its
-		 * stop confirmed by its start helper) */
-		if (s->sandboxed && s->record && sandbox_root_open(s->record, &rfd, NULL) > 0) {
-			(void)syscall(SYS_pidfd_send_signal, rfd, SIGKILL, NULL, 0);
-			left = procfs_pidfd_wait(rfd, 5000) ? 0 : s->pid;
-			close(rfd);
-		}
-		seg.result = HOST_STOPPED;
-		seg.signal = s->stop_sig;
-		seg.code = x && json_is_integer(json_object_get(x, "code"))
-				   ? (int)json_integer_value(json_object_get(x, "code"))
-				   : 128 + s->stop_sig;
-		seg.reason = !left	    ? NULL
-			     : s->sandboxed ? "stopped, but a process of the sandbox was still left"
-					    : "stopped, but a process of its group was still left";
-	} else if (x && json_is_integer(json_object_get(x, "code"))) {
-		const char *why = json_string_value(json_object_get(x, "error"));
-
-		seg.code = (int)json_integer_value(json_object_get(x, "code"));
-		seg.result = why ? HOST_REFUSED : HOST_EXITED;
-		seg.reason = (char *)why;
-		/* whether its handler could run: the plan's signals */
-		if (!why && s->interrupted)
-			seg.reason = strcmp(s->interrupted, "term") == 0
-					     ? "interrupted: TERM reached the command (term)"
-					     : "interrupted: the command was killed (kill)";
-		/* a container that got a TERM the host did not send: whatever
-		 * its status, it did not end on its own */
-		if (!why && !s->interrupted && json_is_true(json_object_get(x, "interrupted")))
-			seg.reason = "interrupted: a TERM the host did not send reached the container";
-		/* claude-code: a failed turn says so */
-		if (!seg.reason && failed_turn) {
-			if (asprintf(&turn_reason, "claude: the turn failed: %s", failed_turn) < 0)
-				turn_reason = NULL;
-			seg.reason = turn_reason;
-		}
-	} else {
-		seg.result = HOST_LOST;
-		seg.code = 125;
-		seg.reason = "the wrapper ended without an exit file";
-	}
-	/* A container whose start helper ended without its exit file may
-	 * still run: stopped and confirmed before anything runs again, and
-	 * what it made removed, by a child (the Engine's calls are never the
-	 * loop's); the segment ends once it has. Unconfirmed, the job is not
-	 * tried again. */
-	bool unverified = false;
-	if (s->container && !x) {
-		if (!s->settling && spawn_settle(d, s) == 0)
-			return;
-		unverified = !s->settling || !settle_verified(dfd);
-		if (unverified)
-			seg.reason = "container_stop_unverified: its start helper ended and its "
-				     "container could not be confirmed stopped";
-	}
-	/* a failed attempt is tried again while the binding allows; a stop
-	 * is the operator's and final */
-	bool failed = seg.result == HOST_REFUSED || seg.result == HOST_LOST ||
-		      (seg.result == HOST_EXITED &&
-		       (seg.code != 0 || (seg.reason && !s->interrupted &&
-					  strncmp(seg.reason, "interrupted:", 12) == 0)));
-	bool again = failed && !s->stop_sig && !unverified && s->attempt <= s->retries;
-	if (host_db_segment_end(d->db, &seg, !again, &e) < 0) {
-		err_print(stderr, e);
-		again = false;
-	}
-	err_free(e);
-	e = NULL;
-	if (again && (host_db_attempt_end(d->db, s->job, s->attempt, seg.result, seg.code,
-					  seg.reason, &e) < 0 ||
-		      retry(d, s->job, s->n + 1, &e) < 0)) {
-		struct err *e2 = NULL;
-
-		err_print(stderr, e);
-		/* the job ends with the failure it had */
-		(void)host_db_job_refused(d->db, s->job,
-					  e && e->reason != ERR_INTERNAL ? err_reason_name(e->reason)
-									  : "sandbox_unavailable",
-					  &e2);
-		err_free(e2);
-	}
-	err_free(e);
-	char job[HOST_JOB_ID_MAX];
-	snprintf(job, sizeof(job), "%s", s->job);
-	hostd_seg_free(d, s);
-	/* a job that has ended loses its toolbelt (revoked) */
-	if (!job_live(d, job))
-		toolbelt_close(d->tb, job);
-}
-
-/* The grace is over: KILL to the wrapper's process group (the sandbox
- * dies with its root). */
-static void on_grace(struct hostd *d, struct seg *s)
-{
-	uint64_t n;
-
-	(void)!read(s->grace_fd, &n, sizeof(n));
-	epoll_ctl(d->epfd, EPOLL_CTL_DEL, s->grace_fd, NULL);
-	close(s->grace_fd);
-	s->grace_fd = -1;
-	/* (its helper is gone: the settle child does the rest) */
-	if (s->settling)
-		return;
-	/* A container does not die with its start helper: the helper is
-	 * asked (QUIT) to kill it and to return once the daemon says it is
-	 * not running, and has a last grace to do so. */
-	if (s->container && !s->quit_sent) {
-		struct itimerspec it = { .it_value = { .tv_sec = HOSTD_CONTAINER_KILL_S } };
-
-		s->quit_sent = true;
-		s->grace_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		if (s->grace_fd >= 0 && timerfd_settime(s->grace_fd, 0, &it, NULL) == 0 &&
-		    hostd_watch_add(d, s->grace_fd, &s->wgrace) == 0) {
-			kill(s->pid, SIGQUIT);
-			return;
-		}
-		if (s->grace_fd >= 0)
-			close(s->grace_fd);
-		s->grace_fd = -1;
-	}
-	s->stop_sig = SIGKILL;
-	kill(-s->pid, SIGKILL);
-}
-
-/* Stop: TERM to the wrapper's process group, which forwards it into the
- * sandbox; KILL once the binding's grace is over. */
-static int stop_segment(struct hostd *d, struct seg *s)
-{
-	struct itimerspec it = { .it_value = { .tv_sec = s->grace_ms / 1000,
-					       .tv_nsec = (long)(s->grace_ms % 1000) * 1000000L } };
-
-	if (s->stop_sig || s->settling)
-		return 0; /* stopping already, or ended and being settled */
-	s->stop_sig = SIGTERM;
-	if (s->grace_ms == 0 && !s->container) {
-		s->stop_sig = SIGKILL;
-		return kill(-s->pid, SIGKILL);
-	}
-	/* (a container's helper needs a moment to pass a KILL on) */
-	if (s->grace_ms == 0)
-		it.it_value.tv_nsec = 1000000L;
-	s->grace_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	s->wgrace = (struct watch){ .kind = W_GRACE, .seg = s };
-	if (s->grace_fd < 0 || timerfd_settime(s->grace_fd, 0, &it, NULL) < 0 ||
-	    hostd_watch_add(d, s->grace_fd, &s->wgrace) < 0) {
-		s->stop_sig = SIGKILL;
-		return kill(-s->pid, SIGKILL);
-	}
-	return kill(-s->pid, SIGTERM);
-}
-
-/* --- the toolbelt's operations ---------------------------------------- */
-
-/* A string argument: present, at most max bytes, no NUL. */
-static const char *arg_string(json_t *args, const char *key, size_t max)
-{
-	json_t *v = json_object_get(args, key);
-
-	return json_is_string(v) && json_string_length(v) <= max &&
-		       strlen(json_string_value(v)) == json_string_length(v)
-		       ? json_string_value(v)
-		       : NULL;
-}
-
-/* One line in the job's log, as the daemon writes it: printable ASCII,
- * anything else shown as '?'. -2 when the log is at its bound
- * (HOST_LOG_MAX, which the wrapper holds the command's output to). */
-static int log_line(struct hostd *d, const char *job, const char *prefix, const char *text)
-{
-	_cleanup_free_ char *path = NULL, *line = NULL;
-	_cleanup_close_ int fd = -1;
-	size_t n;
-
-	if (asprintf(&path, "%s/runs/%s/log", d->state, job) < 0 ||
-	    asprintf(&line, "%s%s\n", prefix, text) < 0)
-		return -1;
-	n = strlen(line);
-	for (size_t i = 0; i + 1 < n; i++)
-		if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] >= 0x7f)
-			line[i] = '?';
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return -1;
-	if (st.st_size >= HOST_LOG_MAX)
-		return -2;
-	return fs_write_exact(fd, line, n) == 0 ? 0 : -1;
-}
-
-/* git's credential for what git asked (its protocol, host and path):
- * only https, only a host (and path) the job's binding names, as its
- * config says now. The value goes into this answer alone. */
-static json_t *git_credential(struct hostd *d, const char *job, json_t *args, int *status,
-			      const char **why)
-{
-	_cleanup_err_ struct err *e = NULL;
-	_cleanup_json_ json_t *j = host_db_job_json(d->db, job, &e);
-	const char *protocol = arg_string(args, "protocol", 64), *host = arg_string(args, "host", 512);
-	const char *path = arg_string(args, "path", 4096);
-	const struct host_git_cred *cred;
-	const struct host_binding *b;
-	struct host_config *cfg = NULL;
-	char *value = NULL;
-	json_t *ans;
-
-	if (!protocol || !host || (json_object_get(args, "path") && !path)) {
-		*status = 400;
-		*why = "git.credential takes {\"protocol\", \"host\", \"path\"?} as git sends them";
-		return NULL;
-	}
-	if (!j || host_config_load(d->config, &cfg, &e) < 0) {
-		*status = 503;
-		*why = "the job or the config cannot be read";
-		return NULL;
-	}
-	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
-	cred = b ? host_git_cred_find(b, protocol, host, path) : NULL;
-	if (!cred) {
-		host_config_free(cfg);
-		*status = 403;
-		*why = "no git credential of this binding's is for that protocol, host and path";
-		return NULL;
-	}
-	if (host_secret_value(cred->secret, &value, &e) < 0) {
-		host_config_free(cfg);
-		*status = 503;
-		*why = "the credential's secret cannot be read";
-		return NULL;
-	}
-	ans = json_pack("{s:s, s:s}", "username", cred->username, "password", value);
-	explicit_bzero(value, strlen(value));
-	free(value);
-	host_config_free(cfg);
-	if (!ans) {
-		*status = 503;
-		*why = "the credential is not valid UTF-8";
-	}
-	return ans;
-}
-
-_Static_assert(HOST_OUTPUTS_MAX == 256 && HOST_OUTPUTS_BYTES_MAX == 1048576 &&
-		       HOST_LOG_MAX == 268435456,
-	       "tb_call's refusals name the bounds");
-
-static json_t *tb_call(void *ctx, const char *job, const char *op, json_t *args, int *status,
-		       const char **why)
-{
-	struct hostd *d = ctx;
-	_cleanup_err_ struct err *e = NULL;
-
-	*status = 400;
-	if (strcmp(op, "job.status") == 0) {
-		_cleanup_json_ json_t *j = host_db_job_json(d->db, job, &e);
-
-		if (!j) {
-			*status = 503;
-			*why = "the job cannot be read";
-			return NULL;
-		}
-		return json_pack("{s:O, s:O, s:O, s:O, s:O}", "id", json_object_get(j, "id"),
-				 "binding", json_object_get(j, "binding"), "result",
-				 json_object_get(j, "result"), "segments",
-				 json_integer((json_int_t)json_array_size(json_object_get(j, "segments"))),
-				 "outputs", json_object_get(j, "outputs"));
-	}
-	if (strcmp(op, "job.output") == 0) {
-		const char *name = arg_string(args, "name", 64), *value = arg_string(args, "value", 16384);
-
-		if (!name || !name[0] ||
-		    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
-			    strlen(name) ||
-		    !value) {
-			*why = "job.output takes {\"name\": 1 to 64 letters, digits, '.', '_' or '-', "
-			       "\"value\": a string of at most 16 KiB}";
-			return NULL;
-		}
-		if (host_db_job_output(d->db, job, name, value, &e) < 0) {
-			bool denied = e && e->reason == ERR_DENIED;
-
-			*status = denied ? 403 : 503;
-			*why = denied ? "job.output: the job has saved all it may (256 outputs, "
-					"1 MiB of them in all); this one is not saved"
-				      : "the output cannot be saved";
-			return NULL;
-		}
-		return json_pack("{s:s}", "saved", name);
-	}
-	if (strcmp(op, "notify") == 0) {
-		const char *text = arg_string(args, "text", 1024);
-
-		if (!text) {
-			*why = "notify takes {\"text\": a string of at most 1 KiB}";
-			return NULL;
-		}
-		int r = log_line(d, job, "cordon: notify: ", text);
-
-		if (r < 0) {
-			*status = r == -2 ? 403 : 503;
-			*why = r == -2 ? "notify: the job's log is at its bound (256 MiB); the line "
-					 "is not written"
-				       : "the job's log cannot be written";
-			return NULL;
-		}
-		return json_pack("{s:b}", "logged", 1);
-	}
-	if (strcmp(op, "git.credential") == 0)
-		return git_credential(d, job, args, status, why);
-	*status = 404;
-	*why = "no such operation";
-	return NULL;
 }
 
 enum MHD_Result hostd_post_job(struct hostd *d, struct MHD_Connection *c, const struct hostd_body *b)
@@ -931,7 +161,7 @@ enum MHD_Result hostd_post_job(struct hostd *d, struct MHD_Connection *c, const 
 	    (bind->executor == HOST_EXEC_CLAUDE_CODE && !bind->provider &&
 	     hostd_operator_claude_check(d, cfg, bind, workspace, &e) < 0) ||
 	    (bind->ops && toolbelt_open(d->tb, id, bind->ops, false, &e) < 0) ||
-	    spawn_wrapper(d, bind, id, 1, 1, workspace, argv, input, NULL, &e) < 0) {
+	    hostd_spawn_wrapper(d, bind, id, 1, 1, workspace, argv, input, NULL, &e) < 0) {
 		struct err *e2 = NULL;
 
 		if (e && e->msg)
@@ -1069,13 +299,13 @@ enum MHD_Result hostd_stop(struct hostd *d, struct MHD_Connection *c, const char
 		s->stop_sig = SIGKILL;
 		if (kill(-s->pid, SIGKILL) < 0)
 			(void)kill(s->pid, SIGKILL);
-		(void)log_line(d, job, "cordon: daemon: ",
+		(void)hostd_log_line(d, job, "cordon: daemon: ",
 			       "stopped before anything was launched (the workspace was being made)");
 		return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", job, "signal", "KILL"));
 	}
 	if (!s)
 		return hostd_not_running(d, c, job);
-	if (stop_segment(d, s) < 0 && errno != ESRCH)
+	if (hostd_stop_segment(d, s) < 0 && errno != ESRCH)
 		return hostd_fail(c, 503, "sandbox_unavailable", "cannot signal the job");
 	return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signal",
 					 s->stop_sig == SIGKILL ? "KILL" : "TERM"));
@@ -1108,7 +338,7 @@ static ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
 		f->fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (f->fd >= 0 && (n = pread(f->fd, buf, max, (off_t)(f->from + pos))) > 0)
 		return n;
-	if (!job_live(f->d, f->job)) {
+	if (!hostd_job_live(f->d, f->job)) {
 		/* ended: its wrapper is gone, so what it wrote is all there
 		 * (read once more: it may have written since the read above) */
 		if (f->fd >= 0 && (n = pread(f->fd, buf, max, (off_t)(f->from + pos))) > 0)
@@ -1314,7 +544,7 @@ static int attach_spawn(struct hostd *d, const struct host_binding *b, const cha
 		hostd_env_scrub_free(env);
 		return err_set(e, ERR_UNAVAILABLE, rc, "attach");
 	}
-	rc = spawn_wrap(d, true, env, logfd, sv[1], &pid);
+	rc = hostd_spawn_wrap(d, true, env, logfd, sv[1], &pid);
 	hostd_env_scrub_free(env);
 	close(logfd);
 	close(sv[1]);
@@ -1346,7 +576,7 @@ static int attach_spawn(struct hostd *d, const struct host_binding *b, const cha
  * kept (its word), or its refusal; the waiting connection resumed. */
 static void on_attach_answer(struct hostd *d, struct attaching *a)
 {
-	_cleanup_json_ json_t *ans = read_answer(d, a->ctl);
+	_cleanup_json_ json_t *ans = hostd_read_answer(d, a->ctl);
 	const char *digest = json_string_value(json_object_get(ans, "digest"));
 	json_t *pin = json_object_get(ans, "container");
 	if (digest && json_is_object(pin) && send(a->ctl, "g", 1, MSG_NOSIGNAL) == 1) {
@@ -1365,7 +595,7 @@ static void on_attach_answer(struct hostd *d, struct attaching *a)
 	}
 	close(a->ctl);
 	a->ctl = -1;
-	a->answered_ms = wall_ms();
+	a->answered_ms = hostd_wall_ms();
 	if (!a->answer)
 		a->status = 500;
 	if (a->c)
@@ -1392,10 +622,10 @@ static void attaches_reap(struct hostd *d)
 		if (a->pid > 0 && waitpid(a->pid, NULL, WNOHANG) != 0)
 			a->pid = 0;
 		if (a->pid == 0 && a->ctl < 0 && !a->c &&
-		    wall_ms() - a->answered_ms > HOSTD_ATTACH_HOLD_MS) {
+		    hostd_wall_ms() - a->answered_ms > HOSTD_ATTACH_HOLD_MS) {
 			/* a container the client never started left its secrets
 			 * file (the runtime takes it at its start): it goes */
-			if (!job_live(d, a->job))
+			if (!hostd_job_live(d, a->job))
 				drop_attach_secrets(d, a->job);
 			*p = a->next;
 			json_decref(a->answer);
@@ -1441,7 +671,7 @@ static enum MHD_Result attach_in_container(struct hostd *d, struct MHD_Connectio
 	b = host_config_find(cfg, json_string_value(json_object_get(j, "binding")));
 	if (!b || !b->container) {
 		r = 1;
-	} else if (job_live(d, job) || attach_being_made(d, job)) {
+	} else if (hostd_job_live(d, job) || attach_being_made(d, job)) {
 		r = 3;
 	} else if (b->executor != HOST_EXEC_CLAUDE_CODE || !host_claude_session_ok(session) || !ws) {
 		r = 2;
@@ -1675,7 +905,7 @@ static void reconcile(struct hostd *d)
 	_cleanup_strv_ char **finished = NULL;
 	unsigned long long keep = HOST_RETENTION_DEFAULT_DAYS * 86400000ULL;
 	struct host_config *cfg = NULL;
-	int64_t now = wall_ms();
+	int64_t now = hostd_wall_ms();
 	json_t *j;
 	size_t i;
 
@@ -1713,7 +943,7 @@ static void reconcile(struct hostd *d)
 			    faccessat(rfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
 			    fs_remove_tree(rfd, name, 256) < 0)
 				fprintf(stderr, "cordon: daemon: reconcile: cannot remove runs/%s\n", name);
-			remove_own_workspace(d, name);
+			hostd_remove_own_workspace(d, name);
 			host_job_home_remove(d->state, name);
 			continue;
 		}
@@ -1721,7 +951,7 @@ static void reconcile(struct hostd *d)
 			(void)strv_push(&finished, id);
 	}
 	sweep_strays(d, finished);
-	sweep_toolbelts(d);
+	hostd_sweep_toolbelts(d);
 }
 
 int hostd_daemon_main(const char *state_dir, const char *config_path)
@@ -1765,7 +995,7 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 		goto out;
 	}
 	/* the toolbelt first: a segment adopted takes its job's up again */
-	if (toolbelt_new(d.state, tb_call, &d, &d.tb, &e) < 0)
+	if (toolbelt_new(d.state, hostd_tb_call, &d, &d.tb, &e) < 0)
 		goto out;
 	d.wtb = (struct watch){ .kind = W_TOOLBELT, .seg = NULL };
 	if (hostd_watch_add(&d, toolbelt_fd(d.tb), &d.wtb) < 0) {
@@ -1775,7 +1005,7 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 	if (host_db_open(dbp, &d.db, &e) < 0 || host_db_running(d.db, hostd_recover_one, &d, &e) < 0)
 		goto out;
 	hostd_settle_unlaunched(&d);
-	sweep_toolbelts(&d);
+	hostd_sweep_toolbelts(&d);
 	if (hostd_listen_socket(&d, &e) < 0)
 		goto out;
 	sigemptyset(&set);
@@ -1825,8 +1055,8 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 		if (d.followers && timeout > FOLLOW_MS)
 			timeout = FOLLOW_MS;
 		n = epoll_wait(d.epfd, ev, 16, timeout);
-		if (d.followers && wall_ms() - last_follow >= FOLLOW_MS) {
-			last_follow = wall_ms();
+		if (d.followers && hostd_wall_ms() - last_follow >= FOLLOW_MS) {
+			last_follow = hostd_wall_ms();
 			follow_resume(&d);
 		}
 
@@ -1844,11 +1074,11 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 				    si.ssi_signo != SIGHUP)
 					stop = true;
 			} else if (w->kind == W_CTL) {
-				on_answer(&d, w->seg);
+				hostd_on_answer(&d, w->seg);
 			} else if (w->kind == W_ATTACH) {
 				on_attach_answer(&d, w->att);
 			} else if (w->kind == W_GRACE) {
-				on_grace(&d, w->seg);
+				hostd_on_grace(&d, w->seg);
 			} else if (w->kind == W_TOOLBELT) {
 				toolbelt_run(d.tb);
 			} else if (w->kind == W_RECONCILE) {
@@ -1857,7 +1087,7 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 				(void)!read(d.rfd, &ticks, sizeof(ticks));
 				reconcile(&d);
 			} else if (w->kind == W_PIDFD) {
-				on_exit_of(&d, w->seg);
+				hostd_on_exit_of(&d, w->seg);
 				break; /* the segment (and its watches) may be gone */
 			}
 		}

@@ -132,12 +132,56 @@ int hostd_operator_claude_check(struct hostd *d, const struct host_config *cfg,
 				const struct host_binding *b, const char *ws, struct err **e);
 
 /* daemon.c: the loop and the segments. */
+/* CLOCK_REALTIME in ms. */
+int64_t hostd_wall_ms(void);
 /* Watch fd (EPOLLIN) on the daemon's loop; w says what it is. */
 int hostd_watch_add(struct hostd *d, int fd, struct watch *w);
 /* Unlink s from the daemon's segments, close its fds, free it. */
 void hostd_seg_free(struct hostd *d, struct seg *s);
+/* Has the job a segment this daemon runs or is starting (a retry's is
+ * started before the last one is let go)? */
+bool hostd_job_live(struct hostd *d, const char *job);
 /* The pinned segment of job this daemon runs, or NULL. */
 struct seg *hostd_running_seg(struct hostd *d, const char *job);
+
+/* spawn.c: a segment started and pinned. */
+/* Start a wrapper (`cordon wrap`, or `cordon container wrap`): fd 3 the
+ * control socket ctl, 1 and 2 the log. 0, or an errno with *pid -1. */
+int hostd_spawn_wrap(struct hostd *d, bool container, char **env, int logfd, int ctl, pid_t *pid);
+/* A segment of the job under b: its wrapper started with the request,
+ * watched until it answers with the pin. */
+int hostd_spawn_wrapper(struct hostd *d, const struct host_binding *b, const char *job,
+			unsigned int attempt, unsigned int n, const char *workspace,
+			char *const *args, const char *input, const char *session,
+			struct err **e);
+/* A wrapper's answer on its control socket, no longer watched: NULL when
+ * it ended without one or sent something that is not JSON. */
+json_t *hostd_read_answer(struct hostd *d, int ctl);
+/* The wrapper answered (or ended): the pin into the database, then the
+ * word; a refusal ends the job. */
+void hostd_on_answer(struct hostd *d, struct seg *s);
+/* Another attempt of a job, as segment n. */
+int hostd_retry(struct hostd *d, const char *job, unsigned int n, struct err **e);
+
+/* settle.c: a segment's end. */
+/* The wrapper (or the settle child) ended: the segment's result recorded,
+ * a failed attempt tried again; s is freed (or settling, a child's). */
+void hostd_on_exit_of(struct hostd *d, struct seg *s);
+/* A stop's grace is over: KILL (a container's helper asked first). */
+void hostd_on_grace(struct hostd *d, struct seg *s);
+/* Stop: TERM to the wrapper's group, KILL once the grace is over. */
+int hostd_stop_segment(struct hostd *d, struct seg *s);
+/* The job's own workspace (a clone, a scratch) removed. */
+void hostd_remove_own_workspace(struct hostd *d, const char *job);
+
+/* tbcalls.c: the toolbelt's operations. */
+/* toolbelt_new's callback (ctx: the daemon): one operation of a job's. */
+json_t *hostd_tb_call(void *ctx, const char *job, const char *op, json_t *args, int *status,
+		      const char **why);
+/* One line in the job's log, printable ASCII; -2 at the log's bound. */
+int hostd_log_line(struct hostd *d, const char *job, const char *prefix, const char *text);
+/* Toolbelt directories of jobs that no longer run: revoked. */
+void hostd_sweep_toolbelts(struct hostd *d);
 /* The toolbelt's operations the job's binding grants now. */
 unsigned int hostd_binding_ops(struct hostd *d, const char *job);
 /* Is the job's binding (as the config says now) claude-code's? */

@@ -1,0 +1,309 @@
+/* settle.c: a segment's end (see daemon.h): its wrapper's exit (the exit
+ * file, or lost without one), a stop confirmed once nothing of it is
+ * left, a container whose helper left no exit file settled by a child,
+ * the result recorded and a failed attempt tried again; and a stop (TERM,
+ * then KILL once the binding's grace is over). */
+#include "daemon/internal.h"
+#include "executor/claude.h"
+#include "host/db.h"
+#include "host/wrapper.h"
+#include "lib/cleanup.h"
+#include "lib/fs.h"
+#include "lib/json.h"
+#include "lib/procfs.h"
+#include "sandbox/adopt.h"
+#include "toolbelt/toolbelt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* The wrapper ended: what its exit file says, or lost without one. */
+void hostd_remove_own_workspace(struct hostd *d, const char *job)
+{
+	_cleanup_free_ char *wss = fs_path_join(d->state, "workspaces");
+	_cleanup_close_ int wfd = wss ? open(wss, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+	if (wfd >= 0 && faccessat(wfd, job, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    fs_remove_tree(wfd, job, 256) < 0)
+		fprintf(stderr, "cordon: daemon: cannot remove workspaces/%s\n", job);
+}
+
+/* A container segment whose helper left no exit file: `cordon docker
+ * settle` checks its pinned container (the record's container.json),
+ * stops it when it runs, confirms it stopped and removes what the segment
+ * made; the segment's pid and pidfd become the child's, and it ends when
+ * the child does. 0 started, -1 not (the stop is then unverified). */
+static int spawn_settle(struct hostd *d, struct seg *s)
+{
+	char n[16];
+	char *const argv[] = { d->self, "container", "settle", "--record", s->record, "--job",
+			       s->job, "--segment", n, NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid = -1;
+	int pidfd, rc;
+
+	if (!s->record)
+		return -1;
+	snprintf(n, sizeof(n), "%u", s->n);
+	rc = posix_spawn_file_actions_init(&fa);
+	if (rc == 0) {
+		if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) == 0)
+			rc = posix_spawn(&pid, d->self, &fa, NULL, argv, environ);
+		else
+			rc = -1;
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	if (rc != 0)
+		return -1;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, s->pidfd, NULL);
+	close(s->pidfd);
+	s->pidfd = pidfd;
+	s->pid = pid;
+	s->settling = true;
+	if (hostd_watch_add(d, s->pidfd, &s->wpid) < 0) {
+		/* (without its watch, waited for here: it is bounded) */
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return 0;
+}
+
+/* What the settle child found: the record's settle.json. */
+static bool settle_verified(int dfd)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_json_ json_t *v = NULL;
+	struct err *e = NULL;
+
+	if (dfd >= 0 && fs_read_file(dfd, "settle.json", 4096, &buf, NULL, &e) == 0)
+		v = json_parse_strict(buf, strlen(buf), NULL);
+	err_free(e);
+	return json_is_true(json_object_get(v, "verified"));
+}
+
+void hostd_on_exit_of(struct hostd *d, struct seg *s)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_json_ json_t *x = NULL;
+	_cleanup_close_ int dfd = -1;
+	struct host_segment seg = { .attempt = s->attempt, .n = s->n };
+	_cleanup_free_ char *failed_turn = NULL, *turn_reason = NULL;
+	struct err *e = NULL;
+	siginfo_t info = { 0 };
+
+	(void)waitid(P_PIDFD, (id_t)s->pidfd, &info, WEXITED);
+	if (s->ctl >= 0)
+		hostd_on_answer(d, s); /* died before (or while) answering */
+	if (!s->pinned) {
+		char job[HOST_JOB_ID_MAX];
+		bool first = s->n == 1 && s->attempt == 1;
+
+		snprintf(job, sizeof(job), "%s", s->job);
+		hostd_seg_free(d, s);
+		/* a job refused or stopped before its first launch: what its
+		 * wrapper made of a workspace of its own (a clone cut short)
+		 * goes, nothing having run in it */
+		if (first)
+			hostd_remove_own_workspace(d, job);
+		if (!hostd_job_live(d, job))
+			toolbelt_close(d->tb, job);
+		return;
+	}
+	snprintf(seg.job, sizeof(seg.job), "%s", s->job);
+	if (s->claude)
+		host_claude_keep_session(d->db, d->state, s->job, s->log_start, &failed_turn);
+	dfd = s->record ? fs_open_nofollow(AT_FDCWD, s->record, O_PATH | O_DIRECTORY, 0) : -1;
+	if (dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, &e) == 0)
+		x = json_parse_strict(buf, strlen(buf), &e);
+	err_free(e);
+	e = NULL;
+	if (s->stop_sig) {
+		pid_t left = 0;
+
+		/* a stop is confirmed once nothing of the segment is left: the
+		 * sandbox dies with its first process (pid 1 of its pid
+		 * namespace), a moment after the wrapper. That process is
+		 * found by the pid and start time its record names, through a
+		 * pidfd opened before it is dated: a number (a pid, a pid
+		 * namespace's) used again since names another's, never
+		 * signalled. */
+		for (int i = 0; !s->sandboxed && i < 500; i++) {
+			/* without a sandbox, the wrapper's process group: its
+			 * number stays taken while a member lives */
+			if (kill(-s->pid, SIGKILL) < 0) {
+				left = 0;
+				break;
+			}
+			left = s->pid;
+			usleep(10000);
+		}
+		int rfd = -1;
+
+		/* (a record naming no first process, a container's, has its
+		 * stop confirmed by its start helper) */
+		if (s->sandboxed && s->record && sandbox_root_open(s->record, &rfd, NULL) > 0) {
+			(void)syscall(SYS_pidfd_send_signal, rfd, SIGKILL, NULL, 0);
+			left = procfs_pidfd_wait(rfd, 5000) ? 0 : s->pid;
+			close(rfd);
+		}
+		seg.result = HOST_STOPPED;
+		seg.signal = s->stop_sig;
+		seg.code = x && json_is_integer(json_object_get(x, "code"))
+				   ? (int)json_integer_value(json_object_get(x, "code"))
+				   : 128 + s->stop_sig;
+		seg.reason = !left	    ? NULL
+			     : s->sandboxed ? "stopped, but a process of the sandbox was still left"
+					    : "stopped, but a process of its group was still left";
+	} else if (x && json_is_integer(json_object_get(x, "code"))) {
+		const char *why = json_string_value(json_object_get(x, "error"));
+
+		seg.code = (int)json_integer_value(json_object_get(x, "code"));
+		seg.result = why ? HOST_REFUSED : HOST_EXITED;
+		seg.reason = (char *)why;
+		/* whether its handler could run: the plan's signals */
+		if (!why && s->interrupted)
+			seg.reason = strcmp(s->interrupted, "term") == 0
+					     ? "interrupted: TERM reached the command (term)"
+					     : "interrupted: the command was killed (kill)";
+		/* a container that got a TERM the host did not send: whatever
+		 * its status, it did not end on its own */
+		if (!why && !s->interrupted && json_is_true(json_object_get(x, "interrupted")))
+			seg.reason = "interrupted: a TERM the host did not send reached the container";
+		/* claude-code: a failed turn says so */
+		if (!seg.reason && failed_turn) {
+			if (asprintf(&turn_reason, "claude: the turn failed: %s", failed_turn) < 0)
+				turn_reason = NULL;
+			seg.reason = turn_reason;
+		}
+	} else {
+		seg.result = HOST_LOST;
+		seg.code = 125;
+		seg.reason = "the wrapper ended without an exit file";
+	}
+	/* A container whose start helper ended without its exit file may
+	 * still run: stopped and confirmed before anything runs again, and
+	 * what it made removed, by a child (the Engine's calls are never the
+	 * loop's); the segment ends once it has. Unconfirmed, the job is not
+	 * tried again. */
+	bool unverified = false;
+	if (s->container && !x) {
+		if (!s->settling && spawn_settle(d, s) == 0)
+			return;
+		unverified = !s->settling || !settle_verified(dfd);
+		if (unverified)
+			seg.reason = "container_stop_unverified: its start helper ended and its "
+				     "container could not be confirmed stopped";
+	}
+	/* a failed attempt is tried again while the binding allows; a stop
+	 * is the operator's and final */
+	bool failed = seg.result == HOST_REFUSED || seg.result == HOST_LOST ||
+		      (seg.result == HOST_EXITED &&
+		       (seg.code != 0 || (seg.reason && !s->interrupted &&
+					  strncmp(seg.reason, "interrupted:", 12) == 0)));
+	bool again = failed && !s->stop_sig && !unverified && s->attempt <= s->retries;
+	if (host_db_segment_end(d->db, &seg, !again, &e) < 0) {
+		err_print(stderr, e);
+		again = false;
+	}
+	err_free(e);
+	e = NULL;
+	if (again && (host_db_attempt_end(d->db, s->job, s->attempt, seg.result, seg.code,
+					  seg.reason, &e) < 0 ||
+		      hostd_retry(d, s->job, s->n + 1, &e) < 0)) {
+		struct err *e2 = NULL;
+
+		err_print(stderr, e);
+		/* the job ends with the failure it had */
+		(void)host_db_job_refused(d->db, s->job,
+					  e && e->reason != ERR_INTERNAL ? err_reason_name(e->reason)
+									  : "sandbox_unavailable",
+					  &e2);
+		err_free(e2);
+	}
+	err_free(e);
+	char job[HOST_JOB_ID_MAX];
+	snprintf(job, sizeof(job), "%s", s->job);
+	hostd_seg_free(d, s);
+	/* a job that has ended loses its toolbelt (revoked) */
+	if (!hostd_job_live(d, job))
+		toolbelt_close(d->tb, job);
+}
+
+/* The grace is over: KILL to the wrapper's process group (the sandbox
+ * dies with its root). */
+void hostd_on_grace(struct hostd *d, struct seg *s)
+{
+	uint64_t n;
+
+	(void)!read(s->grace_fd, &n, sizeof(n));
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, s->grace_fd, NULL);
+	close(s->grace_fd);
+	s->grace_fd = -1;
+	/* (its helper is gone: the settle child does the rest) */
+	if (s->settling)
+		return;
+	/* A container does not die with its start helper: the helper is
+	 * asked (QUIT) to kill it and to return once the daemon says it is
+	 * not running, and has a last grace to do so. */
+	if (s->container && !s->quit_sent) {
+		struct itimerspec it = { .it_value = { .tv_sec = HOSTD_CONTAINER_KILL_S } };
+
+		s->quit_sent = true;
+		s->grace_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		if (s->grace_fd >= 0 && timerfd_settime(s->grace_fd, 0, &it, NULL) == 0 &&
+		    hostd_watch_add(d, s->grace_fd, &s->wgrace) == 0) {
+			kill(s->pid, SIGQUIT);
+			return;
+		}
+		if (s->grace_fd >= 0)
+			close(s->grace_fd);
+		s->grace_fd = -1;
+	}
+	s->stop_sig = SIGKILL;
+	kill(-s->pid, SIGKILL);
+}
+
+/* Stop: TERM to the wrapper's process group, which forwards it into the
+ * sandbox; KILL once the binding's grace is over. */
+int hostd_stop_segment(struct hostd *d, struct seg *s)
+{
+	struct itimerspec it = { .it_value = { .tv_sec = s->grace_ms / 1000,
+					       .tv_nsec = (long)(s->grace_ms % 1000) * 1000000L } };
+
+	if (s->stop_sig || s->settling)
+		return 0; /* stopping already, or ended and being settled */
+	s->stop_sig = SIGTERM;
+	if (s->grace_ms == 0 && !s->container) {
+		s->stop_sig = SIGKILL;
+		return kill(-s->pid, SIGKILL);
+	}
+	/* (a container's helper needs a moment to pass a KILL on) */
+	if (s->grace_ms == 0)
+		it.it_value.tv_nsec = 1000000L;
+	s->grace_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	s->wgrace = (struct watch){ .kind = W_GRACE, .seg = s };
+	if (s->grace_fd < 0 || timerfd_settime(s->grace_fd, 0, &it, NULL) < 0 ||
+	    hostd_watch_add(d, s->grace_fd, &s->wgrace) < 0) {
+		s->stop_sig = SIGKILL;
+		return kill(-s->pid, SIGKILL);
+	}
+	return kill(-s->pid, SIGTERM);
+}
