@@ -32,6 +32,11 @@ struct toolbelt;
 #define HOSTD_SWEEPS_MAX 8
 #define HOSTD_SWEEP_EVERY 12
 
+/* The reconcile pass's period. */
+#define RECONCILE_S 5
+/* A followed log's suspended connections are resumed this often. */
+#define FOLLOW_MS 200
+
 enum watch_kind { W_API, W_SIGNAL, W_CTL, W_PIDFD, W_GRACE, W_RECONCILE, W_TOOLBELT, W_ATTACH };
 
 struct attaching;
@@ -67,6 +72,21 @@ struct seg {
 	struct watch wctl, wpid, wgrace;
 };
 
+/* An attach container being made (for a job that ran in a container):
+ * the API connection that asked for it waits, suspended, for its
+ * wrapper's answer; the entry goes once answered and reaped. */
+struct attaching {
+	struct attaching *next;
+	struct MHD_Connection *c;	/* NULL once answered */
+	char job[HOST_JOB_ID_MAX];
+	unsigned int n;
+	int ctl;			/* -1 once answered */
+	pid_t pid;			/* 0 once reaped */
+	struct watch w;
+	unsigned int status;		/* 0 until the wrapper answered */
+	json_t *answer;
+	int64_t answered_ms;
+};
 struct follower;
 
 struct hostd {
@@ -187,7 +207,7 @@ unsigned int hostd_binding_ops(struct hostd *d, const char *job);
 /* Is the job's binding (as the config says now) claude-code's? */
 bool hostd_job_is_claude(struct hostd *d, const char *job);
 
-/* daemon.c: the job endpoints (api.c's table calls them). */
+/* jobs.c: the job endpoints (api.c's table calls them). */
 /* POST /v1/jobs: a new job through a binding; 201 with its id. */
 enum MHD_Result hostd_post_job(struct hostd *d, struct MHD_Connection *c, const struct hostd_body *b);
 /* The job is not running here: its state, or why not (404, 409). */
@@ -196,9 +216,27 @@ enum MHD_Result hostd_inject(struct hostd *d, struct MHD_Connection *c, struct s
 			     const struct hostd_body *b);
 enum MHD_Result hostd_interrupt(struct hostd *d, struct MHD_Connection *c, struct seg *s);
 enum MHD_Result hostd_stop(struct hostd *d, struct MHD_Connection *c, const char *job);
+
+/* follow.c: a job's log. */
 /* The job's log, from ?offset; with ?follow=1, its stream. */
 enum MHD_Result hostd_log_of(struct hostd *d, struct MHD_Connection *c, const char *job);
+/* Look again at every suspended stream. */
+void hostd_follow_resume(struct hostd *d);
+
+/* attach.c: attach. */
 enum MHD_Result hostd_attach(struct hostd *d, struct MHD_Connection *c, const char *job);
+/* The attach's wrapper answered (or ended): the waiting connection resumed. */
+void hostd_on_attach_answer(struct hostd *d, struct attaching *a);
+/* Reap the attaches' wrappers; an entry goes once answered, delivered
+ * and reaped. */
+void hostd_attaches_reap(struct hostd *d);
+/* libmicrohttpd's completion callback (cls: the daemon): an attach
+ * waiting on the connection no longer answers it. */
+void hostd_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			enum MHD_RequestTerminationCode why);
+
+/* reconcile.c: the periodic pass. */
+void hostd_reconcile(struct hostd *d);
 
 /* api.c: the management API. */
 /* libmicrohttpd's access handler (cls: the daemon). */
