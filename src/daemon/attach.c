@@ -235,22 +235,27 @@ static enum MHD_Result attach_in_container(struct hostd *d, struct MHD_Connectio
 	host_config_free(cfg);
 	switch (r) {
 	case 0:
-		if (!made) /* (attach_spawn makes it when it succeeds) */
-			return hostd_fail(c, 500, "sandbox_unavailable", "the attach was not made");
+		/* (attach_spawn makes it when it succeeds; 500, not 503: it is
+		 * the daemon's fault, and clients read it so) */
+		if (!made)
+			return hostd_fail_status(c, 500, "sandbox_unavailable",
+						 "the attach was not made");
 		break;
 	case 1:
-		return hostd_fail(c, 409, "attach_sandboxed",
+		return hostd_fail(c, "attach_sandboxed",
 				  "the job ran in a container: it attaches only in one, and its "
 				  "binding declares none now");
 	case 2:
-		return hostd_fail(c, 409, "nothing_to_attach",
+		return hostd_fail(c, "nothing_to_attach",
 				  "the job has no claude session to resume");
 	case 3:
-		return hostd_fail(c, 409, "job_running",
+		return hostd_fail(c, "job_running",
 				  "the job is running, or an attach of it is being made: attach once "
 				  "it has ended");
 	case 4:
-		return hostd_fail(c, 409, "sandbox_unavailable",
+		/* (409, not 503: the job's state, not the host's; clients wait
+		 * for the other job on it) */
+		return hostd_fail_status(c, 409, "sandbox_unavailable",
 				  "another job runs on the job's workspace: attach once it has ended");
 	default:
 		return hostd_refuse(c, e);
@@ -295,7 +300,7 @@ enum MHD_Result hostd_attach(struct hostd *d, struct MHD_Connection *c, const ch
 	const char *ws;
 
 	if (!j)
-		return hostd_fail(c, 404, "not_found", "no such job");
+		return hostd_fail(c, "not_found", "no such job");
 	if (ran_in_container(j)) {
 		enum MHD_Result ret = attach_in_container(d, c, job, j);
 
@@ -321,7 +326,7 @@ enum MHD_Result hostd_attach(struct hostd *d, struct MHD_Connection *c, const ch
 		host_config_free(cfg);
 		json_decref(j);
 		return !denied ? hostd_refuse(c, e)
-			       : hostd_fail(c, 409, "attach_sandboxed",
+			       : hostd_fail(c, "attach_sandboxed",
 					    !ws ? "the job has no workspace to attach in"
 						: e->msg);
 	}
@@ -330,7 +335,7 @@ enum MHD_Result hostd_attach(struct hostd *d, struct MHD_Connection *c, const ch
 
 		host_config_free(cfg);
 		json_decref(j);
-		return hostd_fail(c, 409, "nothing_to_attach",
+		return hostd_fail(c, "nothing_to_attach",
 			    shell ? "the shell executor has no session to attach"
 				  : "the job has no claude session to resume");
 	}

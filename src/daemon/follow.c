@@ -124,9 +124,9 @@ enum MHD_Result hostd_log_of(struct hostd *d, struct MHD_Connection *c, const ch
 	const char *fol = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "follow");
 
 	if (off && num_parse_ulong(off, ~0UL, &from) < 0)
-		return hostd_fail(c, 400, "bad_request", "offset: must be a number");
+		return hostd_fail(c, "bad_request", "offset: must be a number");
 	if (fol && strcmp(fol, "1") != 0 && strcmp(fol, "0") != 0)
-		return hostd_fail(c, 400, "bad_request", "follow: must be 1 or 0");
+		return hostd_fail(c, "bad_request", "follow: must be 1 or 0");
 	if (asprintf(&path, "%s/runs/%s/log", d->state, job) < 0)
 		return MHD_NO;
 	{
@@ -134,7 +134,7 @@ enum MHD_Result hostd_log_of(struct hostd *d, struct MHD_Connection *c, const ch
 		json_t *j = host_db_job_json(d->db, job, &e);
 
 		if (!j)
-			return hostd_fail(c, 404, "not_found", "no such job");
+			return hostd_fail(c, "not_found", "no such job");
 		json_decref(j);
 	}
 	if (fol && strcmp(fol, "1") == 0)

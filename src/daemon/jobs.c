@@ -38,14 +38,14 @@ enum MHD_Result hostd_post_job(struct hostd *d, struct MHD_Connection *c, const 
 	enum MHD_Result r;
 
 	if (host_job_request_parse(b->p, b->n, &name, &argv, &input, &e) < 0)
-		return e->reason == ERR_CONFIG ? hostd_fail(c, 400, "bad_request", e->msg) : hostd_refuse(c, e);
+		return e->reason == ERR_CONFIG ? hostd_fail(c, "bad_request", e->msg) : hostd_refuse(c, e);
 	/* the config as it is now: a change applies from the next launch */
 	if (host_config_load(d->config, &cfg, &e) < 0)
 		return hostd_refuse(c, e);
 	bind = host_config_find(cfg, name);
 	if (!bind) {
 		host_config_free(cfg);
-		return hostd_fail(c, 404, "not_found", "no such binding");
+		return hostd_fail(c, "not_found", "no such binding");
 	}
 	if (!argv)
 		for (i = 0; bind->args && bind->args[i]; i++)
@@ -55,7 +55,7 @@ enum MHD_Result hostd_post_job(struct hostd *d, struct MHD_Connection *c, const 
 			}
 	if (!argv) {
 		host_config_free(cfg);
-		return hostd_fail(c, 400, "bad_request",
+		return hostd_fail(c, "bad_request",
 			    bind->executor == HOST_EXEC_CLAUDE_CODE
 				    ? "the binding names no prompt: give one"
 				    : "the binding names no args: give them");
@@ -75,7 +75,7 @@ enum MHD_Result hostd_post_job(struct hostd *d, struct MHD_Connection *c, const 
 	} else if (bind->scratch) {
 		if (asprintf(&scratch, "%s/workspaces/%s", d->state, id) < 0 || mkdir(scratch, 0700) < 0) {
 			host_config_free(cfg);
-			return hostd_fail(c, 503, "sandbox_unavailable", "cannot make the scratch workspace");
+			return hostd_fail(c, "sandbox_unavailable", "cannot make the scratch workspace");
 		}
 		workspace = scratch;
 	}
@@ -125,9 +125,9 @@ enum MHD_Result hostd_not_running(struct hostd *d, struct MHD_Connection *c, con
 	json_t *j = host_db_job_json(d->db, job, &e);
 
 	if (!j)
-		return hostd_fail(c, 404, "not_found", "no such job");
+		return hostd_fail(c, "not_found", "no such job");
 	json_decref(j);
-	return hostd_fail(c, 409, "not_accepting", "the job is not running");
+	return hostd_fail(c, "not_accepting", "the job is not running");
 }
 
 _Static_assert(HOST_INBOX_MAX == 1024 && HOST_INBOX_BYTES_MAX == 16777216,
@@ -176,14 +176,14 @@ enum MHD_Result hostd_inject(struct hostd *d, struct MHD_Connection *c, struct s
 	char name[64];
 
 	if (host_inject_request_parse(b->p, b->n, &text, &e) < 0)
-		return hostd_fail(c, 400, "bad_request", e->msg);
+		return hostd_fail(c, "bad_request", e->msg);
 	if (asprintf(&inbox, "%s/runs/%s/run/inbox", d->state, s->job) < 0)
 		return MHD_NO;
 	dfd = fs_open_nofollow(AT_FDCWD, inbox, O_PATH | O_DIRECTORY, 0);
 	if (dfd < 0)
-		return hostd_fail(c, 409, "not_accepting", "the job has no inbox");
+		return hostd_fail(c, "not_accepting", "the job has no inbox");
 	if (!inbox_room(dfd, strlen(text)))
-		return hostd_fail(c, 409, "not_accepting",
+		return hostd_fail(c, "not_accepting",
 				  "the job's inbox is full (1024 messages or 16 MiB): no more are "
 				  "taken");
 	clock_gettime(CLOCK_REALTIME, &t);
@@ -207,7 +207,7 @@ enum MHD_Result hostd_interrupt(struct hostd *d, struct MHD_Connection *c, struc
 	s->interrupted = p->signals == PLAN_SIGNALS_TERM ? "term" : "kill";
 	plan_free(p);
 	if (kill(-s->pid, SIGTERM) < 0 && errno != ESRCH)
-		return hostd_fail(c, 503, "sandbox_unavailable", "cannot signal the job");
+		return hostd_fail(c, "sandbox_unavailable", "cannot signal the job");
 	return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signals", s->interrupted));
 }
 
@@ -230,7 +230,7 @@ enum MHD_Result hostd_stop(struct hostd *d, struct MHD_Connection *c, const char
 	if (!s)
 		return hostd_not_running(d, c, job);
 	if (hostd_stop_segment(d, s) < 0 && errno != ESRCH)
-		return hostd_fail(c, 503, "sandbox_unavailable", "cannot signal the job");
+		return hostd_fail(c, "sandbox_unavailable", "cannot signal the job");
 	return hostd_answer(c, 202, json_pack("{s:s, s:s}", "id", s->job, "signal",
 					 s->stop_sig == SIGKILL ? "KILL" : "TERM"));
 }

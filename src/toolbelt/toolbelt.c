@@ -95,15 +95,16 @@ static enum MHD_Result call(struct toolbelt *t, struct MHD_Connection *c, struct
 	int status = 400;
 
 	if (!json_is_object(req) || !op || (args && !json_is_object(args)))
-		return hostd_fail(c, 400, "bad_request", "a call is {\"op\": NAME, \"args\": {...}}");
+		return hostd_fail(c, "bad_request", "a call is {\"op\": NAME, \"args\": {...}}");
 	bit = host_op_bit(op);
 	if (!bit)
-		return hostd_fail(c, 404, "not_found", "no such operation");
+		return hostd_fail(c, "not_found", "no such operation");
 	if (!(j->ops & bit))
-		return hostd_fail(c, 403, "sandbox_denied", "the binding does not grant this operation");
+		return hostd_fail(c, "sandbox_denied", "the binding does not grant this operation");
 	res = t->fn(t->ctx, j->job, op, args, &status, &why);
 	if (!res)
-		return hostd_fail(c, (unsigned int)status,
+		/* (the operation's own status, its reason said by it) */
+		return hostd_fail_status(c, (unsigned int)status,
 			      status == 403 ? "sandbox_denied"
 			      : status >= 500 ? "sandbox_unavailable"
 					      : "bad_request",
@@ -125,9 +126,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	b = *con_cls;
 	j = caller(t, c);
 	if (!j)
-		return hostd_fail(c, 401, "unauthorized", "this job's toolbelt token is required");
+		return hostd_fail(c, "unauthorized", "this job's toolbelt token is required");
 	if (b->too_big)
-		return hostd_fail(c, 413, "bad_request", "the body is larger than 64 KiB");
+		/* (413, as the management API answers it) */
+		return hostd_fail_status(c, 413, "bad_request", "the body is larger than 64 KiB");
 	if (strcmp(method, "GET") == 0 && strcmp(url, "/v1/ops") == 0) {
 		/* what the binding grants (an MCP server lists them as tools) */
 		json_t *ops = json_array();
@@ -138,7 +140,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return hostd_answer(c, 200, json_pack("{s:o}", "ops", ops ? ops : json_array()));
 	}
 	if (strcmp(method, "POST") != 0 || strcmp(url, "/v1/call") != 0)
-		return hostd_fail(c, 404, "not_found", "POST /v1/call or GET /v1/ops");
+		return hostd_fail(c, "not_found", "POST /v1/call or GET /v1/ops");
 	return call(t, c, j, b);
 }
 
