@@ -56,6 +56,16 @@ static unsigned int next_attach(struct hostd *d, const char *job)
 	return n;
 }
 
+/* The loop's: the attach's wrapper answered (or ended). */
+static void attach_answered(struct loop *l, struct loop_fd *src, uint32_t events)
+{
+	struct attaching *a = src->data;
+
+	(void)l;
+	(void)events;
+	hostd_on_attach_answer(a->d, a);
+}
+
 /* Have the attach container made: the binding's current policy, the
  * job's home and workspace, claude --resume, a terminal, no toolbelt,
  * by a wrapper of its own (the Engine's calls are never the loop's). */
@@ -110,10 +120,11 @@ static int attach_spawn(struct hostd *d, const struct host_binding *b, const cha
 	a->n = n;
 	a->ctl = sv[0];
 	a->pid = pid;
-	a->w = (struct watch){ .kind = W_ATTACH, .att = a };
+	a->d = d;
 	a->next = d->attaches;
 	d->attaches = a;
-	if (send(a->ctl, text, strlen(text), MSG_NOSIGNAL) < 0 || hostd_watch_add(d, a->ctl, &a->w) < 0) {
+	if (send(a->ctl, text, strlen(text), MSG_NOSIGNAL) < 0 ||
+	    loop_fd_add(d->loop, &a->src, a->ctl, EPOLLIN, attach_answered, a, NULL) < 0) {
 		rc = errno;
 		kill(pid, SIGKILL);
 		close(a->ctl);
@@ -128,7 +139,7 @@ static int attach_spawn(struct hostd *d, const struct host_binding *b, const cha
  * kept (its word), or its refusal; the waiting connection resumed. */
 void hostd_on_attach_answer(struct hostd *d, struct attaching *a)
 {
-	_cleanup_json_ json_t *ans = hostd_read_answer(d, a->ctl);
+	_cleanup_json_ json_t *ans = hostd_read_answer(d, &a->src, a->ctl);
 	const char *digest = json_string_value(json_object_get(ans, "digest"));
 	json_t *pin = json_object_get(ans, "container");
 	if (digest && json_is_object(pin) && send(a->ctl, "g", 1, MSG_NOSIGNAL) == 1) {

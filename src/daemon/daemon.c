@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,11 +32,37 @@ int64_t hostd_wall_ms(void)
 
 /* --- segments ----------------------------------------------------------- */
 
-int hostd_watch_add(struct hostd *d, int fd, struct watch *w)
+/* The loop's: a wrapper answered (or closed its control socket). */
+static void seg_answered(struct loop *l, struct loop_fd *src, uint32_t events)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = w };
+	struct seg *s = src->data;
 
-	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev);
+	(void)l;
+	(void)events;
+	hostd_on_answer(s->d, s);
+}
+
+/* The loop's: a wrapper (or a settle child) ended; the source is gone
+ * already, and the callback reaps it (waitid in hostd_on_exit_of). */
+static void seg_exited(struct loop *l, struct loop_pid *src, const siginfo_t *info)
+{
+	struct seg *s = src->data;
+
+	(void)l;
+	(void)info;
+	hostd_on_exit_of(s->d, s);
+}
+
+int hostd_watch_ctl(struct hostd *d, struct seg *s)
+{
+	s->d = d;
+	return loop_fd_add(d->loop, &s->ctl_src, s->ctl, EPOLLIN, seg_answered, s, NULL);
+}
+
+int hostd_watch_pid(struct hostd *d, struct seg *s)
+{
+	s->d = d;
+	return loop_pid_add(d->loop, &s->pid_src, s->pidfd, false, seg_exited, s, NULL);
 }
 
 void hostd_seg_free(struct hostd *d, struct seg *s)
@@ -50,11 +74,13 @@ void hostd_seg_free(struct hostd *d, struct seg *s)
 		}
 	/* out of the epoll set before closing: a wrapper forked meanwhile and
 	 * not yet exec'd holds copies, which would keep them in it */
-	for (int *fd = (int[]){ s->ctl, s->pidfd, s->grace_fd }, i = 0; i < 3; i++)
-		if (fd[i] >= 0) {
-			epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd[i], NULL);
-			close(fd[i]);
-		}
+	loop_fd_del(d->loop, &s->ctl_src);
+	loop_pid_del(d->loop, &s->pid_src);
+	loop_timer_stop(d->loop, &s->grace);
+	if (s->ctl >= 0)
+		close(s->ctl);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
 	free(s->record);
 	free(s);
 }
@@ -69,14 +95,78 @@ bool hostd_job_live(struct hostd *d, const char *job)
 	return false;
 }
 
+/* --- the loop ------------------------------------------------------------ */
+
+/* TERM or INT: the daemon stops once this round's API turn is taken
+ * (serve); HUP does nothing. */
+static void on_signal(struct loop *l, struct loop_signal *src, const struct signalfd_siginfo *si)
+{
+	struct hostd *d = src->data;
+
+	(void)l;
+	if (si->ssi_signo != SIGHUP)
+		d->stop = true;
+}
+
+/* libmicrohttpd's epoll fd is ready: its turn comes in serve, before
+ * the next wait (it takes one every round). */
+static void on_api(struct loop *l, struct loop_fd *src, uint32_t events)
+{
+	(void)l;
+	(void)src;
+	(void)events;
+}
+
+static void on_toolbelt(struct loop *l, struct loop_fd *src, uint32_t events)
+{
+	struct hostd *d = src->data;
+
+	(void)l;
+	(void)events;
+	toolbelt_run(d->tb);
+}
+
+static void on_reconcile(struct loop *l, struct loop_timer *t)
+{
+	(void)l;
+	hostd_reconcile(t->data);
+}
+
+/* Before every wait: the followed logs looked at again (every FOLLOW_MS),
+ * the API's and the toolbelt's turn (libmicrohttpd's connections, its
+ * resumed ones, their timeouts), then the stop a signal asked for; the
+ * wait is bounded by libmicrohttpd's timeout, at most 1 s (FOLLOW_MS
+ * while a log is followed). */
+static void serve(struct loop *l, struct loop_hook *h)
+{
+	struct hostd *d = h->data;
+	MHD_UNSIGNED_LONG_LONG to = 0;
+	int timeout;
+
+	if (d->followers && hostd_wall_ms() - d->last_follow >= FOLLOW_MS) {
+		d->last_follow = hostd_wall_ms();
+		hostd_follow_resume(d);
+	}
+	MHD_run(d->mhd);
+	toolbelt_run(d->tb); /* (its connections' timeouts) */
+	if (d->stop) {
+		loop_stop(l);
+		return;
+	}
+	timeout = MHD_get_timeout(d->mhd, &to) == MHD_YES ? (int)(to > 1000 ? 1000 : to) : 1000;
+	if (d->followers && timeout > FOLLOW_MS)
+		timeout = FOLLOW_MS;
+	loop_wake_in(l, &d->wake, timeout);
+}
+
 int hostd_daemon_main(const char *state_dir, const char *config_path)
 {
-	struct hostd d = { .epfd = -1, .sfd = -1, .lfd = -1, .rfd = -1, .lockfd = -1 };
-	_cleanup_err_ struct err *e = NULL;
+	struct hostd d = { .lfd = -1, .lockfd = -1 };
+	_cleanup_err_ struct err *e = NULL, *le = NULL;
 	_cleanup_free_ char *priv = NULL, *runs = NULL, *ws = NULL, *dbp = NULL;
 	struct host_config *cfg = NULL;
-	int64_t last_follow = 0;
 	sigset_t set;
+	bool sig_ok;
 	int rc = 125;
 
 	d.state = realpath(state_dir, NULL);
@@ -103,17 +193,15 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 	if (host_config_load(d.config, &cfg, &e) < 0)
 		goto out;
 	host_config_free(cfg);
-	/* the loop's epoll first: recovery watches the wrappers it adopts */
-	d.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (d.epfd < 0) {
-		err_set(&e, ERR_UNAVAILABLE, errno, "the event loop");
+	/* the loop first: recovery watches the wrappers it adopts */
+	if (loop_new(&d.loop, &le) < 0) {
+		err_set(&e, ERR_UNAVAILABLE, le ? le->errnum : 0, "the event loop");
 		goto out;
 	}
 	/* the toolbelt first: a segment adopted takes its job's up again */
 	if (toolbelt_new(d.state, hostd_tb_call, &d, &d.tb, &e) < 0)
 		goto out;
-	d.wtb = (struct watch){ .kind = W_TOOLBELT, .seg = NULL };
-	if (hostd_watch_add(&d, toolbelt_fd(d.tb), &d.wtb) < 0) {
+	if (loop_fd_add(d.loop, &d.tbsrc, toolbelt_fd(d.tb), EPOLLIN, on_toolbelt, &d, NULL) < 0) {
 		err_set(&e, ERR_UNAVAILABLE, errno, "the toolbelt");
 		goto out;
 	}
@@ -127,89 +215,32 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* (blocked from here, read from a signalfd) */
+	sig_ok = loop_signal_add(d.loop, &d.sig, &set, on_signal, &d, NULL) == 0;
 	signal(SIGPIPE, SIG_IGN);
-	d.sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	d.mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, hostd_api_request, &d,
 				 MHD_OPTION_LISTEN_SOCKET, d.lfd, MHD_OPTION_NOTIFY_COMPLETED,
 				 hostd_on_completed, &d, MHD_OPTION_CONNECTION_LIMIT, 256U,
 				 MHD_OPTION_CONNECTION_TIMEOUT, 60U, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 				 (size_t)(128 * 1024), MHD_OPTION_END);
-	if (d.sfd < 0 || !d.mhd) {
+	if (!sig_ok || !d.mhd) {
 		err_set(&e, ERR_UNAVAILABLE, errno, "the management API");
 		goto out;
 	}
-	d.wapi = (struct watch){ .kind = W_API, .seg = NULL };
-	d.wsig = (struct watch){ .kind = W_SIGNAL, .seg = NULL };
+	/* libmicrohttpd runs on its own epoll fd, a source of the loop */
 	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d.mhd, MHD_DAEMON_INFO_EPOLL_FD);
-	if (!di || hostd_watch_add(&d, di->epoll_fd, &d.wapi) < 0 || hostd_watch_add(&d, d.sfd, &d.wsig) < 0) {
+	if (!di || loop_fd_add(d.loop, &d.api, di->epoll_fd, EPOLLIN, on_api, &d, NULL) < 0) {
 		err_set(&e, ERR_UNAVAILABLE, errno, "the event loop");
 		goto out;
 	}
-	d.rfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	d.wrec = (struct watch){ .kind = W_RECONCILE, .seg = NULL };
-	if (d.rfd < 0 ||
-	    timerfd_settime(d.rfd, 0,
-			    &(struct itimerspec){ .it_value = { RECONCILE_S, 0 },
-						  .it_interval = { RECONCILE_S, 0 } },
-			    NULL) < 0 ||
-	    hostd_watch_add(&d, d.rfd, &d.wrec) < 0) {
-		err_set(&e, ERR_UNAVAILABLE, errno, "the reconcile timer");
-		goto out;
-	}
+	loop_timer_start(d.loop, &d.reconcile, RECONCILE_S * 1000, RECONCILE_S * 1000, on_reconcile,
+			 &d);
+	loop_hook_add(d.loop, &d.serve, serve, &d);
 	hostd_reconcile(&d);
 	fprintf(stderr, "cordon: daemon: serving %s/%s\n", d.state, HOSTD_SOCKET);
-	for (;;) {
-		struct epoll_event ev[16];
-		MHD_UNSIGNED_LONG_LONG to = 0;
-		int timeout = MHD_get_timeout(d.mhd, &to) == MHD_YES ? (int)(to > 1000 ? 1000 : to)
-								   : 1000;
-		int n;
-		bool stop = false;
-
-		if (d.followers && timeout > FOLLOW_MS)
-			timeout = FOLLOW_MS;
-		n = epoll_wait(d.epfd, ev, 16, timeout);
-		if (d.followers && hostd_wall_ms() - last_follow >= FOLLOW_MS) {
-			last_follow = hostd_wall_ms();
-			hostd_follow_resume(&d);
-		}
-
-		if (n < 0 && errno != EINTR) {
-			err_set(&e, ERR_UNAVAILABLE, errno, "the event loop");
-			goto out;
-		}
-		for (int i = 0; i < n; i++) {
-			struct watch *w = ev[i].data.ptr;
-
-			if (w->kind == W_SIGNAL) {
-				struct signalfd_siginfo si;
-
-				if (read(d.sfd, &si, sizeof(si)) == (ssize_t)sizeof(si) &&
-				    si.ssi_signo != SIGHUP)
-					stop = true;
-			} else if (w->kind == W_CTL) {
-				hostd_on_answer(&d, w->seg);
-			} else if (w->kind == W_ATTACH) {
-				hostd_on_attach_answer(&d, w->att);
-			} else if (w->kind == W_GRACE) {
-				hostd_on_grace(&d, w->seg);
-			} else if (w->kind == W_TOOLBELT) {
-				toolbelt_run(d.tb);
-			} else if (w->kind == W_RECONCILE) {
-				uint64_t ticks;
-
-				(void)!read(d.rfd, &ticks, sizeof(ticks));
-				hostd_reconcile(&d);
-			} else if (w->kind == W_PIDFD) {
-				hostd_on_exit_of(&d, w->seg);
-				break; /* the segment (and its watches) may be gone */
-			}
-		}
-		MHD_run(d.mhd);
-		toolbelt_run(d.tb); /* (its connections' timeouts) */
-		if (stop)
-			break;
+	if (loop_run(d.loop, &le) < 0) {
+		err_set(&e, ERR_UNAVAILABLE, le ? le->errnum : 0, "the event loop");
+		goto out;
 	}
 	/* The wrappers (and the jobs under them) outlive the daemon. */
 	rc = 0;
@@ -247,14 +278,10 @@ out:
 	}
 	if (d.lfd >= 0)
 		close(d.lfd);
-	if (d.epfd >= 0)
-		close(d.epfd);
-	if (d.sfd >= 0)
-		close(d.sfd);
-	if (d.rfd >= 0)
-		close(d.rfd);
 	if (d.lockfd >= 0)
 		close(d.lockfd);
+	/* (the signals' mask given back: the fds above are closed already) */
+	loop_free(d.loop);
 	host_db_close(d.db);
 	free(d.state);
 	free(d.config);

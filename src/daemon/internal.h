@@ -1,7 +1,8 @@
 /* internal.h: the daemon's shared state, for the files src/daemon/ is
  * cut into along a segment's life (see daemon.h): the daemon itself
- * (struct hostd), the segments it supervises (struct seg), the loop's
- * watches, and the functions one piece calls of another. Nothing outside
+ * (struct hostd), the segments it supervises (struct seg), with their
+ * sources on the daemon's one loop (lib/loop.h), and the functions one
+ * piece calls of another. Nothing outside
  * src/daemon/ includes it. */
 #ifndef CORDON_DAEMON_INTERNAL_H
 #define CORDON_DAEMON_INTERNAL_H
@@ -9,6 +10,7 @@
 #include "daemon/daemon.h"
 #include "host/db.h"
 #include "host/request.h"
+#include "lib/loop.h"
 
 #include <jansson.h>
 #include <microhttpd.h>
@@ -37,24 +39,14 @@ struct toolbelt;
 /* A followed log's suspended connections are resumed this often. */
 #define FOLLOW_MS 200
 
-enum watch_kind { W_API, W_SIGNAL, W_CTL, W_PIDFD, W_GRACE, W_RECONCILE, W_TOOLBELT, W_ATTACH };
-
-struct attaching;
-
-struct watch {
-	enum watch_kind kind;
-	struct seg *seg;
-	struct attaching *att;	/* W_ATTACH's */
-};
-
 /* A segment this daemon started and still supervises. */
 struct seg {
 	struct seg *next;
+	struct hostd *d;
 	char job[HOST_JOB_ID_MAX];
 	unsigned int attempt, n;
 	pid_t pid;
 	int pidfd, ctl;		/* ctl: until the pin is answered */
-	int grace_fd;		/* a stop's grace, then KILL; -1 */
 	unsigned int grace_ms;
 	int stop_sig;		/* the last signal a stop sent, 0 if none */
 	const char *interrupted;	/* "term" or "kill" once interrupted */
@@ -69,7 +61,9 @@ struct seg {
 	bool settling;		/* its helper ended without an exit file: pid and
 				 * pidfd are now the settle child's */
 	off_t log_start;	/* the job's log's size when it was launched */
-	struct watch wctl, wpid, wgrace;
+	struct loop_fd ctl_src;	/* the wrapper's answer */
+	struct loop_pid pid_src;	/* the wrapper's (or settle child's) exit */
+	struct loop_timer grace;	/* a stop's grace, then KILL */
 };
 
 /* An attach container being made (for a job that ran in a container):
@@ -77,16 +71,18 @@ struct seg {
  * wrapper's answer; the entry goes once answered and reaped. */
 struct attaching {
 	struct attaching *next;
+	struct hostd *d;
 	struct MHD_Connection *c;	/* NULL once answered */
 	char job[HOST_JOB_ID_MAX];
 	unsigned int n;
 	int ctl;			/* -1 once answered */
 	pid_t pid;			/* 0 once reaped */
-	struct watch w;
+	struct loop_fd src;		/* its wrapper's answer */
 	unsigned int status;		/* 0 until the wrapper answered */
 	json_t *answer;
 	int64_t answered_ms;
 };
+
 struct follower;
 
 struct hostd {
@@ -97,13 +93,20 @@ struct hostd {
 	char token[HOSTD_TOKEN_HEX + 1];
 	struct host_db *db;
 	struct MHD_Daemon *mhd;
-	int epfd, sfd, lfd;
+	int lfd;
 	struct seg *segs;
-	int rfd;		/* the reconcile timer */
+	struct loop *loop;
+	struct loop_fd api;		/* libmicrohttpd's epoll fd */
+	struct loop_fd tbsrc;		/* the toolbelt's */
+	struct loop_signal sig;		/* TERM, INT (stop), HUP (nothing) */
+	struct loop_timer reconcile;	/* every RECONCILE_S */
+	struct loop_hook serve;		/* the API's turn before each wait */
+	struct loop_timer wake;		/* the serve hook's next deadline */
+	int64_t last_follow;		/* when followers were last resumed */
+	bool stop;			/* TERM or INT: after this round's turn */
 	unsigned int passes;	/* reconcile passes so far */
 	pid_t sweeps[HOSTD_SWEEPS_MAX];	/* container sweeps running (0: none) */
 	int lockfd;		/* held for the daemon's life */
-	struct watch wapi, wsig, wrec, wtb;
 };
 
 /* state.c: the daemon's start on its state dir. */
@@ -154,8 +157,12 @@ int hostd_operator_claude_check(struct hostd *d, const struct host_config *cfg,
 /* daemon.c: the loop and the segments. */
 /* CLOCK_REALTIME in ms. */
 int64_t hostd_wall_ms(void);
-/* Watch fd (EPOLLIN) on the daemon's loop; w says what it is. */
-int hostd_watch_add(struct hostd *d, int fd, struct watch *w);
+/* Watch s's wrapper's control socket (s->ctl) for its answer
+ * (hostd_on_answer), and its pidfd (s->pidfd) for its exit
+ * (hostd_on_exit_of), on d's loop; s belongs to d from then on. -1 with
+ * errno when the loop cannot. */
+int hostd_watch_ctl(struct hostd *d, struct seg *s);
+int hostd_watch_pid(struct hostd *d, struct seg *s);
 /* Unlink s from the daemon's segments, close its fds, free it. */
 void hostd_seg_free(struct hostd *d, struct seg *s);
 /* Has the job a segment this daemon runs or is starting (a retry's is
@@ -174,9 +181,10 @@ int hostd_spawn_wrapper(struct hostd *d, const struct host_binding *b, const cha
 			unsigned int attempt, unsigned int n, const char *workspace,
 			char *const *args, const char *input, const char *session,
 			struct err **e);
-/* A wrapper's answer on its control socket, no longer watched: NULL when
- * it ended without one or sent something that is not JSON. */
-json_t *hostd_read_answer(struct hostd *d, int ctl);
+/* A wrapper's answer on its control socket ctl (src, its source, no
+ * longer watched): NULL when it ended without one or sent something that
+ * is not JSON. */
+json_t *hostd_read_answer(struct hostd *d, struct loop_fd *src, int ctl);
 /* The wrapper answered (or ended): the pin into the database, then the
  * word; a refusal ends the job. */
 void hostd_on_answer(struct hostd *d, struct seg *s);

@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,7 +91,7 @@ static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pi
 	t->attempt = s->attempt;
 	t->n = s->n;
 	t->pid = pid;
-	t->ctl = t->grace_fd = -1;
+	t->ctl = -1;
 	t->grace_ms = HOST_GRACE_DEFAULT_MS;
 	t->pinned = true;
 	t->sandboxed = s->provider != NULL;
@@ -100,10 +99,9 @@ static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pi
 	t->claude = hostd_job_is_claude(d, s->job);
 	t->record = strdup(s->record_dir);
 	t->pidfd = pidfd;
-	t->wpid = (struct watch){ .kind = W_PIDFD, .seg = t };
 	t->next = d->segs;
 	d->segs = t;
-	if (t->record && t->pidfd >= 0 && hostd_watch_add(d, t->pidfd, &t->wpid) == 0) {
+	if (t->record && t->pidfd >= 0 && hostd_watch_pid(d, t) == 0) {
 		unsigned int ops = hostd_binding_ops(d, s->job);
 		struct err *te = NULL;
 
@@ -118,7 +116,7 @@ static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pi
 		return 0;
 	}
 	if (t->pidfd >= 0)
-		epoll_ctl(d->epfd, EPOLL_CTL_DEL, t->pidfd, NULL);
+		loop_pid_del(d->loop, &t->pid_src);
 	t->pidfd = -1; /* (the caller's) */
 	hostd_seg_free(d, t);
 	err_free(*e);

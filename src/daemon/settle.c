@@ -21,9 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,12 +71,12 @@ static int spawn_settle(struct hostd *d, struct seg *s)
 		waitpid(pid, NULL, 0);
 		return -1;
 	}
-	epoll_ctl(d->epfd, EPOLL_CTL_DEL, s->pidfd, NULL);
+	loop_pid_del(d->loop, &s->pid_src);
 	close(s->pidfd);
 	s->pidfd = pidfd;
 	s->pid = pid;
 	s->settling = true;
-	if (hostd_watch_add(d, s->pidfd, &s->wpid) < 0) {
+	if (hostd_watch_pid(d, s) < 0) {
 		/* (without its watch, waited for here: it is bounded) */
 		waitpid(pid, NULL, 0);
 		return -1;
@@ -247,16 +245,20 @@ void hostd_on_exit_of(struct hostd *d, struct seg *s)
 		toolbelt_close(d->tb, job);
 }
 
+/* The loop's: a stop's grace (or a container's helper's last one) is
+ * over. */
+static void grace_over(struct loop *l, struct loop_timer *t)
+{
+	struct seg *s = t->data;
+
+	(void)l;
+	hostd_on_grace(s->d, s);
+}
+
 /* The grace is over: KILL to the wrapper's process group (the sandbox
  * dies with its root). */
 void hostd_on_grace(struct hostd *d, struct seg *s)
 {
-	uint64_t n;
-
-	(void)!read(s->grace_fd, &n, sizeof(n));
-	epoll_ctl(d->epfd, EPOLL_CTL_DEL, s->grace_fd, NULL);
-	close(s->grace_fd);
-	s->grace_fd = -1;
 	/* (its helper is gone: the settle child does the rest) */
 	if (s->settling)
 		return;
@@ -264,18 +266,11 @@ void hostd_on_grace(struct hostd *d, struct seg *s)
 	 * asked (QUIT) to kill it and to return once the daemon says it is
 	 * not running, and has a last grace to do so. */
 	if (s->container && !s->quit_sent) {
-		struct itimerspec it = { .it_value = { .tv_sec = HOSTD_CONTAINER_KILL_S } };
-
 		s->quit_sent = true;
-		s->grace_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		if (s->grace_fd >= 0 && timerfd_settime(s->grace_fd, 0, &it, NULL) == 0 &&
-		    hostd_watch_add(d, s->grace_fd, &s->wgrace) == 0) {
-			kill(s->pid, SIGQUIT);
-			return;
-		}
-		if (s->grace_fd >= 0)
-			close(s->grace_fd);
-		s->grace_fd = -1;
+		loop_timer_start(d->loop, &s->grace, (int64_t)HOSTD_CONTAINER_KILL_S * 1000, 0,
+				 grace_over, s);
+		kill(s->pid, SIGQUIT);
+		return;
 	}
 	s->stop_sig = SIGKILL;
 	kill(-s->pid, SIGKILL);
@@ -285,9 +280,6 @@ void hostd_on_grace(struct hostd *d, struct seg *s)
  * sandbox; KILL once the binding's grace is over. */
 int hostd_stop_segment(struct hostd *d, struct seg *s)
 {
-	struct itimerspec it = { .it_value = { .tv_sec = s->grace_ms / 1000,
-					       .tv_nsec = (long)(s->grace_ms % 1000) * 1000000L } };
-
 	if (s->stop_sig || s->settling)
 		return 0; /* stopping already, or ended and being settled */
 	s->stop_sig = SIGTERM;
@@ -295,15 +287,8 @@ int hostd_stop_segment(struct hostd *d, struct seg *s)
 		s->stop_sig = SIGKILL;
 		return kill(-s->pid, SIGKILL);
 	}
-	/* (a container's helper needs a moment to pass a KILL on) */
-	if (s->grace_ms == 0)
-		it.it_value.tv_nsec = 1000000L;
-	s->grace_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	s->wgrace = (struct watch){ .kind = W_GRACE, .seg = s };
-	if (s->grace_fd < 0 || timerfd_settime(s->grace_fd, 0, &it, NULL) < 0 ||
-	    hostd_watch_add(d, s->grace_fd, &s->wgrace) < 0) {
-		s->stop_sig = SIGKILL;
-		return kill(-s->pid, SIGKILL);
-	}
+	/* (a container's helper needs a moment to pass a KILL on: 1 ms) */
+	loop_timer_start(d->loop, &s->grace, s->grace_ms ? (int64_t)s->grace_ms : 1, 0, grace_over,
+			 s);
 	return kill(-s->pid, SIGTERM);
 }

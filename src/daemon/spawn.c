@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -179,19 +178,16 @@ int hostd_spawn_wrapper(struct hostd *d, const struct host_binding *b, const cha
 	s->retries = b->retries;
 	s->pid = pid;
 	s->ctl = sv[0];
-	s->grace_fd = -1;
 	s->grace_ms = b->grace_ms;
 	s->sandboxed = b->provider != NULL;
 	s->claude = b->executor == HOST_EXEC_CLAUDE_CODE;
 	s->container = b->container != NULL;
 	s->log_start = log_start;
 	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	s->wctl = (struct watch){ .kind = W_CTL, .seg = s };
-	s->wpid = (struct watch){ .kind = W_PIDFD, .seg = s };
 	s->next = d->segs;
 	d->segs = s;
 	if (s->pidfd < 0 || send(s->ctl, text, strlen(text), MSG_NOSIGNAL) < 0 ||
-	    hostd_watch_add(d, s->ctl, &s->wctl) < 0 || hostd_watch_add(d, s->pidfd, &s->wpid) < 0) {
+	    hostd_watch_ctl(d, s) < 0 || hostd_watch_pid(d, s) < 0) {
 		int saved = errno;
 
 		kill(pid, SIGKILL);
@@ -206,14 +202,14 @@ int hostd_spawn_wrapper(struct hostd *d, const struct host_binding *b, const cha
  * then the word; a refusal ends the job. */
 /* A wrapper's answer on its control socket, no longer watched: NULL when
  * it ended without one or sent something that is not JSON. */
-json_t *hostd_read_answer(struct hostd *d, int ctl)
+json_t *hostd_read_answer(struct hostd *d, struct loop_fd *src, int ctl)
 {
 	_cleanup_free_ char *buf = malloc(ANSWER_MAX);
 	struct err *e = NULL;
 	ssize_t n = buf ? recv(ctl, buf, ANSWER_MAX, 0) : -1;
 	json_t *a = NULL;
 
-	epoll_ctl(d->epfd, EPOLL_CTL_DEL, ctl, NULL);
+	loop_fd_del(d->loop, src);
 	if (n > 0)
 		a = json_parse_strict(buf, (size_t)n, &e);
 	err_free(e);
@@ -222,7 +218,7 @@ json_t *hostd_read_answer(struct hostd *d, int ctl)
 
 void hostd_on_answer(struct hostd *d, struct seg *s)
 {
-	_cleanup_json_ json_t *a = hostd_read_answer(d, s->ctl);
+	_cleanup_json_ json_t *a = hostd_read_answer(d, &s->ctl_src, s->ctl);
 	struct err *e = NULL;
 	const char *digest = a ? json_string_value(json_object_get(a, "digest")) : NULL;
 	const char *record = a ? json_string_value(json_object_get(a, "record")) : NULL;
