@@ -117,15 +117,6 @@ static void on_api(struct loop *l, struct loop_fd *src, uint32_t events)
 	(void)events;
 }
 
-static void on_toolbelt(struct loop *l, struct loop_fd *src, uint32_t events)
-{
-	struct hostd *d = src->data;
-
-	(void)l;
-	(void)events;
-	toolbelt_run(d->tb);
-}
-
 static void on_reconcile(struct loop *l, struct loop_timer *t)
 {
 	(void)l;
@@ -133,8 +124,8 @@ static void on_reconcile(struct loop *l, struct loop_timer *t)
 }
 
 /* Before every wait: the followed logs looked at again (every FOLLOW_MS),
- * the API's and the toolbelt's turn (libmicrohttpd's connections, its
- * resumed ones, their timeouts), then the stop a signal asked for; the
+ * the API's turn (libmicrohttpd's connections, its resumed ones, their
+ * timeouts; the toolbelt takes its own in its hook), then the stop a signal asked for; the
  * wait is bounded by libmicrohttpd's timeout, at most 1 s (FOLLOW_MS
  * while a log is followed). */
 static void serve(struct loop *l, struct loop_hook *h)
@@ -148,7 +139,6 @@ static void serve(struct loop *l, struct loop_hook *h)
 		hostd_follow_resume(d);
 	}
 	MHD_run(d->mhd);
-	toolbelt_run(d->tb); /* (its connections' timeouts) */
 	if (d->stop) {
 		loop_stop(l);
 		return;
@@ -199,12 +189,8 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 		goto out;
 	}
 	/* the toolbelt first: a segment adopted takes its job's up again */
-	if (toolbelt_new(d.state, hostd_tb_call, &d, &d.tb, &e) < 0)
+	if (toolbelt_new(d.loop, d.state, hostd_tb_call, &d, &d.tb, &e) < 0)
 		goto out;
-	if (loop_fd_add(d.loop, &d.tbsrc, toolbelt_fd(d.tb), EPOLLIN, on_toolbelt, &d, NULL) < 0) {
-		err_set(&e, ERR_UNAVAILABLE, errno, "the toolbelt");
-		goto out;
-	}
 	if (host_db_open(dbp, &d.db, &e) < 0 || host_db_running(d.db, hostd_recover_one, &d, &e) < 0)
 		goto out;
 	hostd_settle_unlaunched(&d);

@@ -97,7 +97,6 @@ struct hostd {
 	struct seg *segs;
 	struct loop *loop;
 	struct loop_fd api;		/* libmicrohttpd's epoll fd */
-	struct loop_fd tbsrc;		/* the toolbelt's */
 	struct loop_signal sig;		/* TERM, INT (stop), HUP (nothing) */
 	struct loop_timer reconcile;	/* every RECONCILE_S */
 	struct loop_hook serve;		/* the API's turn before each wait */
