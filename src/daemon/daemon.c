@@ -77,6 +77,12 @@ void hostd_seg_free(struct hostd *d, struct seg *s)
 	loop_fd_del(d->loop, &s->ctl_src);
 	loop_pid_del(d->loop, &s->pid_src);
 	loop_timer_stop(d->loop, &s->grace);
+	loop_timer_stop(d->loop, &s->confirm);
+	if (s->root.src.on) {
+		loop_pid_del(d->loop, &s->root);
+		close(s->root.src.fd);
+	}
+	json_decref(s->exit);
 	if (s->ctl >= 0)
 		close(s->ctl);
 	if (s->pidfd >= 0)
@@ -242,17 +248,8 @@ out:
 		MHD_stop_daemon(d.mhd);
 	}
 	toolbelt_free(d.tb);
-	while (d.segs) {
-		struct seg *s = d.segs;
-
-		d.segs = s->next;
-		if (s->ctl >= 0)
-			close(s->ctl);
-		if (s->pidfd >= 0)
-			close(s->pidfd);
-		free(s->record);
-		free(s);
-	}
+	while (d.segs)
+		hostd_seg_free(&d, d.segs);
 	while (d.attaches) {
 		struct attaching *a = d.attaches;
 

@@ -61,6 +61,12 @@ struct seg {
 	bool settling;		/* its helper ended without an exit file: pid and
 				 * pidfd are now the settle child's */
 	off_t log_start;	/* the job's log's size when it was launched */
+	json_t *exit;		/* its wrapper's exit file, once it ended */
+	bool ending;		/* stopped and ended: its stop being confirmed
+				 * (settle.c); no longer the job's running one */
+	unsigned int looks;	/* the confirmation's looks so far */
+	struct loop_timer confirm;	/* the confirmation's next look, or its bound */
+	struct loop_pid root;	/* the sandbox's first process, to confirm it gone */
 	struct loop_fd ctl_src;	/* the wrapper's answer */
 	struct loop_pid pid_src;	/* the wrapper's (or settle child's) exit */
 	struct loop_timer grace;	/* a stop's grace, then KILL */
@@ -167,7 +173,8 @@ void hostd_seg_free(struct hostd *d, struct seg *s);
 /* Has the job a segment this daemon runs or is starting (a retry's is
  * started before the last one is let go)? */
 bool hostd_job_live(struct hostd *d, const char *job);
-/* The pinned segment of job this daemon runs, or NULL. */
+/* The pinned segment of job this daemon runs (not one whose stop is
+ * being confirmed), or NULL. */
 struct seg *hostd_running_seg(struct hostd *d, const char *job);
 
 /* spawn.c: a segment started and pinned. */

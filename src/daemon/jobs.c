@@ -103,7 +103,7 @@ enum MHD_Result hostd_post_job(struct hostd *d, struct MHD_Connection *c, const 
 struct seg *hostd_running_seg(struct hostd *d, const char *job)
 {
 	for (struct seg *s = d->segs; s; s = s->next)
-		if (s->pinned && strcmp(s->job, job) == 0)
+		if (s->pinned && !s->ending && strcmp(s->job, job) == 0)
 			return s;
 	return NULL;
 }

@@ -27,7 +27,7 @@
 
 extern char **environ;
 
-/* The wrapper ended: what its exit file says, or lost without one. */
+/* The job's own workspace (a clone cut short, a scratch) removed. */
 void hostd_remove_own_workspace(struct hostd *d, const char *job)
 {
 	_cleanup_free_ char *wss = fs_path_join(d->state, "workspaces");
@@ -97,10 +97,184 @@ static bool settle_verified(int dfd)
 	return json_is_true(json_object_get(v, "verified"));
 }
 
+/* A segment that was never pinned (refused, or stopped before its first
+ * launch) ends: nothing ran. */
+static void unlaunched_end(struct hostd *d, struct seg *s)
+{
+	char job[HOST_JOB_ID_MAX];
+	bool first = s->n == 1 && s->attempt == 1;
+
+	snprintf(job, sizeof(job), "%s", s->job);
+	hostd_seg_free(d, s);
+	/* a job refused or stopped before its first launch: what its
+	 * wrapper made of a workspace of its own (a clone cut short)
+	 * goes, nothing having run in it */
+	if (first)
+		hostd_remove_own_workspace(d, job);
+	if (!hostd_job_live(d, job))
+		toolbelt_close(d->tb, job);
+}
+
+/* The segment's result is known (seg): recorded, a failed attempt tried
+ * again, s freed. A container whose start helper left no exit file is
+ * settled by a child first (s then waits for it, settling). */
+static void seg_end(struct hostd *d, struct seg *s, struct host_segment *seg)
+{
+	_cleanup_close_ int dfd =
+		s->record ? fs_open_nofollow(AT_FDCWD, s->record, O_PATH | O_DIRECTORY, 0) : -1;
+	struct err *e = NULL;
+
+	/* A container whose start helper ended without its exit file may
+	 * still run: stopped and confirmed before anything runs again, and
+	 * what it made removed, by a child (the Engine's calls are never the
+	 * loop's); the segment ends once it has. Unconfirmed, the job is not
+	 * tried again. */
+	bool unverified = false;
+	if (s->container && !s->exit) {
+		if (!s->settling && spawn_settle(d, s) == 0)
+			return;
+		unverified = !s->settling || !settle_verified(dfd);
+		if (unverified)
+			seg->reason = "container_stop_unverified: its start helper ended and its "
+				      "container could not be confirmed stopped";
+	}
+	/* a failed attempt is tried again while the binding allows; a stop
+	 * is the operator's and final */
+	bool failed = seg->result == HOST_REFUSED || seg->result == HOST_LOST ||
+		      (seg->result == HOST_EXITED &&
+		       (seg->code != 0 || (seg->reason && !s->interrupted &&
+					   strncmp(seg->reason, "interrupted:", 12) == 0)));
+	bool again = failed && !s->stop_sig && !unverified && s->attempt <= s->retries;
+	if (host_db_segment_end(d->db, seg, !again, &e) < 0) {
+		err_print(stderr, e);
+		again = false;
+	}
+	err_free(e);
+	e = NULL;
+	if (again && (host_db_attempt_end(d->db, s->job, s->attempt, seg->result, seg->code,
+					  seg->reason, &e) < 0 ||
+		      hostd_retry(d, s->job, s->n + 1, &e) < 0)) {
+		struct err *e2 = NULL;
+
+		err_print(stderr, e);
+		/* the job ends with the failure it had */
+		(void)host_db_job_refused(d->db, s->job,
+					  e && e->reason != ERR_INTERNAL ? err_reason_name(e->reason)
+									  : "sandbox_unavailable",
+					  &e2);
+		err_free(e2);
+	}
+	err_free(e);
+	char job[HOST_JOB_ID_MAX];
+	snprintf(job, sizeof(job), "%s", s->job);
+	hostd_seg_free(d, s);
+	/* a job that has ended loses its toolbelt (revoked) */
+	if (!hostd_job_live(d, job))
+		toolbelt_close(d->tb, job);
+}
+
+/* A stopped segment's end, once its stop is confirmed (left 0) or not
+ * (left: the wrapper's pid, a process of the segment still left). */
+static void stop_end(struct hostd *d, struct seg *s, pid_t left)
+{
+	struct host_segment seg = { .attempt = s->attempt, .n = s->n };
+	json_t *code = json_object_get(s->exit, "code");
+
+	s->ending = false;
+	snprintf(seg.job, sizeof(seg.job), "%s", s->job);
+	seg.result = HOST_STOPPED;
+	seg.signal = s->stop_sig;
+	seg.code = json_is_integer(code) ? (int)json_integer_value(code) : 128 + s->stop_sig;
+	seg.reason = !left	    ? NULL
+		     : s->sandboxed ? "stopped, but a process of the sandbox was still left"
+				    : "stopped, but a process of its group was still left";
+	seg_end(d, s, &seg);
+}
+
+/* A stop is confirmed once nothing of the segment is left; without a
+ * sandbox, by its wrapper's process group (its number stays taken while
+ * a member lives), KILLed every STOP_LOOK_MS up to STOP_LOOKS times until
+ * it is gone. */
+#define STOP_LOOKS 500
+#define STOP_LOOK_MS 10
+/* With one, by the sandbox's first process, given this long to go. */
+#define STOP_ROOT_MS 5000
+
+static void group_look(struct loop *l, struct loop_timer *t)
+{
+	struct seg *s = t->data;
+
+	if (s->looks >= STOP_LOOKS) {
+		stop_end(s->d, s, s->pid);
+		return;
+	}
+	if (kill(-s->pid, SIGKILL) < 0) {
+		stop_end(s->d, s, 0);
+		return;
+	}
+	s->looks++;
+	loop_timer_start(l, &s->confirm, STOP_LOOK_MS, 0, group_look, s);
+}
+
+static void root_gone(struct loop *l, struct loop_pid *src, const siginfo_t *info)
+{
+	struct seg *s = src->data;
+
+	(void)info;
+	loop_timer_stop(l, &s->confirm);
+	close(src->src.fd);
+	stop_end(s->d, s, 0);
+}
+
+static void root_left(struct loop *l, struct loop_timer *t)
+{
+	struct seg *s = t->data;
+
+	loop_pid_del(l, &s->root);
+	close(s->root.src.fd);
+	stop_end(s->d, s, s->pid);
+}
+
+/* A stopped segment's wrapper ended: its stop confirmed (the loop goes
+ * on meanwhile; the segment, ending, is no longer the job's running one),
+ * then stop_end. The sandbox dies with its first process (pid 1 of its
+ * pid namespace), a moment after the wrapper. That process is found by
+ * the pid and start time its record names, through a pidfd opened before
+ * it is dated: a number (a pid, a pid namespace's) used again since names
+ * another's, never signalled. A record naming no first process, a
+ * container's, has its stop confirmed by its start helper. */
+static void stop_confirm(struct hostd *d, struct seg *s)
+{
+	int rfd = -1;
+
+	if (!s->sandboxed) {
+		s->ending = true;
+		s->looks = 0;
+		s->confirm.data = s;
+		group_look(d->loop, &s->confirm);
+		return;
+	}
+	if (!s->record || sandbox_root_open(s->record, &rfd, NULL) <= 0) {
+		stop_end(d, s, 0);
+		return;
+	}
+	(void)syscall(SYS_pidfd_send_signal, rfd, SIGKILL, NULL, 0);
+	if (loop_pid_add(d->loop, &s->root, rfd, false, root_gone, s, NULL) == 0) {
+		s->ending = true;
+		loop_timer_start(d->loop, &s->confirm, STOP_ROOT_MS, 0, root_left, s);
+		return;
+	}
+	/* (the loop cannot watch it: waited for here, bounded) */
+	bool gone = procfs_pidfd_wait(rfd, STOP_ROOT_MS);
+	close(rfd);
+	stop_end(d, s, gone ? 0 : s->pid);
+}
+
+/* The wrapper (or the settle child) ended: what its exit file says, or
+ * lost without one; a stop's end once it is confirmed. */
 void hostd_on_exit_of(struct hostd *d, struct seg *s)
 {
 	_cleanup_free_ char *buf = NULL;
-	_cleanup_json_ json_t *x = NULL;
 	_cleanup_close_ int dfd = -1;
 	struct host_segment seg = { .attempt = s->attempt, .n = s->n };
 	_cleanup_free_ char *failed_turn = NULL, *turn_reason = NULL;
@@ -111,66 +285,24 @@ void hostd_on_exit_of(struct hostd *d, struct seg *s)
 	if (s->ctl >= 0)
 		hostd_on_answer(d, s); /* died before (or while) answering */
 	if (!s->pinned) {
-		char job[HOST_JOB_ID_MAX];
-		bool first = s->n == 1 && s->attempt == 1;
-
-		snprintf(job, sizeof(job), "%s", s->job);
-		hostd_seg_free(d, s);
-		/* a job refused or stopped before its first launch: what its
-		 * wrapper made of a workspace of its own (a clone cut short)
-		 * goes, nothing having run in it */
-		if (first)
-			hostd_remove_own_workspace(d, job);
-		if (!hostd_job_live(d, job))
-			toolbelt_close(d->tb, job);
+		unlaunched_end(d, s);
 		return;
 	}
 	snprintf(seg.job, sizeof(seg.job), "%s", s->job);
 	if (s->claude)
 		host_claude_keep_session(d->db, d->state, s->job, s->log_start, &failed_turn);
 	dfd = s->record ? fs_open_nofollow(AT_FDCWD, s->record, O_PATH | O_DIRECTORY, 0) : -1;
+	json_decref(s->exit);
+	s->exit = NULL;
 	if (dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, &e) == 0)
-		x = json_parse_strict(buf, strlen(buf), &e);
+		s->exit = json_parse_strict(buf, strlen(buf), &e);
 	err_free(e);
-	e = NULL;
 	if (s->stop_sig) {
-		pid_t left = 0;
-
-		/* a stop is confirmed once nothing of the segment is left: the
-		 * sandbox dies with its first process (pid 1 of its pid
-		 * namespace), a moment after the wrapper. That process is
-		 * found by the pid and start time its record names, through a
-		 * pidfd opened before it is dated: a number (a pid, a pid
-		 * namespace's) used again since names another's, never
-		 * signalled. */
-		for (int i = 0; !s->sandboxed && i < 500; i++) {
-			/* without a sandbox, the wrapper's process group: its
-			 * number stays taken while a member lives */
-			if (kill(-s->pid, SIGKILL) < 0) {
-				left = 0;
-				break;
-			}
-			left = s->pid;
-			usleep(10000);
-		}
-		int rfd = -1;
-
-		/* (a record naming no first process, a container's, has its
-		 * stop confirmed by its start helper) */
-		if (s->sandboxed && s->record && sandbox_root_open(s->record, &rfd, NULL) > 0) {
-			(void)syscall(SYS_pidfd_send_signal, rfd, SIGKILL, NULL, 0);
-			left = procfs_pidfd_wait(rfd, 5000) ? 0 : s->pid;
-			close(rfd);
-		}
-		seg.result = HOST_STOPPED;
-		seg.signal = s->stop_sig;
-		seg.code = x && json_is_integer(json_object_get(x, "code"))
-				   ? (int)json_integer_value(json_object_get(x, "code"))
-				   : 128 + s->stop_sig;
-		seg.reason = !left	    ? NULL
-			     : s->sandboxed ? "stopped, but a process of the sandbox was still left"
-					    : "stopped, but a process of its group was still left";
-	} else if (x && json_is_integer(json_object_get(x, "code"))) {
+		stop_confirm(d, s);
+		return;
+	}
+	const json_t *x = s->exit;
+	if (x && json_is_integer(json_object_get(x, "code"))) {
 		const char *why = json_string_value(json_object_get(x, "error"));
 
 		seg.code = (int)json_integer_value(json_object_get(x, "code"));
@@ -196,53 +328,7 @@ void hostd_on_exit_of(struct hostd *d, struct seg *s)
 		seg.code = 125;
 		seg.reason = "the wrapper ended without an exit file";
 	}
-	/* A container whose start helper ended without its exit file may
-	 * still run: stopped and confirmed before anything runs again, and
-	 * what it made removed, by a child (the Engine's calls are never the
-	 * loop's); the segment ends once it has. Unconfirmed, the job is not
-	 * tried again. */
-	bool unverified = false;
-	if (s->container && !x) {
-		if (!s->settling && spawn_settle(d, s) == 0)
-			return;
-		unverified = !s->settling || !settle_verified(dfd);
-		if (unverified)
-			seg.reason = "container_stop_unverified: its start helper ended and its "
-				     "container could not be confirmed stopped";
-	}
-	/* a failed attempt is tried again while the binding allows; a stop
-	 * is the operator's and final */
-	bool failed = seg.result == HOST_REFUSED || seg.result == HOST_LOST ||
-		      (seg.result == HOST_EXITED &&
-		       (seg.code != 0 || (seg.reason && !s->interrupted &&
-					  strncmp(seg.reason, "interrupted:", 12) == 0)));
-	bool again = failed && !s->stop_sig && !unverified && s->attempt <= s->retries;
-	if (host_db_segment_end(d->db, &seg, !again, &e) < 0) {
-		err_print(stderr, e);
-		again = false;
-	}
-	err_free(e);
-	e = NULL;
-	if (again && (host_db_attempt_end(d->db, s->job, s->attempt, seg.result, seg.code,
-					  seg.reason, &e) < 0 ||
-		      hostd_retry(d, s->job, s->n + 1, &e) < 0)) {
-		struct err *e2 = NULL;
-
-		err_print(stderr, e);
-		/* the job ends with the failure it had */
-		(void)host_db_job_refused(d->db, s->job,
-					  e && e->reason != ERR_INTERNAL ? err_reason_name(e->reason)
-									  : "sandbox_unavailable",
-					  &e2);
-		err_free(e2);
-	}
-	err_free(e);
-	char job[HOST_JOB_ID_MAX];
-	snprintf(job, sizeof(job), "%s", s->job);
-	hostd_seg_free(d, s);
-	/* a job that has ended loses its toolbelt (revoked) */
-	if (!hostd_job_live(d, job))
-		toolbelt_close(d->tb, job);
+	seg_end(d, s, &seg);
 }
 
 /* The loop's: a stop's grace (or a container's helper's last one) is
