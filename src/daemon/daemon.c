@@ -155,40 +155,84 @@ static void serve(struct loop *l, struct loop_hook *h)
 	loop_wake_in(l, &d->wake, timeout);
 }
 
+/* The API served on the loop: the signals read from it, libmicrohttpd
+ * started on the listening socket (its epoll fd a source, its turn the
+ * serve hook), reconcile every RECONCILE_S. */
+static int serve_api(struct hostd *d, struct err **e)
+{
+	sigset_t set;
+	bool sig_ok;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	/* (blocked from here, read from a signalfd) */
+	sig_ok = loop_signal_add(d->loop, &d->sig, &set, on_signal, d, NULL) == 0;
+	signal(SIGPIPE, SIG_IGN);
+	d->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0,
+				  NULL, NULL, hostd_api_request, d, MHD_OPTION_LISTEN_SOCKET, d->lfd,
+				  MHD_OPTION_NOTIFY_COMPLETED, hostd_on_completed, d,
+				  MHD_OPTION_CONNECTION_LIMIT, 256U, MHD_OPTION_CONNECTION_TIMEOUT, 60U,
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
+				  MHD_OPTION_END);
+	if (!sig_ok || !d->mhd)
+		return err_set(e, ERR_UNAVAILABLE, errno, "the management API");
+	/* libmicrohttpd runs on its own epoll fd, a source of the loop */
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	if (!di || loop_fd_add(d->loop, &d->api, di->epoll_fd, EPOLLIN, on_api, d, NULL) < 0)
+		return err_set(e, ERR_UNAVAILABLE, errno, "the event loop");
+	loop_timer_start(d->loop, &d->reconcile, RECONCILE_S * 1000, RECONCILE_S * 1000,
+			 on_reconcile, d);
+	loop_hook_add(d->loop, &d->serve, serve, d);
+	return 0;
+}
+
+/* The daemon's end: what it holds let go. The wrappers (and the jobs
+ * under them) outlive it. */
+static void teardown(struct hostd *d)
+{
+	if (d->mhd) {
+		/* a suspended connection is resumed before the server stops */
+		hostd_follow_resume(d);
+		for (struct attaching *a = d->attaches; a; a = a->next)
+			if (a->c && !a->status)
+				MHD_resume_connection(a->c);
+		MHD_stop_daemon(d->mhd);
+	}
+	toolbelt_free(d->tb);
+	while (d->segs)
+		hostd_seg_free(d, d->segs);
+	while (d->attaches) {
+		struct attaching *a = d->attaches;
+
+		d->attaches = a->next;
+		if (a->ctl >= 0)
+			close(a->ctl);
+		json_decref(a->answer);
+		free(a);
+	}
+	if (d->lfd >= 0)
+		close(d->lfd);
+	if (d->lockfd >= 0)
+		close(d->lockfd);
+	/* (the signals' mask given back: the fds above are closed already) */
+	loop_free(d->loop);
+	host_db_close(d->db);
+	free(d->state);
+	free(d->config);
+	free(d->self);
+}
+
 int hostd_daemon_main(const char *state_dir, const char *config_path)
 {
 	struct hostd d = { .lfd = -1, .lockfd = -1 };
 	_cleanup_err_ struct err *e = NULL, *le = NULL;
-	_cleanup_free_ char *priv = NULL, *runs = NULL, *ws = NULL, *dbp = NULL;
-	struct host_config *cfg = NULL;
-	sigset_t set;
-	bool sig_ok;
+	_cleanup_free_ char *dbp = NULL;
 	int rc = 125;
 
-	d.state = realpath(state_dir, NULL);
-	if (!d.state && hostd_own_dir(state_dir, &e) == 0)
-		d.state = realpath(state_dir, NULL);
-	d.config = strdup(config_path);
-	d.self = hostd_cordon_beside();
-	if (!d.state || !d.config || !d.self) {
-		if (!e)
-			err_set(&e, ERR_UNAVAILABLE, errno, "state dir `%s`", state_dir);
+	if (hostd_state_open(&d, state_dir, config_path, &dbp, &e) < 0)
 		goto out;
-	}
-	if (asprintf(&priv, "%s/private", d.state) < 0 || asprintf(&runs, "%s/runs", d.state) < 0 ||
-	    asprintf(&ws, "%s/workspaces", d.state) < 0 ||
-	    asprintf(&dbp, "%s/%s", d.state, HOSTD_DB) < 0) {
-		err_set(&e, ERR_INTERNAL, ENOMEM, "paths");
-		goto out;
-	}
-	if (hostd_own_dir(d.state, &e) < 0 || hostd_own_dir(priv, &e) < 0 ||
-	    hostd_own_dir(runs, &e) < 0 || hostd_own_dir(ws, &e) < 0 || hostd_lock_state(&d, &e) < 0 ||
-	    hostd_token(&d, &e) < 0)
-		goto out;
-	/* the config is checked now; it is read again for each launch */
-	if (host_config_load(d.config, &cfg, &e) < 0)
-		goto out;
-	host_config_free(cfg);
 	/* the loop first: recovery watches the wrappers it adopts */
 	if (loop_new(&d.loop, &le) < 0) {
 		err_set(&e, ERR_UNAVAILABLE, le ? le->errnum : 0, "the event loop");
@@ -201,33 +245,8 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 		goto out;
 	hostd_settle_unlaunched(&d);
 	hostd_sweep_toolbelts(&d);
-	if (hostd_listen_socket(&d, &e) < 0)
+	if (hostd_listen_socket(&d, &e) < 0 || serve_api(&d, &e) < 0)
 		goto out;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	/* (blocked from here, read from a signalfd) */
-	sig_ok = loop_signal_add(d.loop, &d.sig, &set, on_signal, &d, NULL) == 0;
-	signal(SIGPIPE, SIG_IGN);
-	d.mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, hostd_api_request, &d,
-				 MHD_OPTION_LISTEN_SOCKET, d.lfd, MHD_OPTION_NOTIFY_COMPLETED,
-				 hostd_on_completed, &d, MHD_OPTION_CONNECTION_LIMIT, 256U,
-				 MHD_OPTION_CONNECTION_TIMEOUT, 60U, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-				 (size_t)(128 * 1024), MHD_OPTION_END);
-	if (!sig_ok || !d.mhd) {
-		err_set(&e, ERR_UNAVAILABLE, errno, "the management API");
-		goto out;
-	}
-	/* libmicrohttpd runs on its own epoll fd, a source of the loop */
-	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d.mhd, MHD_DAEMON_INFO_EPOLL_FD);
-	if (!di || loop_fd_add(d.loop, &d.api, di->epoll_fd, EPOLLIN, on_api, &d, NULL) < 0) {
-		err_set(&e, ERR_UNAVAILABLE, errno, "the event loop");
-		goto out;
-	}
-	loop_timer_start(d.loop, &d.reconcile, RECONCILE_S * 1000, RECONCILE_S * 1000, on_reconcile,
-			 &d);
-	loop_hook_add(d.loop, &d.serve, serve, &d);
 	hostd_reconcile(&d);
 	fprintf(stderr, "cordon: daemon: serving %s/%s\n", d.state, HOSTD_SOCKET);
 	if (loop_run(d.loop, &le) < 0) {
@@ -239,35 +258,6 @@ int hostd_daemon_main(const char *state_dir, const char *config_path)
 out:
 	if (e)
 		err_print(stderr, e);
-	if (d.mhd) {
-		/* a suspended connection is resumed before the server stops */
-		hostd_follow_resume(&d);
-		for (struct attaching *a = d.attaches; a; a = a->next)
-			if (a->c && !a->status)
-				MHD_resume_connection(a->c);
-		MHD_stop_daemon(d.mhd);
-	}
-	toolbelt_free(d.tb);
-	while (d.segs)
-		hostd_seg_free(&d, d.segs);
-	while (d.attaches) {
-		struct attaching *a = d.attaches;
-
-		d.attaches = a->next;
-		if (a->ctl >= 0)
-			close(a->ctl);
-		json_decref(a->answer);
-		free(a);
-	}
-	if (d.lfd >= 0)
-		close(d.lfd);
-	if (d.lockfd >= 0)
-		close(d.lockfd);
-	/* (the signals' mask given back: the fds above are closed already) */
-	loop_free(d.loop);
-	host_db_close(d.db);
-	free(d.state);
-	free(d.config);
-	free(d.self);
+	teardown(&d);
 	return rc;
 }

@@ -115,6 +115,12 @@ struct hostd {
 };
 
 /* state.c: the daemon's start on its state dir. */
+/* The state dir (made when missing), its private/, runs/ and workspaces/
+ * the user's own, the lock taken, the token made or read, the config
+ * checked; d's state, config and self set, *db_path (the caller frees)
+ * the database's. */
+int hostd_state_open(struct hostd *d, const char *state_dir, const char *config_path,
+		     char **db_path, struct err **e);
 /* Make path a directory of this user's, 0700. */
 int hostd_own_dir(const char *path, struct err **e);
 /* One daemon per state dir, for its whole life: a second would recover

@@ -69,29 +69,16 @@ int hostd_spawn_wrap(struct hostd *d, bool container, char **env, int logfd, int
 	return rc;
 }
 
-int hostd_spawn_wrapper(struct hostd *d, const struct host_binding *b, const char *job,
-			 unsigned int attempt, unsigned int n, const char *workspace,
-			 char *const *args, const char *input, const char *session,
-			 struct err **e)
+/* What the segment's wrapper is handed (*text, the caller frees), and
+ * what the executor runs (*x, the caller clears; cleared on failure):
+ * the binding's request, with the job's toolbelt, home and clone. */
+static int segment_request(struct hostd *d, const struct host_binding *b, const char *job,
+			   unsigned int attempt, unsigned int n, const char *workspace,
+			   char *const *args, const char *run, const char *session,
+			   struct host_exec *x, char **text, struct err **e)
 {
 	_cleanup_json_ json_t *req = NULL;
-	_cleanup_free_ char *text = NULL, *log = NULL, *dir = NULL, *run = NULL;
-	struct host_exec x = { 0 };
-	char **env = NULL;
-	int sv[2] = { -1, -1 }, logfd, spawn_errno = 0;
-	struct seg *s;
-	pid_t pid = -1;
 
-	if (hostd_live_places_check(d, b, job, workspace, e) < 0)
-		return -1;
-	if (asprintf(&dir, "%s/runs/%s", d->state, job) < 0 ||
-	    asprintf(&log, "%s/runs/%s/log", d->state, job) < 0 ||
-	    asprintf(&run, "%s/runs/%s/run", d->state, job) < 0)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "log");
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", dir);
-	if (hostd_job_run_dir(d, job, input, e) < 0)
-		return -1;
 	/* the job's toolbelt: its token's path for the command (the token
 	 * itself is read inside), its socket for the sandbox's gateway */
 	_cleanup_free_ char *tbdir = toolbelt_dir_of(d->tb, job);
@@ -103,22 +90,22 @@ int hostd_spawn_wrapper(struct hostd *d, const struct host_binding *b, const cha
 	    host_job_home(d->state, job, b->home_seed, &home, e) < 0)
 		return -1;
 	/* what the executor runs, with what it needs */
-	if (host_exec_build(b, args, run, session, home, tbdir ? d->self : NULL, &x, e) < 0)
+	if (host_exec_build(b, args, run, session, home, tbdir ? d->self : NULL, x, e) < 0)
 		return -1;
 	char *tbkv = NULL;
 	if (tbdir && (asprintf(&tbkv, "CORDON_TOOLBELT=%s/%s", tbdir, TOOLBELT_TOKEN) < 0 ||
-		      strv_push_take(&x.env, tbkv) < 0)) {
-		host_exec_clear(&x);
+		      strv_push_take(&x->env, tbkv) < 0)) {
+		host_exec_clear(x);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "toolbelt");
 	}
 	/* git asks the toolbelt for its credential: the helper set through
 	 * git's GIT_CONFIG_* variables (after an empty one that drops any a
 	 * config file named) */
-	if (tbdir && b->n_git_creds > 0 && hostd_git_helper_env(d, &x) < 0) {
-		host_exec_clear(&x);
+	if (tbdir && b->n_git_creds > 0 && hostd_git_helper_env(d, x) < 0) {
+		host_exec_clear(x);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "git's credential helper");
 	}
-	req = hostd_wrap_request(d, b, job, n, workspace, &x);
+	req = hostd_wrap_request(d, b, job, n, workspace, x);
 	/* a clone workspace is made by the wrapper, before its first
 	 * segment is planned */
 	if (req && b->git_url && n == 1 && attempt == 1 &&
@@ -136,10 +123,75 @@ int hostd_spawn_wrapper(struct hostd *d, const struct host_binding *b, const cha
 		json_decref(req);
 		req = NULL;
 	}
-	if (!req || !(text = json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII))) {
-		host_exec_clear(&x);
+	if (!req || !(*text = json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII))) {
+		host_exec_clear(x);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "request");
 	}
+	return 0;
+}
+
+/* The segment of a wrapper spawned (pid, ctl its control socket, taken):
+ * one of d's, handed text, its answer and exit watched. */
+static int segment_watch(struct hostd *d, const struct host_binding *b, const char *job,
+			 unsigned int attempt, unsigned int n, pid_t pid, int ctl, off_t log_start,
+			 const char *text, struct err **e)
+{
+	struct seg *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		kill(pid, SIGKILL);
+		close(ctl);
+		return err_set(e, ERR_INTERNAL, ENOMEM, "segment");
+	}
+	snprintf(s->job, sizeof(s->job), "%s", job);
+	s->attempt = attempt;
+	s->n = n;
+	s->retries = b->retries;
+	s->pid = pid;
+	s->ctl = ctl;
+	s->grace_ms = b->grace_ms;
+	s->sandboxed = b->provider != NULL;
+	s->claude = b->executor == HOST_EXEC_CLAUDE_CODE;
+	s->container = b->container != NULL;
+	s->log_start = log_start;
+	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	s->next = d->segs;
+	d->segs = s;
+	if (s->pidfd < 0 || send(s->ctl, text, strlen(text), MSG_NOSIGNAL) < 0 ||
+	    hostd_watch_ctl(d, s) < 0 || hostd_watch_pid(d, s) < 0) {
+		int saved = errno;
+
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		hostd_seg_free(d, s);
+		return err_set(e, ERR_UNAVAILABLE, saved, "wrapper");
+	}
+	return 0;
+}
+
+int hostd_spawn_wrapper(struct hostd *d, const struct host_binding *b, const char *job,
+			unsigned int attempt, unsigned int n, const char *workspace,
+			char *const *args, const char *input, const char *session,
+			struct err **e)
+{
+	_cleanup_free_ char *text = NULL, *log = NULL, *dir = NULL, *run = NULL;
+	struct host_exec x = { 0 };
+	char **env = NULL;
+	int sv[2] = { -1, -1 }, logfd, spawn_errno = 0;
+	pid_t pid = -1;
+
+	if (hostd_live_places_check(d, b, job, workspace, e) < 0)
+		return -1;
+	if (asprintf(&dir, "%s/runs/%s", d->state, job) < 0 ||
+	    asprintf(&log, "%s/runs/%s/log", d->state, job) < 0 ||
+	    asprintf(&run, "%s/runs/%s/run", d->state, job) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "log");
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", dir);
+	if (hostd_job_run_dir(d, job, input, e) < 0)
+		return -1;
+	if (segment_request(d, b, job, attempt, n, workspace, args, run, session, &x, &text, e) < 0)
+		return -1;
 	logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (logfd < 0) {
 		host_exec_clear(&x);
@@ -166,36 +218,7 @@ int hostd_spawn_wrapper(struct hostd *d, const struct host_binding *b, const cha
 		close(sv[0]);
 		return err_set(e, ERR_UNAVAILABLE, spawn_errno, "wrapper");
 	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		kill(pid, SIGKILL);
-		close(sv[0]);
-		return err_set(e, ERR_INTERNAL, ENOMEM, "segment");
-	}
-	snprintf(s->job, sizeof(s->job), "%s", job);
-	s->attempt = attempt;
-	s->n = n;
-	s->retries = b->retries;
-	s->pid = pid;
-	s->ctl = sv[0];
-	s->grace_ms = b->grace_ms;
-	s->sandboxed = b->provider != NULL;
-	s->claude = b->executor == HOST_EXEC_CLAUDE_CODE;
-	s->container = b->container != NULL;
-	s->log_start = log_start;
-	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	s->next = d->segs;
-	d->segs = s;
-	if (s->pidfd < 0 || send(s->ctl, text, strlen(text), MSG_NOSIGNAL) < 0 ||
-	    hostd_watch_ctl(d, s) < 0 || hostd_watch_pid(d, s) < 0) {
-		int saved = errno;
-
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		hostd_seg_free(d, s);
-		return err_set(e, ERR_UNAVAILABLE, saved, "wrapper");
-	}
-	return 0;
+	return segment_watch(d, b, job, attempt, n, pid, sv[0], log_start, text, e);
 }
 
 /* The wrapper's answer: the pin goes into the database with the segment,

@@ -2,8 +2,9 @@
  * default places, the state dir made the user's own (0700), the lock
  * that keeps one daemon per state dir, the operator's token (made once,
  * 0600) and the management socket (0600); and where the wrappers'
- * binary is. */
+ * binary is. hostd_state_open is the daemon's set-up up to its loop. */
 #include "daemon/internal.h"
+#include "host/config.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 
@@ -144,4 +145,32 @@ char *hostd_cordon_beside(void)
 		out = NULL;
 	free(self);
 	return out;
+}
+
+int hostd_state_open(struct hostd *d, const char *state_dir, const char *config_path,
+		     char **db_path, struct err **e)
+{
+	_cleanup_free_ char *priv = NULL, *runs = NULL, *ws = NULL;
+	struct host_config *cfg = NULL;
+
+	d->state = realpath(state_dir, NULL);
+	if (!d->state && hostd_own_dir(state_dir, e) == 0)
+		d->state = realpath(state_dir, NULL);
+	d->config = strdup(config_path);
+	d->self = hostd_cordon_beside();
+	if (!d->state || !d->config || !d->self)
+		return *e ? -1 : err_set(e, ERR_UNAVAILABLE, errno, "state dir `%s`", state_dir);
+	if (asprintf(&priv, "%s/private", d->state) < 0 || asprintf(&runs, "%s/runs", d->state) < 0 ||
+	    asprintf(&ws, "%s/workspaces", d->state) < 0 ||
+	    asprintf(db_path, "%s/%s", d->state, HOSTD_DB) < 0)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "paths");
+	if (hostd_own_dir(d->state, e) < 0 || hostd_own_dir(priv, e) < 0 ||
+	    hostd_own_dir(runs, e) < 0 || hostd_own_dir(ws, e) < 0 || hostd_lock_state(d, e) < 0 ||
+	    hostd_token(d, e) < 0)
+		return -1;
+	/* the config is checked now; it is read again for each launch */
+	if (host_config_load(d->config, &cfg, e) < 0)
+		return -1;
+	host_config_free(cfg);
+	return 0;
 }
