@@ -182,8 +182,8 @@ static int serve_api(struct hostd *d, struct err **e)
 	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d->mhd, MHD_DAEMON_INFO_EPOLL_FD);
 	if (!di || loop_fd_add(d->loop, &d->api, di->epoll_fd, EPOLLIN, on_api, d, NULL) < 0)
 		return err_set(e, ERR_UNAVAILABLE, errno, "the event loop");
-	loop_timer_start(d->loop, &d->reconcile, RECONCILE_S * 1000, RECONCILE_S * 1000,
-			 on_reconcile, d);
+	loop_timer_start(d->loop, &d->reconcile, (int64_t)RECONCILE_S * 1000,
+			 (int64_t)RECONCILE_S * 1000, on_reconcile, d);
 	loop_hook_add(d->loop, &d->serve, serve, d);
 	return 0;
 }
