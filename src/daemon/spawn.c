@@ -69,15 +69,17 @@ int hostd_spawn_wrap(struct hostd *d, bool container, char **env, int logfd, int
 	return rc;
 }
 
-/* What the segment's wrapper is handed (*text, the caller frees), and
- * what the executor runs (*x, the caller clears; cleared on failure):
- * the binding's request, with the job's toolbelt, home and clone. */
-static int segment_request(struct hostd *d, const struct host_binding *b, const char *job,
-			   unsigned int attempt, unsigned int n, const char *workspace,
-			   char *const *args, const char *run, const char *session,
-			   struct host_exec *x, char **text, struct err **e)
+/* What the segment's wrapper is handed (the caller frees), and what the
+ * executor runs (*x, the caller clears; cleared on failure): the
+ * binding's request, with the job's toolbelt, home and clone. NULL with
+ * *e on failure. */
+static char *segment_request(struct hostd *d, const struct host_binding *b, const char *job,
+			     unsigned int attempt, unsigned int n, const char *workspace,
+			     char *const *args, const char *run, const char *session,
+			     struct host_exec *x, struct err **e)
 {
 	_cleanup_json_ json_t *req = NULL;
+	char *text = NULL;
 
 	/* the job's toolbelt: its token's path for the command (the token
 	 * itself is read inside), its socket for the sandbox's gateway */
@@ -88,22 +90,24 @@ static int segment_request(struct hostd *d, const struct host_binding *b, const 
 	_cleanup_free_ char *home = NULL;
 	if (b->container && b->executor == HOST_EXEC_CLAUDE_CODE &&
 	    host_job_home(d->state, job, b->home_seed, &home, e) < 0)
-		return -1;
+		return NULL;
 	/* what the executor runs, with what it needs */
 	if (host_exec_build(b, args, run, session, home, tbdir ? d->self : NULL, x, e) < 0)
-		return -1;
+		return NULL;
 	char *tbkv = NULL;
 	if (tbdir && (asprintf(&tbkv, "CORDON_TOOLBELT=%s/%s", tbdir, TOOLBELT_TOKEN) < 0 ||
 		      strv_push_take(&x->env, tbkv) < 0)) {
 		host_exec_clear(x);
-		return err_set(e, ERR_INTERNAL, ENOMEM, "toolbelt");
+		err_set(e, ERR_INTERNAL, ENOMEM, "toolbelt");
+		return NULL;
 	}
 	/* git asks the toolbelt for its credential: the helper set through
 	 * git's GIT_CONFIG_* variables (after an empty one that drops any a
 	 * config file named) */
 	if (tbdir && b->n_git_creds > 0 && hostd_git_helper_env(d, x) < 0) {
 		host_exec_clear(x);
-		return err_set(e, ERR_INTERNAL, ENOMEM, "git's credential helper");
+		err_set(e, ERR_INTERNAL, ENOMEM, "git's credential helper");
+		return NULL;
 	}
 	req = hostd_wrap_request(d, b, job, n, workspace, x);
 	/* a clone workspace is made by the wrapper, before its first
@@ -123,11 +127,12 @@ static int segment_request(struct hostd *d, const struct host_binding *b, const 
 		json_decref(req);
 		req = NULL;
 	}
-	if (!req || !(*text = json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII))) {
+	if (!req || !(text = json_dumps(req, JSON_COMPACT | JSON_ENSURE_ASCII))) {
 		host_exec_clear(x);
-		return err_set(e, ERR_INTERNAL, ENOMEM, "request");
+		err_set(e, ERR_INTERNAL, ENOMEM, "request");
+		return NULL;
 	}
-	return 0;
+	return text;
 }
 
 /* The segment of a wrapper spawned (pid, ctl its control socket, taken):
@@ -190,7 +195,8 @@ int hostd_spawn_wrapper(struct hostd *d, const struct host_binding *b, const cha
 		return err_set(e, ERR_UNAVAILABLE, errno, "run dir `%s`", dir);
 	if (hostd_job_run_dir(d, job, input, e) < 0)
 		return -1;
-	if (segment_request(d, b, job, attempt, n, workspace, args, run, session, &x, &text, e) < 0)
+	text = segment_request(d, b, job, attempt, n, workspace, args, run, session, &x, e);
+	if (!text)
 		return -1;
 	logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (logfd < 0) {
