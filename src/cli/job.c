@@ -82,6 +82,14 @@ static int wait_job(struct client *c, const char *id)
 			json_decref(j);
 			return rc;
 		}
+		/* (an answer that is no job would never say it ended) */
+		if (!json_is_integer(json_object_get(j, "ended_ms"))) {
+			fputs("cordon: sandbox_unavailable: the daemon's answer for job ", stderr);
+			text_term_puts(stderr, id, false);
+			fputs(" is malformed\n", stderr);
+			json_decref(j);
+			return 125;
+		}
 		if (json_integer_value(json_object_get(j, "ended_ms")) != 0) {
 			int rc = job_status(j);
 			json_decref(j);

@@ -44,19 +44,13 @@ struct api_row {
 	enum MHD_Result (*fn)(const struct api_call *a);
 };
 
-/* A refusal of cordon's, with its reason and the HTTP status it maps to. */
+/* A refusal of cordon's, with its reason (lib/err.h's name of it) and
+ * the HTTP status that reason maps to (hostd_status_of: ERR_INTERNAL's
+ * "error" is none of its reasons, and answers 500). */
 enum MHD_Result hostd_refuse(struct MHD_Connection *c, const struct err *e)
 {
-	static const unsigned int status[] = {
-		[ERR_INTERNAL] = 500, [ERR_CONFIG] = 400, [ERR_DENIED] = 403,
-		[ERR_UNAVAILABLE] = 503, [ERR_USAGE] = 400,
-	};
-	unsigned int s = e && (size_t)e->reason < sizeof(status) / sizeof(*status)
-				 ? status[e->reason]
-				 : 500;
-
-	return hostd_fail(c, s, e ? err_reason_name(e->reason) : "error",
-		    e && e->msg ? e->msg : "error");
+	return hostd_fail(c, e ? err_reason_name(e->reason) : "error",
+			  e && e->msg ? e->msg : "error");
 }
 
 /* The peer runs as the daemon's user, and says the operator's token. */
@@ -179,7 +173,7 @@ static enum MHD_Result job_get(const struct api_call *a)
 	json_t *job = host_db_job_json(a->d->db, a->job, &e);
 
 	if (!job && e && e->reason == ERR_CONFIG)
-		return hostd_fail(a->c, 404, "not_found", "no such job");
+		return hostd_fail(a->c, "not_found", "no such job");
 	return job ? hostd_answer(a->c, 200, job) : hostd_refuse(a->c, e);
 }
 
@@ -258,7 +252,7 @@ static enum MHD_Result dispatch(struct hostd *d, struct MHD_Connection *c, const
 			return hostd_not_running(d, c, job);
 		return row->fn(&a);
 	}
-	return hostd_fail(c, 404, "not_found", "no such endpoint");
+	return hostd_fail(c, "not_found", "no such endpoint");
 }
 
 enum MHD_Result hostd_api_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -273,9 +267,11 @@ enum MHD_Result hostd_api_request(void *cls, struct MHD_Connection *c, const cha
 		return ret;
 	b = *con_cls;
 	if (!authorized(d, c))
-		return hostd_fail(c, 401, "unauthorized",
+		return hostd_fail(c, "unauthorized",
 			    "the operator's token, from the daemon's own user, is required");
 	if (b->too_big)
-		return hostd_fail(c, 413, "bad_request", "the body is larger than 64 KiB");
+		/* (413, not bad_request's 400: a client tells a body too large
+		 * from a malformed one by it) */
+		return hostd_fail_status(c, 413, "bad_request", "the body is larger than 64 KiB");
 	return dispatch(d, c, url, method, b);
 }

@@ -1,8 +1,9 @@
 /* daemon.h: `cordon daemon`: owns the state dir, answers the management
  * API on its unix socket, and runs jobs through bindings, each segment
  * under a wrapper (`cordon wrap`) that outlives the daemon. One event loop
- * (epoll): the API (libmicrohttpd on the daemon's own listening socket),
- * the wrappers' control sockets and pidfds, and a signalfd. */
+ * (lib/loop.h): the API (libmicrohttpd on the daemon's own listening
+ * socket), the toolbelt, the wrappers' control sockets and pidfds, the
+ * stops' graces and reconcile as timers, and the signals. */
 #ifndef CORDON_DAEMON_DAEMON_H
 #define CORDON_DAEMON_DAEMON_H
 

@@ -6,6 +6,7 @@
 
 #include "daemon/internal.h"
 #include "container/contract.h"
+#include "executor/claude.h"
 
 #include "host/config.h"
 #include "host/db.h"
@@ -28,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,7 +43,7 @@ static void recover_end(struct hostd *d, const struct host_segment *s, enum host
 
 	snprintf(end.job, sizeof(end.job), "%s", s->job);
 	if (hostd_job_is_claude(d, s->job))
-		hostd_keep_session(d, s->job, 0, NULL);
+		host_claude_keep_session(d->db, d->state, s->job, 0, NULL);
 	if (host_db_segment_end(d->db, &end, true, &e) < 0)
 		err_print(stderr, e);
 	err_free(e);
@@ -91,7 +91,7 @@ static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pi
 	t->attempt = s->attempt;
 	t->n = s->n;
 	t->pid = pid;
-	t->ctl = t->grace_fd = -1;
+	t->ctl = -1;
 	t->grace_ms = HOST_GRACE_DEFAULT_MS;
 	t->pinned = true;
 	t->sandboxed = s->provider != NULL;
@@ -99,10 +99,9 @@ static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pi
 	t->claude = hostd_job_is_claude(d, s->job);
 	t->record = strdup(s->record_dir);
 	t->pidfd = pidfd;
-	t->wpid = (struct watch){ .kind = W_PIDFD, .seg = t };
 	t->next = d->segs;
 	d->segs = t;
-	if (t->record && t->pidfd >= 0 && hostd_watch_add(d, t->pidfd, &t->wpid) == 0) {
+	if (t->record && t->pidfd >= 0 && hostd_watch_pid(d, t) == 0) {
 		unsigned int ops = hostd_binding_ops(d, s->job);
 		struct err *te = NULL;
 
@@ -117,7 +116,7 @@ static int adopt_segment(struct hostd *d, const struct host_segment *s, pid_t pi
 		return 0;
 	}
 	if (t->pidfd >= 0)
-		epoll_ctl(d->epfd, EPOLL_CTL_DEL, t->pidfd, NULL);
+		loop_pid_del(d->loop, &t->pid_src);
 	t->pidfd = -1; /* (the caller's) */
 	hostd_seg_free(d, t);
 	err_free(*e);
@@ -283,14 +282,57 @@ static void recover_container_end(struct hostd *d, const struct host_segment *s,
 	container_state_clear(&cs);
 }
 
+/* The wrapper is the root pinned with the plan (pid and start time): a
+ * pid reused since is another process, never signalled. Its pidfd
+ * (*wfd) is opened before it is dated, and everything after (the wait,
+ * the signal, the adoption) goes through that fd. *pid: the pinned
+ * root's (0 when none); true when it is that process, alive. */
+static bool wrapper_proven(const struct host_segment *s, pid_t *pid, int *wfd)
+{
+	_cleanup_free_ char *exec_dir = NULL, *pinned = NULL;
+	struct plan_root root = { 0 };
+	char *slash;
+
+	exec_dir = s->record_dir ? strdup(s->record_dir) : NULL;
+	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
+		*slash = '\0';
+	if (exec_dir && plan_read_pin_root(exec_dir, s->n, &pinned, &root, NULL) == 0)
+		*pid = root.pid;
+	return procfs_pidfd_proven(*pid, root.start_ticks, wfd, NULL) > 0;
+}
+
+/* A segment not adopted ends: ended (r >= 0), by what its exit file in
+ * its record (dfd) says, or lost without one; not proven (r < 0), lost
+ * with e's reason. */
+static void recover_settle(struct hostd *d, const struct host_segment *s, int r, int dfd,
+			   const struct err *e)
+{
+	_cleanup_free_ char *buf = NULL;
+
+	if (r >= 0 && dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, NULL) == 0) {
+		/* it ended: what it wrote */
+		_cleanup_json_ json_t *x = json_parse_strict(buf, strlen(buf), NULL);
+		const char *why = x ? json_string_value(json_object_get(x, "error")) : NULL;
+
+		recover_end(d, s, why ? HOST_REFUSED : HOST_EXITED,
+			    x ? (int)json_integer_value(json_object_get(x, "code")) : 125, why);
+	} else if (r >= 0) {
+		recover_end(d, s, HOST_LOST, 125, "the wrapper ended without an exit file");
+	} else {
+		_cleanup_free_ char *why = NULL;
+
+		if (asprintf(&why, "not proven after a restart: %s",
+			     e && e->msg ? e->msg : "no reason") < 0)
+			why = NULL;
+		recover_end(d, s, HOST_LOST, 125, why ? why : "not proven after a restart");
+	}
+}
+
 int hostd_recover_one(void *ctx, const struct host_segment *s)
 {
 	struct hostd *d = ctx;
-	_cleanup_free_ char *buf = NULL, *exec_dir = NULL, *pinned = NULL;
 	_cleanup_close_ int dfd = -1;
-	struct plan_root root = { 0 };
 	struct plan *p = NULL;
-	char *slash;
 	struct err *e = NULL;
 	_cleanup_close_ int wfd = -1;	/* the wrapper, from its proof on */
 	pid_t pid = 0;
@@ -299,16 +341,7 @@ int hostd_recover_one(void *ctx, const struct host_segment *s)
 
 	dfd = s->record_dir ? fs_open_nofollow(AT_FDCWD, s->record_dir, O_PATH | O_DIRECTORY, 0)
 			    : -1;
-	/* The wrapper is the root pinned with the plan (pid and start
-	 * time): a pid reused since is another process, never signalled.
-	 * Its pidfd is opened before it is dated, and everything after
-	 * (the wait, the signal, the adoption) goes through that fd. */
-	exec_dir = s->record_dir ? strdup(s->record_dir) : NULL;
-	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
-		*slash = '\0';
-	if (exec_dir && plan_read_pin_root(exec_dir, s->n, &pinned, &root, NULL) == 0)
-		pid = root.pid;
-	live = procfs_pidfd_proven(pid, root.start_ticks, &wfd, NULL) > 0;
+	live = wrapper_proven(s, &pid, &wfd);
 	/* the record must hash to the pin this database holds */
 	if (dfd < 0 || !s->digest)
 		err_set(&e, ERR_DENIED, 0, "the segment's record is gone");
@@ -369,23 +402,7 @@ int hostd_recover_one(void *ctx, const struct host_segment *s)
 		end_proven(pid, wfd);
 		wfd = -1;
 	}
-	if (r >= 0 && dfd >= 0 && fs_read_file(dfd, HOST_WRAPPER_EXIT, 4096, &buf, NULL, NULL) == 0) {
-		/* it ended: what it wrote */
-		_cleanup_json_ json_t *x = json_parse_strict(buf, strlen(buf), NULL);
-		const char *why = x ? json_string_value(json_object_get(x, "error")) : NULL;
-
-		recover_end(d, s, why ? HOST_REFUSED : HOST_EXITED,
-			    x ? (int)json_integer_value(json_object_get(x, "code")) : 125, why);
-	} else if (r >= 0) {
-		recover_end(d, s, HOST_LOST, 125, "the wrapper ended without an exit file");
-	} else {
-		_cleanup_free_ char *why = NULL;
-
-		if (asprintf(&why, "not proven after a restart: %s",
-			     e && e->msg ? e->msg : "no reason") < 0)
-			why = NULL;
-		recover_end(d, s, HOST_LOST, 125, why ? why : "not proven after a restart");
-	}
+	recover_settle(d, s, r, dfd, e);
 	err_free(e);
 	return 0;
 }

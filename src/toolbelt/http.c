@@ -25,10 +25,37 @@ enum MHD_Result hostd_answer(struct MHD_Connection *c, unsigned int status, json
 	return ret;
 }
 
-enum MHD_Result hostd_fail(struct MHD_Connection *c, unsigned int status, const char *reason,
-			   const char *msg)
+/* Every reason either server refuses with, and its status: cordon's own
+ * (lib/err.h's names: a config or usage the request brought, a denial,
+ * something unavailable) and the servers' (the request itself, who asks,
+ * what it names, the state the job is in). */
+static const struct {
+	const char *reason;
+	unsigned int status;
+} statuses[] = {
+	{ "sandbox_config", 400 },	{ "usage", 400 },	   { "bad_request", 400 },
+	{ "unauthorized", 401 },	{ "sandbox_denied", 403 }, { "not_found", 404 },
+	{ "not_accepting", 409 },	{ "job_running", 409 },	   { "nothing_to_attach", 409 },
+	{ "attach_sandboxed", 409 },	{ "sandbox_unavailable", 503 },
+};
+
+unsigned int hostd_status_of(const char *reason)
+{
+	for (size_t i = 0; reason && i < sizeof(statuses) / sizeof(*statuses); i++)
+		if (strcmp(statuses[i].reason, reason) == 0)
+			return statuses[i].status;
+	return 500;
+}
+
+enum MHD_Result hostd_fail_status(struct MHD_Connection *c, unsigned int status,
+				  const char *reason, const char *msg)
 {
 	return hostd_answer(c, status, json_pack("{s:s, s:s}", "error", reason, "message", msg));
+}
+
+enum MHD_Result hostd_fail(struct MHD_Connection *c, const char *reason, const char *msg)
+{
+	return hostd_fail_status(c, hostd_status_of(reason), reason, msg);
 }
 
 bool hostd_body_step(void **con_cls, const char *upload, size_t *upload_size, size_t max,

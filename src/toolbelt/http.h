@@ -11,9 +11,15 @@
 
 /* Queue j (taken) as a JSON answer with status. */
 enum MHD_Result hostd_answer(struct MHD_Connection *c, unsigned int status, json_t *j);
-/* {"error": reason, "message": msg} with status. */
-enum MHD_Result hostd_fail(struct MHD_Connection *c, unsigned int status, const char *reason,
-			   const char *msg);
+/* The HTTP status a refusal's reason answers with, on both servers: one
+ * table (http.c). A reason it does not name answers 500. */
+unsigned int hostd_status_of(const char *reason);
+/* {"error": reason, "message": msg} with the reason's status. */
+enum MHD_Result hostd_fail(struct MHD_Connection *c, const char *reason, const char *msg);
+/* The same with another status than the reason's: only for the few
+ * answers whose status clients depend on as it is (each call says why). */
+enum MHD_Result hostd_fail_status(struct MHD_Connection *c, unsigned int status,
+				  const char *reason, const char *msg);
 
 /* A request body, gathered up to max bytes (NUL-terminated). */
 struct hostd_body {

@@ -1,4 +1,7 @@
-/* toolbelt.c: the daemon's per-job toolbelt server (see toolbelt.h). */
+/* toolbelt.c: the daemon's per-job toolbelt server (see toolbelt.h), on
+ * its caller's loop: each job's listener a source, libmicrohttpd (its
+ * own epoll fd) run before each wait, a paused listener resumed by a
+ * timer. */
 #include "toolbelt/toolbelt.h"
 
 #include "toolbelt/http.h"
@@ -8,6 +11,7 @@
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
+#include "lib/loop.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -36,6 +39,8 @@ struct tb_job {
 	char token[TB_TOKEN_HEX + 1];
 	unsigned int ops;
 	int lfd;
+	struct loop_fd src;	/* lfd's */
+	struct toolbelt *t;
 	bool paused;		/* out of fds: not listened to for a while */
 };
 
@@ -51,10 +56,13 @@ struct toolbelt {
 	tb_call_fn fn;
 	void *ctx;
 	struct MHD_Daemon *mhd;
-	int ep;			/* the listeners and libmicrohttpd's own epoll fd */
+	struct loop *loop;	/* the caller's */
+	struct loop_fd mhd_src;	/* libmicrohttpd's own epoll fd */
+	struct loop_hook run;	/* libmicrohttpd's turn, before each wait */
+	struct loop_timer wake;	/* its next timeout */
+	struct loop_timer resume;	/* paused listeners listened to again */
 	struct tb_job *jobs;
 	struct tb_conn *conns;
-	struct timespec resume;	/* when paused listeners are listened to again */
 };
 
 static struct tb_job *find_job(const struct toolbelt *t, const char *job)
@@ -95,15 +103,16 @@ static enum MHD_Result call(struct toolbelt *t, struct MHD_Connection *c, struct
 	int status = 400;
 
 	if (!json_is_object(req) || !op || (args && !json_is_object(args)))
-		return hostd_fail(c, 400, "bad_request", "a call is {\"op\": NAME, \"args\": {...}}");
+		return hostd_fail(c, "bad_request", "a call is {\"op\": NAME, \"args\": {...}}");
 	bit = host_op_bit(op);
 	if (!bit)
-		return hostd_fail(c, 404, "not_found", "no such operation");
+		return hostd_fail(c, "not_found", "no such operation");
 	if (!(j->ops & bit))
-		return hostd_fail(c, 403, "sandbox_denied", "the binding does not grant this operation");
+		return hostd_fail(c, "sandbox_denied", "the binding does not grant this operation");
 	res = t->fn(t->ctx, j->job, op, args, &status, &why);
 	if (!res)
-		return hostd_fail(c, (unsigned int)status,
+		/* (the operation's own status, its reason said by it) */
+		return hostd_fail_status(c, (unsigned int)status,
 			      status == 403 ? "sandbox_denied"
 			      : status >= 500 ? "sandbox_unavailable"
 					      : "bad_request",
@@ -125,9 +134,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	b = *con_cls;
 	j = caller(t, c);
 	if (!j)
-		return hostd_fail(c, 401, "unauthorized", "this job's toolbelt token is required");
+		return hostd_fail(c, "unauthorized", "this job's toolbelt token is required");
 	if (b->too_big)
-		return hostd_fail(c, 413, "bad_request", "the body is larger than 64 KiB");
+		/* (413, as the management API answers it) */
+		return hostd_fail_status(c, 413, "bad_request", "the body is larger than 64 KiB");
 	if (strcmp(method, "GET") == 0 && strcmp(url, "/v1/ops") == 0) {
 		/* what the binding grants (an MCP server lists them as tools) */
 		json_t *ops = json_array();
@@ -138,7 +148,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return hostd_answer(c, 200, json_pack("{s:o}", "ops", ops ? ops : json_array()));
 	}
 	if (strcmp(method, "POST") != 0 || strcmp(url, "/v1/call") != 0)
-		return hostd_fail(c, 404, "not_found", "POST /v1/call or GET /v1/ops");
+		return hostd_fail(c, "not_found", "POST /v1/call or GET /v1/ops");
 	return call(t, c, j, b);
 }
 
@@ -161,12 +171,31 @@ static void on_conn(void *cls, struct MHD_Connection *c, void **socket_context,
 		}
 }
 
-int toolbelt_new(const char *state_dir, tb_call_fn fn, void *ctx, struct toolbelt **out,
-		 struct err **e)
+/* libmicrohttpd's epoll fd is ready: its turn comes in before_wait. */
+static void on_mhd(struct loop *l, struct loop_fd *src, uint32_t events)
+{
+	(void)l;
+	(void)src;
+	(void)events;
+}
+
+/* Before every wait: libmicrohttpd's turn (the connections accepted,
+ * their timeouts), and the wait bounded by its next timeout, at most 1 s
+ * (a connection's timeout is looked at that often). */
+static void before_wait(struct loop *l, struct loop_hook *h)
+{
+	struct toolbelt *t = h->data;
+	MHD_UNSIGNED_LONG_LONG to = 0;
+
+	MHD_run(t->mhd);
+	loop_wake_in(l, &t->wake, MHD_get_timeout(t->mhd, &to) == MHD_YES && to < 1000 ? (int)to : 1000);
+}
+
+int toolbelt_new(struct loop *l, const char *state_dir, tb_call_fn fn, void *ctx,
+		 struct toolbelt **out, struct err **e)
 {
 	struct toolbelt *t = calloc(1, sizeof(*t));
 	const union MHD_DaemonInfo *di;
-	struct epoll_event ev = { .events = EPOLLIN };
 
 	if (!t || !(t->root = fs_path_join(state_dir, TOOLBELT_DIR))) {
 		free(t);
@@ -174,9 +203,8 @@ int toolbelt_new(const char *state_dir, tb_call_fn fn, void *ctx, struct toolbel
 	}
 	t->fn = fn;
 	t->ctx = ctx;
-	t->ep = -1;
-	t->ep = epoll_create1(EPOLL_CLOEXEC);
-	if ((mkdir(t->root, 0700) < 0 && errno != EEXIST) || t->ep < 0) {
+	t->loop = l;
+	if (mkdir(t->root, 0700) < 0 && errno != EEXIST) {
 		toolbelt_free(t);
 		return err_set(e, ERR_UNAVAILABLE, errno, "toolbelt `%s`", state_dir);
 	}
@@ -187,18 +215,15 @@ int toolbelt_new(const char *state_dir, tb_call_fn fn, void *ctx, struct toolbel
 				  30U, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
 				  MHD_OPTION_END);
 	di = t->mhd ? MHD_get_daemon_info(t->mhd, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
-	ev.data.ptr = NULL; /* libmicrohttpd's */
-	if (!di || epoll_ctl(t->ep, EPOLL_CTL_ADD, di->epoll_fd, &ev) < 0) {
+	if (!di || loop_fd_add(l, &t->mhd_src, di->epoll_fd, EPOLLIN, on_mhd, t, NULL) < 0) {
+		int saved = errno;
+
 		toolbelt_free(t);
-		return err_set(e, ERR_UNAVAILABLE, errno, "the toolbelt server");
+		return err_set(e, ERR_UNAVAILABLE, saved, "the toolbelt server");
 	}
+	loop_hook_add(l, &t->run, before_wait, t);
 	*out = t;
 	return 0;
-}
-
-int toolbelt_fd(const struct toolbelt *t)
-{
-	return t->ep;
 }
 
 /* Out of fds (or memory) for a connection: the listener is left alone
@@ -206,38 +231,23 @@ int toolbelt_fd(const struct toolbelt *t)
  * still waiting (a loop that would take the daemon's CPU while it lasts). */
 #define TB_PAUSE_MS 250
 
-static void pause_listener(struct toolbelt *t, struct tb_job *j)
+/* The pause is over: every paused listener is listened to again. */
+static void resume_listeners(struct loop *l, struct loop_timer *tm)
 {
-	struct epoll_event ev = { .events = 0, .data.ptr = j };
+	struct toolbelt *t = tm->data;
 
-	if (j->paused || epoll_ctl(t->ep, EPOLL_CTL_MOD, j->lfd, &ev) < 0)
-		return;
-	j->paused = true;
-	clock_gettime(CLOCK_MONOTONIC, &t->resume);
-	t->resume.tv_nsec += TB_PAUSE_MS * 1000000L;
-	if (t->resume.tv_nsec >= 1000000000L) {
-		t->resume.tv_sec++;
-		t->resume.tv_nsec -= 1000000000L;
-	}
+	for (struct tb_job *j = t->jobs; j; j = j->next)
+		if (j->paused && loop_fd_mod(l, &j->src, EPOLLIN, NULL) == 0)
+			j->paused = false;
 }
 
-static void resume_listeners(struct toolbelt *t)
+static void pause_listener(struct toolbelt *t, struct tb_job *j)
 {
-	struct timespec now;
-
-	if (t->resume.tv_sec == 0)
+	if (j->paused || loop_fd_mod(t->loop, &j->src, 0, NULL) < 0)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec < t->resume.tv_sec ||
-	    (now.tv_sec == t->resume.tv_sec && now.tv_nsec < t->resume.tv_nsec))
-		return;
-	t->resume.tv_sec = 0;
-	for (struct tb_job *j = t->jobs; j; j = j->next) {
-		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = j };
-
-		if (j->paused && epoll_ctl(t->ep, EPOLL_CTL_MOD, j->lfd, &ev) == 0)
-			j->paused = false;
-	}
+	j->paused = true;
+	/* (from the last pause: a timer armed again moves) */
+	loop_timer_start(t->loop, &t->resume, TB_PAUSE_MS, 0, resume_listeners, t);
 }
 
 static unsigned int job_conns(const struct toolbelt *t, const char *job)
@@ -249,48 +259,42 @@ static unsigned int job_conns(const struct toolbelt *t, const char *job)
 	return n;
 }
 
-void toolbelt_run(struct toolbelt *t)
+/* A job's listener is ready: its connections, accepted and handed to
+ * libmicrohttpd (run before the next wait). */
+static void on_listener(struct loop *l, struct loop_fd *src, uint32_t events)
 {
-	struct epoll_event ev[16];
-	int n;
+	struct tb_job *j = src->data;
+	struct toolbelt *t = j->t;
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	int fd;
 
-	resume_listeners(t);
-	n = epoll_wait(t->ep, ev, 16, 0);
+	(void)l;
+	(void)events;
+	while ((fd = accept4(j->lfd, (struct sockaddr *)&sa, &len,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+		struct tb_conn *k = NULL;
 
-	for (int i = 0; i < n; i++) {
-		struct tb_job *j = ev[i].data.ptr;
-		struct sockaddr_un sa;
-		socklen_t len = sizeof(sa);
-		int fd;
-
-		if (!j)
+		/* a job's share of the connections: one job's command
+		 * holding many open leaves the others theirs */
+		if (job_conns(t, j->job) >= TB_JOB_CONNS_MAX || !(k = calloc(1, sizeof(*k)))) {
+			close(fd);
 			continue;
-		while ((fd = accept4(j->lfd, (struct sockaddr *)&sa, &len,
-				     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-			struct tb_conn *k = NULL;
-
-			/* a job's share of the connections: one job's command
-			 * holding many open leaves the others theirs */
-			if (job_conns(t, j->job) >= TB_JOB_CONNS_MAX || !(k = calloc(1, sizeof(*k)))) {
-				close(fd);
-				continue;
-			}
-			k->fd = fd;
-			snprintf(k->job, sizeof(k->job), "%s", j->job);
-			k->next = t->conns;
-			t->conns = k;
-			/* libmicrohttpd owns the fd from here, and closes it */
-			if (MHD_add_connection(t->mhd, fd, (struct sockaddr *)&sa, len) != MHD_YES) {
-				t->conns = k->next;
-				free(k);
-			}
-			len = sizeof(sa);
 		}
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-			       errno == ENOMEM))
-			pause_listener(t, j);
+		k->fd = fd;
+		snprintf(k->job, sizeof(k->job), "%s", j->job);
+		k->next = t->conns;
+		t->conns = k;
+		/* libmicrohttpd owns the fd from here, and closes it */
+		if (MHD_add_connection(t->mhd, fd, (struct sockaddr *)&sa, len) != MHD_YES) {
+			t->conns = k->next;
+			free(k);
+		}
+		len = sizeof(sa);
 	}
-	MHD_run(t->mhd);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+		       errno == ENOMEM))
+		pause_listener(t, j);
 }
 
 static int write_token(const char *dir, char token[TB_TOKEN_HEX + 1], struct err **e)
@@ -350,7 +354,6 @@ int toolbelt_open(struct toolbelt *t, const char *job, unsigned int ops, bool re
 {
 	_cleanup_free_ char *dir = fs_path_join(t->root, job), *sock = NULL;
 	struct tb_job *j;
-	struct epoll_event ev = { .events = EPOLLIN };
 	int r;
 
 	if (find_job(t, job))
@@ -363,6 +366,7 @@ int toolbelt_open(struct toolbelt *t, const char *job, unsigned int ops, bool re
 	snprintf(j->job, sizeof(j->job), "%s", job);
 	j->ops = ops;
 	j->lfd = -1;
+	j->t = t;
 	if (mkdir(dir, 0700) < 0 && !(reuse && errno == EEXIST)) {
 		free(j);
 		return err_set(e, ERR_UNAVAILABLE, errno, "toolbelt `%s`", dir);
@@ -370,8 +374,7 @@ int toolbelt_open(struct toolbelt *t, const char *job, unsigned int ops, bool re
 	r = reuse ? read_token(dir, j->token, e) : write_token(dir, j->token, e);
 	if (r == 0 && (j->lfd = listen_at(sock, e)) < 0)
 		r = -1;
-	ev.data.ptr = j;
-	if (r == 0 && epoll_ctl(t->ep, EPOLL_CTL_ADD, j->lfd, &ev) < 0)
+	if (r == 0 && loop_fd_add(t->loop, &j->src, j->lfd, EPOLLIN, on_listener, j, NULL) < 0)
 		r = err_set(e, ERR_UNAVAILABLE, errno, "toolbelt `%s`", dir);
 	if (r < 0) {
 		if (j->lfd >= 0)
@@ -396,7 +399,7 @@ void toolbelt_close(struct toolbelt *t, const char *job)
 		if (strcmp(j->job, job) != 0)
 			continue;
 		*p = j->next;
-		epoll_ctl(t->ep, EPOLL_CTL_DEL, j->lfd, NULL);
+		loop_fd_del(t->loop, &j->src);
 		close(j->lfd);
 		OPENSSL_cleanse(j->token, sizeof(j->token));
 		free(j);
@@ -432,10 +435,15 @@ void toolbelt_free(struct toolbelt *t)
 		struct tb_job *j = t->jobs;
 
 		t->jobs = j->next;
+		loop_fd_del(t->loop, &j->src);
 		close(j->lfd);
 		OPENSSL_cleanse(j->token, sizeof(j->token));
 		free(j);
 	}
+	loop_hook_del(t->loop, &t->run);
+	loop_timer_stop(t->loop, &t->wake);
+	loop_timer_stop(t->loop, &t->resume);
+	loop_fd_del(t->loop, &t->mhd_src);
 	if (t->mhd)
 		MHD_stop_daemon(t->mhd);
 	while (t->conns) {
@@ -444,8 +452,6 @@ void toolbelt_free(struct toolbelt *t)
 		t->conns = k->next;
 		free(k);
 	}
-	if (t->ep >= 0)
-		close(t->ep);
 	free(t->root);
 	free(t);
 }

@@ -25,15 +25,14 @@
 typedef json_t *(*tb_call_fn)(void *ctx, const char *job, const char *op, json_t *args,
 			      int *status, const char **why);
 
+struct loop;
 struct toolbelt;
 
-int toolbelt_new(const char *state_dir, tb_call_fn fn, void *ctx, struct toolbelt **out,
-		 struct err **e);
+/* The server, on the caller's loop l (its sources, a hook before each
+ * wait and its timers are removed by toolbelt_free, before l is freed). */
+int toolbelt_new(struct loop *l, const char *state_dir, tb_call_fn fn, void *ctx,
+		 struct toolbelt **out, struct err **e);
 void toolbelt_free(struct toolbelt *t);
-/* One fd for the daemon's loop; toolbelt_run() when it is readable, and
- * at least as often as toolbelt_timeout_ms() says. */
-int toolbelt_fd(const struct toolbelt *t);
-void toolbelt_run(struct toolbelt *t);
 
 /* A job's toolbelt: made (a new token), or taken up again after a restart
  * from the token its directory holds (reuse). ops: the host_op bits

@@ -359,5 +359,31 @@ ok $([ "$(api GET /v1/jobs | sed 's/^200 //' | python3 -c 'import json,sys; prin
 	"the history is whole after the restart (the twenty-two jobs)"
 stop_daemon; rc=$?
 ok $([ "$rc" = 0 ]; echo $?) "TERM stops the daemon (exit 0)"
+
+# A daemon that answers 200 with something that is not a job: `job wait`
+# says so and exits 125 rather than asking again for ever (the timeout
+# only keeps a broken client from hanging the suite).
+fake="$lab/fake"
+mkdir -p "$fake/private"
+printf '%064d' 0 > "$fake/private/operator.token"
+python3 - "$fake/management.sock" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(8)
+while True:
+    c, _ = s.accept()
+    c.recv(65536)
+    body = b'{"id": "x"}'
+    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+              b"Connection: close\r\n\r\n" % len(body) + body)
+    c.close()
+PY
+fakepid=$!
+for _ in $(seq 200); do [ -S "$fake/management.sock" ] && break; sleep 0.05; done
+timeout 30 "$CORDON" job --state-dir "$fake" wait x 2> "$lab/fake.err"; rc=$?
+kill "$fakepid"; wait "$fakepid" 2>/dev/null
+ok $([ "$rc" = 125 ] && grep -q "sandbox_unavailable: the daemon's answer for job x is malformed" "$lab/fake.err"; echo $?) \
+	"job wait: a daemon answering 200 with no job in it is refused (125), not asked again for ever (rc $rc)"
 sanitizer_ok
 tap_done
