@@ -145,6 +145,7 @@ static int segment_watch(struct hostd *d, const struct host_binding *b, const ch
 
 	if (!s) {
 		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
 		close(ctl);
 		return err_set(e, ERR_INTERNAL, ENOMEM, "segment");
 	}
@@ -212,7 +213,7 @@ int hostd_spawn_wrapper(struct hostd *d, const struct host_binding *b, const cha
 		return -1;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		strv_free(env);
+		hostd_env_scrub_free(env); /* it holds the binding's secrets */
 		close(logfd);
 		return err_set(e, ERR_UNAVAILABLE, errno, "wrapper");
 	}
