@@ -18,14 +18,20 @@
 #define CORDON_SANDBOX_SRT_SRT_H
 
 #include "sandbox/provider.h"
+#include "sandbox/srt/run.h"
 #include "sandbox/srt/settings.h"
 #include "sandbox/srt/tools.h"
 
 extern const struct provider srt_provider;
 
-/* The provider's run (run.c). */
-int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths *paths,
-	    const struct provider_record *rec, struct err **e);
+/* The provider's run: srt_create, the host's record, srt_start,
+ * srt_wait (run.h). */
+static inline int srt_run(const struct grant *g, const struct plan *p,
+			  const struct plan_paths *paths, const struct provider_record *rec,
+			  struct err **e)
+{
+	return srt_run_steps(g, p, paths, rec->fn, rec->ctx, rec->quiet, e);
+}
 
 /* Is p a plan this provider made for record_dir? */
 bool srt_plan_is_srt(const struct plan *p, const char *record_dir);
