@@ -17,6 +17,9 @@
 #include "sandbox/confine/landlock.h"
 #include "sandbox/native/landlock.h"
 #include "sandbox/native/mounts.h"
+#include "sandbox/native/mover.h"
+#include "sandbox/native/net.h"
+#include "sandbox/native/syncer.h"
 #include "sandbox/prereq.h"
 #include "sandbox/confine/seccomp.h"
 #include "sandbox/native/stub.h"
@@ -37,7 +40,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -45,156 +47,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-
-/* The record made durable on a thread of its own: an fsync waits for the
- * filesystem's journal, which takes longer than the sandbox's start, so
- * the launch goes on and the result is collected before cordon reports
- * anything (a failure kills the sandbox as soon as it is known). */
-struct syncer {
-	pthread_t thread;
-	const char *record_dir;
-	struct err *err;
-	int done_fd;	/* eventfd, readable once the thread is done */
-	bool started, joined;
-};
-
-static void *sync_main(void *arg)
-{
-	struct syncer *s = arg;
-	uint64_t one = 1;
-
-	(void)plan_sync_record(s->record_dir, &s->err);
-	if (write(s->done_fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
-		abort(); /* an eventfd write of 1 cannot fail */
-	return NULL;
-}
-
-static int sync_start(struct syncer *s, const char *record_dir, struct err **e)
-{
-	int r;
-
-	s->record_dir = record_dir;
-	s->done_fd = eventfd(0, EFD_CLOEXEC);
-	if (s->done_fd < 0)
-		return err_set(e, ERR_UNAVAILABLE, errno, "sync the record");
-	r = pthread_create(&s->thread, NULL, sync_main, s);
-	if (r != 0)
-		return err_set(e, ERR_UNAVAILABLE, r, "sync the record");
-	s->started = true;
-	return 0;
-}
-
-/* Wait for the thread; -1 with *e when the record is not durable. */
-static int sync_finish(struct syncer *s, struct err **e)
-{
-	if (s->started && !s->joined) {
-		pthread_join(s->thread, NULL);
-		s->joined = true;
-	}
-	if (s->done_fd >= 0)
-		close(s->done_fd);
-	s->done_fd = -1;
-	if (s->err) {
-		err_free(*e);
-		*e = steal_pointer(&s->err);
-		return -1;
-	}
-	return 0;
-}
-
-/* After the word, one byte with the `tasks` files of cordon's own v1
- * cgroups, when there are any: pid 1 moves itself back by writing "0"
- * there once the command holds the sandbox's cgroups (it has no way to
- * the host's cgroupfs by then). Always sent, so that pid 1 always reads
- * exactly one. */
-static int tell_child(int sync_fd, const void *word, size_t len, const struct limits_plan *lp,
-		      struct err **e)
-{
-	int fds[LIMITS_NCTRL];
-	char byte = 'L', cbuf[CMSG_SPACE(sizeof(fds))] = { 0 };
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int n, r = 0;
-
-	if (fs_write_exact(sync_fd, word, len) < 0)
-		return err_set(e, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
-	n = limits_leave_files(lp, fds, LIMITS_NCTRL, e);
-	if (n < 0)
-		return -1;
-	if (n > 0) {
-		struct cmsghdr *cm;
-
-		msg.msg_control = cbuf;
-		msg.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, (size_t)n * sizeof(int));
-	}
-	if (sendmsg(sync_fd, &msg, MSG_NOSIGNAL) != 1)
-		r = err_set(e, ERR_UNAVAILABLE, errno, "limits: hand pid 1 its way out of the cgroups");
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
-	return r;
-}
-
-/* Moving a process between cgroups waits for an RCU grace period (the
- * kernel's threadgroup lock), which can take milliseconds. pid 1 moves
- * itself in and out of cgroup v1 hierarchies (a thread's own move needs
- * no such wait); into the sandbox's cgroup v2 the root moves it on a
- * thread of its own while it records the plan and compiles the filter
- * (the child is told once it is in), and back out once the command holds
- * it, while the command runs. */
-struct mover {
-	pthread_t thread;
-	const struct limits_plan *lp;
-	pid_t pid;
-	int tell_fd;	/* -1, or where to write the word once moved */
-	const void *word;
-	size_t word_len;
-	bool leave;	/* back to cordon's own cgroups */
-	struct err *err;
-	bool started;
-};
-
-static void *mover_main(void *arg)
-{
-	struct mover *m = arg;
-	int r = m->leave ? limits_leave(m->lp, m->pid, true, &m->err)
-			 : limits_join(m->lp, m->pid, true, &m->err);
-
-	if (r == 0 && m->tell_fd >= 0)
-		(void)tell_child(m->tell_fd, m->word, m->word_len, m->lp, &m->err);
-	return NULL;
-}
-
-static int mover_start(struct mover *m, struct err **e)
-{
-	int err = m->started ? 0 : pthread_create(&m->thread, NULL, mover_main, m);
-
-	if (err != 0)
-		return err_set(e, ERR_UNAVAILABLE, err, "limits: move the sandbox's pid 1");
-	m->started = true;
-	return 0;
-}
-
-/* Wait for the move; r and *e are the caller's result so far, and the
- * move's failure becomes it when there was none. */
-static int mover_finish(struct mover *m, int r, struct err **e)
-{
-	if (!m->started)
-		return r;
-	pthread_join(m->thread, NULL);
-	m->started = false;
-	if (m->err && r == 0) {
-		*e = steal_pointer(&m->err);
-		return -1;
-	}
-	err_free(m->err);
-	m->err = NULL;
-	return r;
-}
 
 /* What the root waits for, in its loop: the child's exit, signals to
  * forward, the status pipe, the record's sync, and the gateway (or the
@@ -356,49 +208,6 @@ static int send_sync(int fd, const struct confine_filter *f, int ruleset)
 	return fs_write_exact(fd, f->insns, f->len * sizeof(*f->insns));
 }
 
-/* The word for the child (struct mounts_cgroups): the v1 cgroups it
- * joins itself, and where each cgroup shows, at its hierarchy's mount
- * point when that lies beneath /sys/fs/cgroup (and not beneath another's). */
-static int cgroup_word(const struct limits_plan *lp, char **out, size_t *len)
-{
-	struct mounts_cgroups w = { .nproc = lp->nproc };
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
-
-	if (!f || fwrite(&w, sizeof(w), 1, f) != 1) {
-		if (f)
-			fclose(f);
-		free(buf);
-		return -1;
-	}
-	for (size_t i = 0; i < lp->n; i++)
-		if (!lp->dirs[i].v2) {
-			fprintf(f, "%s%c", lp->dirs[i].dir, 0);
-			w.n_enter++;
-		}
-	for (size_t i = 0; i < lp->n; i++) {
-		const struct limits_dir *d = &lp->dirs[i];
-		bool nested = false;
-
-		for (size_t k = 0; k < lp->n; k++)
-			nested |= k != i && fs_path_within(d->mount, lp->dirs[k].mount);
-		if (nested || !fs_path_within(d->mount, "/sys/fs/cgroup"))
-			continue;
-		fprintf(f, "%s%c%s%c", d->dir, 0, d->mount, 0);
-		w.n_view++;
-	}
-	if (fclose(f) != 0 || size - sizeof(w) > MOUNTS_CGROUPS_MAX) {
-		free(buf);
-		return -1;
-	}
-	w.len = (uint32_t)(size - sizeof(w));
-	memcpy(buf, &w, sizeof(w));
-	*out = buf;
-	*len = size;
-	return 0;
-}
-
 /* A native sandbox between create and wait (launch.h): what the launch
  * holds from the stub's pid 1 to the command's end. The grant, the plan,
  * the paths and the channel are the caller's. */
@@ -414,7 +223,7 @@ struct provider_run {
 	struct syncer syncer;
 	struct mover joiner;		/* pid 1 into a v2 cgroup, while the host records */
 	struct mover leaver;		/* pid 1 out of it, once the command holds it */
-	char *word;			/* the word for pid 1 (cgroup_word) */
+	char *word;			/* the word for pid 1 (mover_word) */
 	unsigned long long ns;		/* pid 1's pid namespace */
 	struct root l;
 	struct terminal term;
@@ -442,13 +251,13 @@ static int before_record(struct provider_run *r, struct err **e)
 
 	if (rc == 0)
 		rc = limits_create(&r->lp, e);
-	if (rc == 0 && cgroup_word(&r->lp, &r->word, &j->word_len) < 0)
+	if (rc == 0 && mover_word(&r->lp, &r->word, &j->word_len) < 0)
 		rc = err_set(e, ERR_INTERNAL, ENOMEM, "limits");
 	j->word = r->word;
 	for (size_t i = 0; i < r->lp.n; i++)
 		v2 |= r->lp.dirs[i].v2;
 	if (rc == 0 && !v2)
-		rc = tell_child(r->a.sync_fd, r->word, j->word_len, &r->lp, e);
+		rc = mover_tell(r->a.sync_fd, r->word, j->word_len, &r->lp, e);
 	else if (rc == 0 && v2)
 		rc = mover_start(j, e);
 	return rc;
@@ -469,7 +278,7 @@ static int after_record(struct provider_run *r, struct err **e)
 	if (rc == 0)
 		rc = sandbox_root_record(r->record_dir, r->pid, e);
 	if (rc == 0)
-		rc = sync_start(&r->syncer, r->record_dir, e);
+		rc = syncer_start(&r->syncer, r->record_dir, e);
 	if (rc == 0)
 		rc = confine_seccomp_compile(r->g->unix_sockets_all, &filter, e);
 	/* the filter, with the ruleset, follows the word on the same socket */
@@ -506,7 +315,7 @@ static int undo(struct provider_run *r, struct err **e)
 	gateway_free(r->l.gw);
 	r->l.gw = NULL;
 	stop_relay(&r->l);
-	sync_finish(&r->syncer, &ignored); /* the first failure is the cause */
+	syncer_finish(&r->syncer, &ignored); /* the first failure is the cause */
 	err_free(ignored);
 	/* A step the child failed first is the cause: name it. */
 	if (read(r->a.status_fd, &st, sizeof(st)) == (ssize_t)sizeof(st) && !st.exec) {
@@ -516,73 +325,6 @@ static int undo(struct provider_run *r, struct err **e)
 		return err_set(e, ERR_UNAVAILABLE, st.err, "%.*s", CHILD_STEP_MAX, st.step);
 	}
 	return err_set(e, ERR_UNAVAILABLE, saved, "start the sandbox");
-}
-
-/* The listeners the child made in its network namespace. */
-static int take_listeners(int sock, int fds[2], struct err **e)
-{
-	char byte, cbuf[CMSG_SPACE(2 * sizeof(int))];
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1 || !(cm = CMSG_FIRSTHDR(&msg)) ||
-	    cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
-	    cm->cmsg_len != CMSG_LEN(2 * sizeof(int)))
-		return err_set(e, ERR_UNAVAILABLE, errno, "receive the gateway's listeners");
-	memcpy(fds, CMSG_DATA(cm), 2 * sizeof(int));
-	return 0;
-}
-
-/* The gateway for this sandbox: the grant's hosts, its audit log in the
- * record dir (which the sandbox cannot write). */
-static int start_gateway(const struct grant *g, int sock, const char *record_dir,
-			 struct loop *loop, struct gateway **out, struct err **e)
-{
-	_cleanup_free_ char *audit_path = fs_path_join(record_dir, "network.jsonl");
-	int fds[2] = { -1, -1 }, audit;
-	struct gw_config cfg = { .allow = g->hosts, .n_allow = g->n_hosts,
-				 .deny = g->deny_hosts, .n_deny = g->n_deny_hosts,
-				 .allow_ranges = g->allow_ranges, .n_allow_ranges = g->n_allow_ranges,
-				 .dns_servers = getenv("CORDON_GATEWAY_DNS"), .audit_fd = -1,
-				 .toolbelt_socket = g->toolbelt };
-
-	if (take_listeners(sock, fds, e) < 0)
-		return -1;
-	audit = audit_path ? open(audit_path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND |
-						  O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
-	if (audit < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return err_set(e, ERR_UNAVAILABLE, errno, "the gateway's audit log");
-	}
-	cfg.audit_fd = audit; /* the gateway keeps it for its life */
-	int r = gateway_new(loop, &cfg, out, e);
-	for (int i = 0; i < 2; i++) {
-		if (r == 0)
-			r = gateway_add_listener(*out, fds[i], i == 0 ? GW_PROTO_HTTP : GW_PROTO_SOCKS5, e);
-		if (r == 0)
-			fds[i] = -1; /* the gateway's now */
-	}
-	for (int i = 0; i < 2; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	if (r < 0 && !*out)
-		close(audit);
-	return r;
-}
-
-/* A relay instead (native_run_relayed): the listeners' connections go,
- * byte for byte, to the gateway's unix socket at channel, which decides
- * everything; nothing is decided or audited here. */
-static int start_relay(int sock, const char *channel, struct root *l, struct err **e)
-{
-	int fds[2] = { -1, -1 };
-
-	if (take_listeners(sock, fds, e) < 0)
-		return -1;
-	return relay_new_on(l->loop, channel, fds, &l->relay, e);
 }
 
 /* One line per refused host unless -q: what was asked, and the entry
@@ -720,8 +462,9 @@ int native_start(struct provider_run *r, struct err **e)
 
 	if (after_record(r, e) < 0 ||
 	    (a->gw_fd >= 0 &&
-	     (r->channel ? start_relay(a->gw_fd, r->channel, &r->l, e)
-			 : start_gateway(r->g, a->gw_fd, r->record_dir, r->l.loop, &r->l.gw, e)) < 0))
+	     (r->channel ? net_relay_start(a->gw_fd, r->channel, r->l.loop, &r->l.relay, e)
+			 : net_gateway_start(r->g, a->gw_fd, r->record_dir, r->l.loop, &r->l.gw,
+					     e)) < 0))
 		return undo(r, e);
 	close(a->sync_fd);
 	a->sync_fd = -1;
@@ -749,7 +492,7 @@ static int finish(struct provider_run *r, struct err **e)
 		gateway_free(l->gw);
 		l->gw = NULL;
 		stop_relay(l);
-		sync_finish(&r->syncer, &ignored);
+		syncer_finish(&r->syncer, &ignored);
 		err_free(ignored);
 		ignored = NULL;
 		syscall(SYS_pidfd_send_signal, r->pidfd, SIGKILL, NULL, 0);
@@ -761,7 +504,7 @@ static int finish(struct provider_run *r, struct err **e)
 	reclaim_terminal();
 	terminal_restore(&r->term);
 	/* Nothing is reported before the record is durable. */
-	int synced = sync_finish(&r->syncer, e);
+	int synced = syncer_finish(&r->syncer, e);
 	/* the command and all it started are gone, pid 1 out of the cgroups
 	 * (else the removal waits for pid 1's own exit) */
 	mover_finish(&r->leaver, 0, &ignored);
