@@ -421,13 +421,17 @@ int native_create_relayed(const struct grant *g, const struct plan *p,
 	*run = NULL;
 	if (pin)
 		*pin = NULL;
-	if (abi < LANDLOCK_ABI_FLOOR)
-		return err_set(e, ERR_UNAVAILABLE, 0,
-			       "landlock: ABI %d is below %d; see `cordon doctor`", abi,
-			       LANDLOCK_ABI_FLOOR);
+	/* (each failure returns -1 itself: *run is NULL on every one) */
+	if (abi < LANDLOCK_ABI_FLOOR) {
+		err_set(e, ERR_UNAVAILABLE, 0, "landlock: ABI %d is below %d; see `cordon doctor`",
+			abi, LANDLOCK_ABI_FLOOR);
+		return -1;
+	}
 	r = calloc(1, sizeof(*r));
-	if (!r)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "the sandbox");
+	if (!r) {
+		err_set(e, ERR_INTERNAL, ENOMEM, "the sandbox");
+		return -1;
+	}
 	*r = (struct provider_run){ .g = g, .record_dir = paths->record_dir,
 				    .execution = paths->execution, .channel = channel,
 				    .quiet = pl->quiet, .pidfd = -1,
@@ -440,7 +444,8 @@ int native_create_relayed(const struct grant *g, const struct plan *p,
 	if (envfilter_for_command(environ, g->env_pass, p->env, pl->quiet ? NULL : stderr,
 				  &r->env) < 0) {
 		run_free(r);
-		return err_set(e, ERR_INTERNAL, ENOMEM, "the command's environment");
+		err_set(e, ERR_INTERNAL, ENOMEM, "the command's environment");
+		return -1;
 	}
 	if (mounts_plan(g, &r->mp, e) < 0) {
 		run_free(r);

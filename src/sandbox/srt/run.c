@@ -346,8 +346,10 @@ int srt_create(const struct grant *g, const struct plan *p, const struct plan_pa
 	*run = NULL;
 	if (pin)
 		*pin = NULL;
-	if (!r)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "srt");
+	if (!r) {
+		err_set(e, ERR_INTERNAL, ENOMEM, "srt");
+		return -1; /* (itself: *run is NULL on every failure) */
+	}
 	*r = (struct provider_run){ .g = g, .p = p, .paths = paths, .quiet = pl->quiet,
 				    .ls = { { -1, -1, 0 }, { -1, -1, 0 } },
 				    .pidfd = -1, .sfd = -1, .go = -1, .pid = -1 };
