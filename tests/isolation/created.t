@@ -23,6 +23,20 @@ alive() {
 	[ "${_s%% *}" != Z ]
 }
 
+# A record that fails (PROVIDER, a prefix for the cases' names): the
+# sandbox is ended before it runs anything (native: pid 1 killed and
+# reaped), and the record's failure is the one reported.
+record_fails() {
+	rm -f "$lab/ws/ran"
+	out=$(created fail "$1" -- /bin/sh -c "echo ran > $lab/ws/ran" 2>"$lab/err")
+	rc=$?
+	ok $([ "$rc" = 0 ] && [ "$(echo "$out" | sed -n 2p)" = gone ]; echo $?) \
+		"${2}a record that fails leaves nothing of the sandbox ($rc: $(echo $out))"
+	ok $(grep -q "the record refused by the test" "$lab/err"; echo $?) \
+		"${2}... and its failure is reported"
+	ok $([ ! -e "$lab/ws/ran" ]; echo $?) "${2}... and nothing of the command ran"
+}
+
 # A wrapper SIGKILLed between create and start: pid 1, which waits for
 # its filter, dies with it (its parent-death signal, its sync socket).
 out=$(created kill native -- /bin/sh -c "echo ran > $lab/ws/ran")
@@ -35,14 +49,7 @@ for _ in $(seq 200); do alive "$pid1" || break; sleep 0.05; done
 ok $(! alive "$pid1"; echo $?) "a wrapper killed between create and start leaves no sandbox running"
 ok $([ ! -e "$lab/ws/ran" ]; echo $?) "... and nothing of the command ran"
 
-# A record that fails: the sandbox is ended before it runs anything, and
-# the record's failure is the one reported.
-out=$(created fail native -- /bin/sh -c "echo ran > $lab/ws/ran" 2>"$lab/err")
-rc=$?
-ok $([ "$rc" = 0 ] && [ "$(echo "$out" | sed -n 2p)" = gone ]; echo $?) \
-	"a record that fails kills and reaps pid 1 ($rc: $(echo $out))"
-ok $(grep -q "the record refused by the test" "$lab/err"; echo $?) "... and its failure is reported"
-ok $([ ! -e "$lab/ws/ran" ]; echo $?) "... and nothing of the command ran"
+record_fails native ""
 
 # create, record, start, wait
 created start native -- /bin/sh -c "echo ran > $lab/ws/ran; exit 3" >/dev/null
@@ -62,10 +69,5 @@ read -r _ _ kids <<<"$out"
 ok $([ "$rc" = 137 ]; echo $?) "srt: the wrapper is killed at the record ($rc)"
 ok $([ "$kids" = 0 ]; echo $?) "srt: between create and start nothing is started ($out)"
 ok $([ ! -e "$lab/ws/ran" ]; echo $?) "srt: ... and nothing of the command ran"
-out=$(created fail srt -- /bin/sh -c "echo ran > $lab/ws/ran" 2>"$lab/err")
-rc=$?
-ok $([ "$rc" = 0 ] && [ "$(echo "$out" | sed -n 2p)" = gone ]; echo $?) \
-	"srt: a record that fails leaves nothing running ($rc: $(echo $out))"
-ok $(grep -q "the record refused by the test" "$lab/err"; echo $?) "srt: ... and its failure is reported"
-ok $([ ! -e "$lab/ws/ran" ]; echo $?) "srt: ... and nothing of the command ran"
+record_fails srt "srt: "
 tap_done
