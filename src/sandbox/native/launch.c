@@ -1,9 +1,14 @@
-/* launch.c: the sandbox root, on the host side. It reads its plan back
- * from the record (the pin must match), checks the kernel, compiles the
- * filter, makes the namespaces and the id maps, and then serves one event
- * loop: signals in (forwarded to the sandbox's pid 1), the child's exit,
- * and the status pipe that carries any failure before exec. */
-#include "sandbox/native/native.h"
+/* launch.c: the sandbox root, on the host side, in provider/provider.h's
+ * steps (launch.h). create starts pid 1 in the stub's namespaces, checks
+ * the kernel, decides the limits and makes the cgroups while pid 1 builds
+ * its filesystem, and stops where pid 1 waits for its filter; the host
+ * records the plan; start records the sandbox's root and namespace,
+ * compiles the filter and sends it with the Landlock ruleset (the go),
+ * and starts the gateway or the relay; wait serves one event loop:
+ * signals in (forwarded to the sandbox's pid 1), the child's exit, and the
+ * status pipe that carries any failure before exec. */
+#include "sandbox/native/launch.h"
+#include "provider/provider.h"
 #include "sandbox/adopt.h"
 #include "gateway/relay.h"
 #include "gateway/gateway.h"
@@ -12,6 +17,9 @@
 #include "sandbox/confine/landlock.h"
 #include "sandbox/native/landlock.h"
 #include "sandbox/native/mounts.h"
+#include "sandbox/native/mover.h"
+#include "sandbox/native/net.h"
+#include "sandbox/native/syncer.h"
 #include "sandbox/prereq.h"
 #include "sandbox/confine/seccomp.h"
 #include "sandbox/native/stub.h"
@@ -32,7 +40,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -40,156 +47,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-
-/* The record made durable on a thread of its own: an fsync waits for the
- * filesystem's journal, which takes longer than the sandbox's start, so
- * the launch goes on and the result is collected before cordon reports
- * anything (a failure kills the sandbox as soon as it is known). */
-struct syncer {
-	pthread_t thread;
-	const char *record_dir;
-	struct err *err;
-	int done_fd;	/* eventfd, readable once the thread is done */
-	bool started, joined;
-};
-
-static void *sync_main(void *arg)
-{
-	struct syncer *s = arg;
-	uint64_t one = 1;
-
-	(void)plan_sync_record(s->record_dir, &s->err);
-	if (write(s->done_fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
-		abort(); /* an eventfd write of 1 cannot fail */
-	return NULL;
-}
-
-static int sync_start(struct syncer *s, const char *record_dir, struct err **e)
-{
-	int r;
-
-	s->record_dir = record_dir;
-	s->done_fd = eventfd(0, EFD_CLOEXEC);
-	if (s->done_fd < 0)
-		return err_set(e, ERR_UNAVAILABLE, errno, "sync the record");
-	r = pthread_create(&s->thread, NULL, sync_main, s);
-	if (r != 0)
-		return err_set(e, ERR_UNAVAILABLE, r, "sync the record");
-	s->started = true;
-	return 0;
-}
-
-/* Wait for the thread; -1 with *e when the record is not durable. */
-static int sync_finish(struct syncer *s, struct err **e)
-{
-	if (s->started && !s->joined) {
-		pthread_join(s->thread, NULL);
-		s->joined = true;
-	}
-	if (s->done_fd >= 0)
-		close(s->done_fd);
-	s->done_fd = -1;
-	if (s->err) {
-		err_free(*e);
-		*e = steal_pointer(&s->err);
-		return -1;
-	}
-	return 0;
-}
-
-/* After the word, one byte with the `tasks` files of cordon's own v1
- * cgroups, when there are any: pid 1 moves itself back by writing "0"
- * there once the command holds the sandbox's cgroups (it has no way to
- * the host's cgroupfs by then). Always sent, so that pid 1 always reads
- * exactly one. */
-static int tell_child(int sync_fd, const void *word, size_t len, const struct limits_plan *lp,
-		      struct err **e)
-{
-	int fds[LIMITS_NCTRL];
-	char byte = 'L', cbuf[CMSG_SPACE(sizeof(fds))] = { 0 };
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int n, r = 0;
-
-	if (fs_write_exact(sync_fd, word, len) < 0)
-		return err_set(e, ERR_UNAVAILABLE, errno, "tell the sandbox its cgroups are made");
-	n = limits_leave_files(lp, fds, LIMITS_NCTRL, e);
-	if (n < 0)
-		return -1;
-	if (n > 0) {
-		struct cmsghdr *cm;
-
-		msg.msg_control = cbuf;
-		msg.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, (size_t)n * sizeof(int));
-	}
-	if (sendmsg(sync_fd, &msg, MSG_NOSIGNAL) != 1)
-		r = err_set(e, ERR_UNAVAILABLE, errno, "limits: hand pid 1 its way out of the cgroups");
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
-	return r;
-}
-
-/* Moving a process between cgroups waits for an RCU grace period (the
- * kernel's threadgroup lock), which can take milliseconds. pid 1 moves
- * itself in and out of cgroup v1 hierarchies (a thread's own move needs
- * no such wait); into the sandbox's cgroup v2 the root moves it on a
- * thread of its own while it records the plan and compiles the filter
- * (the child is told once it is in), and back out once the command holds
- * it, while the command runs. */
-struct mover {
-	pthread_t thread;
-	const struct limits_plan *lp;
-	pid_t pid;
-	int tell_fd;	/* -1, or where to write the word once moved */
-	const void *word;
-	size_t word_len;
-	bool leave;	/* back to cordon's own cgroups */
-	struct err *err;
-	bool started;
-};
-
-static void *mover_main(void *arg)
-{
-	struct mover *m = arg;
-	int r = m->leave ? limits_leave(m->lp, m->pid, true, &m->err)
-			 : limits_join(m->lp, m->pid, true, &m->err);
-
-	if (r == 0 && m->tell_fd >= 0)
-		(void)tell_child(m->tell_fd, m->word, m->word_len, m->lp, &m->err);
-	return NULL;
-}
-
-static int mover_start(struct mover *m, struct err **e)
-{
-	int err = m->started ? 0 : pthread_create(&m->thread, NULL, mover_main, m);
-
-	if (err != 0)
-		return err_set(e, ERR_UNAVAILABLE, err, "limits: move the sandbox's pid 1");
-	m->started = true;
-	return 0;
-}
-
-/* Wait for the move; r and *e are the caller's result so far, and the
- * move's failure becomes it when there was none. */
-static int mover_finish(struct mover *m, int r, struct err **e)
-{
-	if (!m->started)
-		return r;
-	pthread_join(m->thread, NULL);
-	m->started = false;
-	if (m->err && r == 0) {
-		*e = steal_pointer(&m->err);
-		return -1;
-	}
-	err_free(m->err);
-	m->err = NULL;
-	return r;
-}
 
 /* What the root waits for, in its loop: the child's exit, signals to
  * forward, the status pipe, the record's sync, and the gateway (or the
@@ -315,11 +172,6 @@ static int wait_child(struct root *l, const sigset_t *set)
 	return 0;
 }
 
-static void loop_freep(struct loop **l)
-{
-	loop_free(*l);
-}
-
 /* Give the terminal back to cordon's own group once the command is gone. */
 static void reclaim_terminal(void)
 {
@@ -356,172 +208,123 @@ static int send_sync(int fd, const struct confine_filter *f, int ruleset)
 	return fs_write_exact(fd, f->insns, f->len * sizeof(*f->insns));
 }
 
-/* The word for the child (struct mounts_cgroups): the v1 cgroups it
- * joins itself, and where each cgroup shows, at its hierarchy's mount
- * point when that lies beneath /sys/fs/cgroup (and not beneath another's). */
-static int cgroup_word(const struct limits_plan *lp, char **out, size_t *len)
+/* A native sandbox between create and wait (launch.h): what the launch
+ * holds from the stub's pid 1 to the command's end. The grant, the plan,
+ * the paths and the channel are the caller's. */
+struct provider_run {
+	const struct grant *g;
+	const char *record_dir, *execution;
+	const char *channel;		/* NULL, or the relay's (create_relayed) */
+	bool quiet;
+	struct mount_plan mp;
+	char **env;
+	struct child_args a;
+	struct limits_plan lp;
+	struct syncer syncer;
+	struct mover joiner;		/* pid 1 into a v2 cgroup, while the host records */
+	struct mover leaver;		/* pid 1 out of it, once the command holds it */
+	char *word;			/* the word for pid 1 (mover_word) */
+	unsigned long long ns;		/* pid 1's pid namespace */
+	struct root l;
+	struct terminal term;
+	sigset_t set, old;		/* blocked by create; the caller's mask */
+	pid_t pid;
+	int pidfd;
+	bool made;			/* the stub started pid 1 */
+	bool undone;			/* pid 1 killed, what was made removed */
+};
+
+/* Work done while the child builds its filesystem, up to the host's
+ * record: the sandbox's cgroups made and the child moved in (it has
+ * started nothing yet; it waits for the word before it shows them, and
+ * for the filter before it runs anything). */
+static int before_record(struct provider_run *r, struct err **e)
 {
-	struct mounts_cgroups w = { .nproc = lp->nproc };
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
+	struct mover *j = &r->joiner;
+	bool v2 = false;
+	/* before pid 1 hears anything: it then makes itself undumpable */
+	int rc = sandbox_ns_id(r->pid, &r->ns, e);
 
-	if (!f || fwrite(&w, sizeof(w), 1, f) != 1) {
-		if (f)
-			fclose(f);
-		free(buf);
-		return -1;
-	}
-	for (size_t i = 0; i < lp->n; i++)
-		if (!lp->dirs[i].v2) {
-			fprintf(f, "%s%c", lp->dirs[i].dir, 0);
-			w.n_enter++;
-		}
-	for (size_t i = 0; i < lp->n; i++) {
-		const struct limits_dir *d = &lp->dirs[i];
-		bool nested = false;
+	*j = (struct mover){ .lp = &r->lp, .pid = r->pid, .tell_fd = r->a.sync_fd };
+	if (rc == 0)
+		rc = limits_decide(NULL, r->g, r->execution, &r->lp, e);
 
-		for (size_t k = 0; k < lp->n; k++)
-			nested |= k != i && fs_path_within(d->mount, lp->dirs[k].mount);
-		if (nested || !fs_path_within(d->mount, "/sys/fs/cgroup"))
-			continue;
-		fprintf(f, "%s%c%s%c", d->dir, 0, d->mount, 0);
-		w.n_view++;
-	}
-	if (fclose(f) != 0 || size - sizeof(w) > MOUNTS_CGROUPS_MAX) {
-		free(buf);
-		return -1;
-	}
-	w.len = (uint32_t)(size - sizeof(w));
-	memcpy(buf, &w, sizeof(w));
-	*out = buf;
-	*len = size;
-	return 0;
+	if (rc == 0)
+		rc = limits_create(&r->lp, e);
+	if (rc == 0 && mover_word(&r->lp, &r->word, &j->word_len) < 0)
+		rc = err_set(e, ERR_INTERNAL, ENOMEM, "limits");
+	j->word = r->word;
+	for (size_t i = 0; i < r->lp.n; i++)
+		v2 |= r->lp.dirs[i].v2;
+	if (rc == 0 && !v2)
+		rc = mover_tell(r->a.sync_fd, r->word, j->word_len, &r->lp, e);
+	else if (rc == 0 && v2)
+		rc = mover_start(j, e);
+	return rc;
 }
 
-/* Work done while the child builds its filesystem: the sandbox's
- * cgroups made and the child moved in (it has started nothing yet; it
- * waits for the word before it shows them, and for the filter before it
- * runs anything); the host records and pins the plan and starts making
- * it durable, then compiles the seccomp filter, builds the Landlock
- * ruleset and sends both (the child runs nothing before it has them). */
-static int alongside(int sync_fd, bool unix_all, const struct child_args *a,
-		     const struct provider_record *rec, const char *record_dir,
-		     struct syncer *syncer, const struct grant *g, const char *execution,
-		     struct limits_plan *lp, pid_t pid, struct err **e)
+/* Once the host recorded and pinned the plan: the sandbox's pid
+ * namespace and root recorded, the record being made durable, the
+ * seccomp filter compiled and the Landlock ruleset built and sent (the
+ * child runs nothing before it has them). */
+static int after_record(struct provider_run *r, struct err **e)
 {
 	struct confine_filter filter = { 0 };
-	struct mover j = { .lp = lp, .pid = pid, .tell_fd = sync_fd };
-	_cleanup_free_ char *word = NULL;
 	const char *step = NULL;
 	int ruleset = -1;
-	unsigned long long ns = 0;
-	/* before pid 1 hears anything: it then makes itself undumpable */
-	int r = sandbox_ns_id(pid, &ns, e);
-	bool v2 = false;
-
-	if (r == 0)
-		r = limits_decide(NULL, g, execution, lp, e);
-
-	if (r == 0)
-		r = limits_create(lp, e);
-	if (r == 0 && cgroup_word(lp, &word, &j.word_len) < 0)
-		r = err_set(e, ERR_INTERNAL, ENOMEM, "limits");
-	j.word = word;
-	for (size_t i = 0; i < lp->n; i++)
-		v2 |= lp->dirs[i].v2;
-	if (r == 0 && !v2)
-		r = tell_child(sync_fd, word, j.word_len, lp, e);
-	else if (r == 0 && v2)
-		r = mover_start(&j, e);
-	if (r == 0)
-		r = rec->fn(rec->ctx, e);
 	/* the sandbox's pid namespace, for adoption to prove it gone */
-	if (r == 0)
-		r = sandbox_ns_record(record_dir, ns, e);
-	if (r == 0)
-		r = sandbox_root_record(record_dir, pid, e);
-	if (r == 0)
-		r = sync_start(syncer, record_dir, e);
-	if (r == 0)
-		r = confine_seccomp_compile(unix_all, &filter, e);
+	int rc = sandbox_ns_record(r->record_dir, r->ns, e);
+
+	if (rc == 0)
+		rc = sandbox_root_record(r->record_dir, r->pid, e);
+	if (rc == 0)
+		rc = syncer_start(&r->syncer, r->record_dir, e);
+	if (rc == 0)
+		rc = confine_seccomp_compile(r->g->unix_sockets_all, &filter, e);
 	/* the filter, with the ruleset, follows the word on the same socket */
-	r = mover_finish(&j, r, e);
-	if (r == 0 && native_landlock_build(a->mp, a->landlock_abi, &ruleset, &step) < 0)
-		r = err_set(e, ERR_UNAVAILABLE, errno, "%s", step ? step : "landlock");
-	if (r == 0 && send_sync(sync_fd, &filter, ruleset) < 0)
-		r = err_set(e, ERR_UNAVAILABLE, errno, "hand the filter to the sandbox");
+	rc = mover_finish(&r->joiner, rc, e);
+	if (rc == 0 && native_landlock_build(r->a.mp, r->a.landlock_abi, &ruleset, &step) < 0)
+		rc = err_set(e, ERR_UNAVAILABLE, errno, "%s", step ? step : "landlock");
+	if (rc == 0 && send_sync(r->a.sync_fd, &filter, ruleset) < 0)
+		rc = err_set(e, ERR_UNAVAILABLE, errno, "hand the filter to the sandbox");
 	if (ruleset >= 0)
 		close(ruleset);
 	confine_filter_free(&filter);
-	return r;
+	return rc;
 }
 
-/* The listeners the child made in its network namespace. */
-static int take_listeners(int sock, int fds[2], struct err **e)
+/* Anything short of a whole start kills the child before it runs the
+ * command: it waits for the filter, and a closed socket ends it. What
+ * was made is removed; -1, with the step the child failed first as the
+ * cause when it names one. */
+static int undo(struct provider_run *r, struct err **e)
 {
-	char byte, cbuf[CMSG_SPACE(2 * sizeof(int))];
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
+	struct child_status st;
+	struct err *ignored = NULL;
+	int saved;
 
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1 || !(cm = CMSG_FIRSTHDR(&msg)) ||
-	    cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
-	    cm->cmsg_len != CMSG_LEN(2 * sizeof(int)))
-		return err_set(e, ERR_UNAVAILABLE, errno, "receive the gateway's listeners");
-	memcpy(fds, CMSG_DATA(cm), 2 * sizeof(int));
-	return 0;
-}
-
-/* The gateway for this sandbox: the grant's hosts, its audit log in the
- * record dir (which the sandbox cannot write). */
-static int start_gateway(const struct grant *g, int sock, const char *record_dir,
-			 struct loop *loop, struct gateway **out, struct err **e)
-{
-	_cleanup_free_ char *audit_path = fs_path_join(record_dir, "network.jsonl");
-	int fds[2] = { -1, -1 }, audit;
-	struct gw_config cfg = { .allow = g->hosts, .n_allow = g->n_hosts,
-				 .deny = g->deny_hosts, .n_deny = g->n_deny_hosts,
-				 .allow_ranges = g->allow_ranges, .n_allow_ranges = g->n_allow_ranges,
-				 .dns_servers = getenv("CORDON_GATEWAY_DNS"), .audit_fd = -1,
-				 .toolbelt_socket = g->toolbelt };
-
-	if (take_listeners(sock, fds, e) < 0)
-		return -1;
-	audit = audit_path ? open(audit_path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND |
-						  O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
-	if (audit < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return err_set(e, ERR_UNAVAILABLE, errno, "the gateway's audit log");
+	(void)mover_finish(&r->joiner, -1, &ignored);
+	saved = errno;
+	r->undone = true;
+	if (r->a.sync_fd >= 0)
+		close(r->a.sync_fd);
+	r->a.sync_fd = -1;
+	syscall(SYS_pidfd_send_signal, r->pidfd, SIGKILL, NULL, 0);
+	waitpid(r->pid, NULL, 0);
+	limits_remove(&r->lp);
+	gateway_free(r->l.gw);
+	r->l.gw = NULL;
+	stop_relay(&r->l);
+	syncer_finish(&r->syncer, &ignored); /* the first failure is the cause */
+	err_free(ignored);
+	/* A step the child failed first is the cause: name it. */
+	if (read(r->a.status_fd, &st, sizeof(st)) == (ssize_t)sizeof(st) && !st.exec) {
+		text_printable(st.step, sizeof(st.step));
+		err_free(*e);
+		*e = NULL;
+		return err_set(e, ERR_UNAVAILABLE, st.err, "%.*s", CHILD_STEP_MAX, st.step);
 	}
-	cfg.audit_fd = audit; /* the gateway keeps it for its life */
-	int r = gateway_new(loop, &cfg, out, e);
-	for (int i = 0; i < 2; i++) {
-		if (r == 0)
-			r = gateway_add_listener(*out, fds[i], i == 0 ? GW_PROTO_HTTP : GW_PROTO_SOCKS5, e);
-		if (r == 0)
-			fds[i] = -1; /* the gateway's now */
-	}
-	for (int i = 0; i < 2; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	if (r < 0 && !*out)
-		close(audit);
-	return r;
-}
-
-/* A relay instead (native_run_relayed): the listeners' connections go,
- * byte for byte, to the gateway's unix socket at channel, which decides
- * everything; nothing is decided or audited here. */
-static int start_relay(int sock, const char *channel, struct root *l, struct err **e)
-{
-	int fds[2] = { -1, -1 };
-
-	if (take_listeners(sock, fds, e) < 0)
-		return -1;
-	return relay_new_on(l->loop, channel, fds, &l->relay, e);
+	return err_set(e, ERR_UNAVAILABLE, saved, "start the sandbox");
 }
 
 /* One line per refused host unless -q: what was asked, and the entry
@@ -535,161 +338,243 @@ static void note_refused(const struct gateway *gw)
 		fprintf(stderr, "cordon: network: refused %s\n", lines[i]);
 }
 
-static int launch(struct child_args *a, const struct grant *g,
-		  const struct provider_record *rec, const char *record_dir,
-		  const char *execution, const char *channel, struct limits_plan *lp,
-		  struct err **e)
+static void close_if_open(int fd)
 {
-	bool unix_all = g->unix_sockets_all;
-	struct syncer syncer = { .done_fd = -1 };
-	struct mover leaver = { .lp = lp, .tell_fd = -1, .leave = true };
-	__attribute__((cleanup(loop_freep))) struct loop *loop = NULL;
-	struct root l = { .code = 125, .syncer = &syncer, .leaver = &leaver };
-	struct terminal term;
+	if (fd >= 0)
+		close(fd);
+}
 
-	for (size_t i = 0; i < lp->n; i++)
-		l.leave_v2 |= lp->dirs[i].v2; /* v1 ones pid 1 leaves itself */
-	sigset_t set, old;
-	int pidfd = -1;
-	pid_t pid;
+/* What the run holds, freed; the sandbox ended (wait) or undone. */
+static void run_free(struct provider_run *r)
+{
+	if (!r)
+		return;
+	gateway_free(r->l.gw);
+	stop_relay(&r->l);
+	loop_free(r->l.loop);
+	/* before the stub answered, a's fds are not the root's (a->gw_fd is a
+	 * flag until then) */
+	if (r->made) {
+		close_if_open(r->a.sync_fd);
+		close_if_open(r->a.status_fd);
+		close_if_open(r->a.gw_fd);
+	}
+	close_if_open(r->l.status_fd);
+	close_if_open(r->pidfd);
+	mounts_plan_clear(&r->mp);
+	limits_clear(&r->lp);
+	strv_free(r->env);
+	free(r->word);
+	free(r);
+}
 
+/* pid 1 started in the stub's namespaces, as this process's child, and
+ * taken up to the host's record. The limits are decided and the cgroups
+ * made while the child builds its filesystem. */
+static int make(struct provider_run *r, struct err **e)
+{
+	struct child_args *a = &r->a;
+
+	for (size_t i = 0; i < r->lp.n; i++)
+		r->l.leave_v2 |= r->lp.dirs[i].v2; /* v1 ones pid 1 leaves itself */
 	/* A child that died early must not take the root with it: writes to
 	 * its pipe fail with EPIPE instead. */
 	a->sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
 	/* Seen from here, where the terminal's group has a pid; inside the
 	 * sandbox a group of the host reads as 0. */
 	a->foreground = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
-	terminal_save(&term);
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigfwd_add(&set, SIGFWD_COMMAND);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	a->caller_mask = old;
-	if (loop_new(&loop, e) < 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return -1;
-	}
-	l.loop = loop;
+	terminal_save(&r->term);
+	sigemptyset(&r->set);
+	sigaddset(&r->set, SIGCHLD);
+	sigfwd_add(&r->set, SIGFWD_COMMAND);
+	sigprocmask(SIG_BLOCK, &r->set, &r->old);
+	a->caller_mask = r->old;
 	/* The namespaces were made by the stub while the host decided; pid 1
 	 * now starts in them, as this process's child. */
 	/* a gateway for the grant's hosts, or for the toolbelt alone */
-	if (native_stub_launch(a, g->n_hosts > 0 || g->toolbelt, &pid, &pidfd, e) < 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
+	if (loop_new(&r->l.loop, e) < 0 ||
+	    native_stub_launch(a, r->g->n_hosts > 0 || r->g->toolbelt, &r->pid, &r->pidfd, e) < 0) {
+		sigprocmask(SIG_SETMASK, &r->old, NULL);
 		return -1;
 	}
-	/* Anything short of a whole start kills the child before it runs the
-	 * command: it waits for the filter, and a closed pipe ends it. */
-	if (alongside(a->sync_fd, unix_all, a, rec, record_dir, &syncer, g, execution, lp, pid,
-		      e) < 0 ||
-	    (a->gw_fd >= 0 && (channel ? start_relay(a->gw_fd, channel, &l, e)
-				       : start_gateway(g, a->gw_fd, record_dir, loop, &l.gw, e)) < 0)) {
-		struct child_status st;
-		int saved = errno;
-		struct err *ignored = NULL;
+	r->made = true;
+	if (before_record(r, e) < 0)
+		return undo(r, e);
+	return 0;
+}
 
-		close(a->sync_fd);
-		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-		waitpid(pid, NULL, 0);
-		limits_remove(lp);
-		gateway_free(l.gw);
-		stop_relay(&l);
-		sync_finish(&syncer, &ignored); /* the first failure is the cause */
-		err_free(ignored);
-		/* A step the child failed first is the cause: name it. */
-		if (read(a->status_fd, &st, sizeof(st)) == (ssize_t)sizeof(st) && !st.exec) {
-			text_printable(st.step, sizeof(st.step));
-			err_free(*e);
-			*e = NULL;
-			return err_set(e, ERR_UNAVAILABLE, st.err, "%.*s", CHILD_STEP_MAX, st.step);
-		}
-		return err_set(e, ERR_UNAVAILABLE, saved, "start the sandbox");
+int native_create(const struct grant *g, const struct plan *p, const struct plan_paths *paths,
+		  const struct provider_launch *pl, struct provider_run **run, json_t **pin,
+		  struct err **e)
+{
+	return native_create_relayed(g, p, paths, pl, NULL, run, pin, e);
+}
+
+int native_create_relayed(const struct grant *g, const struct plan *p,
+			  const struct plan_paths *paths, const struct provider_launch *pl,
+			  const char *channel, struct provider_run **run, json_t **pin,
+			  struct err **e)
+{
+	struct provider_run *r;
+	int abi = confine_landlock_abi();
+
+	*run = NULL;
+	if (pin)
+		*pin = NULL;
+	/* (each failure returns -1 itself: *run is NULL on every one) */
+	if (abi < LANDLOCK_ABI_FLOOR) {
+		err_set(e, ERR_UNAVAILABLE, 0, "landlock: ABI %d is below %d; see `cordon doctor`",
+			abi, LANDLOCK_ABI_FLOOR);
+		return -1;
 	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		err_set(e, ERR_INTERNAL, ENOMEM, "the sandbox");
+		return -1;
+	}
+	*r = (struct provider_run){ .g = g, .record_dir = paths->record_dir,
+				    .execution = paths->execution, .channel = channel,
+				    .quiet = pl->quiet, .pidfd = -1,
+				    .syncer = { .done_fd = -1 } };
+	r->leaver = (struct mover){ .lp = &r->lp, .tell_fd = -1, .leave = true };
+	r->l = (struct root){ .code = 125, .syncer = &r->syncer, .leaver = &r->leaver,
+			      .status_fd = -1, .pidfd = -1 };
+	/* The command's whole environment, made here: pid 1 is handed no
+	 * value of the caller's that the policy does not pass. */
+	if (envfilter_for_command(environ, g->env_pass, p->env, pl->quiet ? NULL : stderr,
+				  &r->env) < 0) {
+		run_free(r);
+		err_set(e, ERR_INTERNAL, ENOMEM, "the command's environment");
+		return -1;
+	}
+	if (mounts_plan(g, &r->mp, e) < 0) {
+		run_free(r);
+		return -1;
+	}
+	r->a = (struct child_args){ .mp = &r->mp, .landlock_abi = abi, .argv = p->argv,
+				    .env = r->env, .gw_fd = -1, .sync_fd = -1, .status_fd = -1 };
+	if (make(r, e) < 0) {
+		run_free(r);
+		return -1;
+	}
+	*run = r;
+	return 0;
+}
+
+int native_start(struct provider_run *r, struct err **e)
+{
+	struct child_args *a = &r->a;
+
+	if (after_record(r, e) < 0 ||
+	    (a->gw_fd >= 0 &&
+	     (r->channel ? net_relay_start(a->gw_fd, r->channel, r->l.loop, &r->l.relay, e)
+			 : net_gateway_start(r->g, a->gw_fd, r->record_dir, r->l.loop, &r->l.gw,
+					     e)) < 0))
+		return undo(r, e);
 	close(a->sync_fd);
-	leaver.pid = pid;
-	l.pidfd = pidfd;
-	l.status_fd = a->status_fd;
+	a->sync_fd = -1;
+	r->leaver.pid = r->pid;
+	r->l.pidfd = r->pidfd;
+	r->l.status_fd = a->status_fd; /* the loop's now */
+	a->status_fd = -1;
 	if (a->gw_fd >= 0)
 		close(a->gw_fd);
-	if (wait_child(&l, &set) < 0) {
-		int saved = errno;
-		struct err *ignored = NULL;
+	a->gw_fd = -1;
+	return 0;
+}
 
-		gateway_free(l.gw);
-		stop_relay(&l);
-		sync_finish(&syncer, &ignored);
+/* The loop until the command is gone, then what it leaves: the terminal,
+ * the record durable, the cgroups removed, the notes. The command's
+ * status, or -1 with *e. */
+static int finish(struct provider_run *r, struct err **e)
+{
+	struct root *l = &r->l;
+	struct err *ignored = NULL;
+
+	if (wait_child(l, &r->set) < 0) {
+		int saved = errno;
+
+		gateway_free(l->gw);
+		l->gw = NULL;
+		stop_relay(l);
+		syncer_finish(&r->syncer, &ignored);
 		err_free(ignored);
-		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-		mover_finish(&leaver, 0, &ignored);
+		ignored = NULL;
+		syscall(SYS_pidfd_send_signal, r->pidfd, SIGKILL, NULL, 0);
+		mover_finish(&r->leaver, 0, &ignored);
 		err_free(ignored);
-		limits_remove(lp);
+		limits_remove(&r->lp);
 		return err_set(e, ERR_UNAVAILABLE, saved, "wait for the sandbox");
 	}
 	reclaim_terminal();
-	terminal_restore(&term);
+	terminal_restore(&r->term);
 	/* Nothing is reported before the record is durable. */
-	int synced = sync_finish(&syncer, e);
+	int synced = syncer_finish(&r->syncer, e);
 	/* the command and all it started are gone, pid 1 out of the cgroups
 	 * (else the removal waits for pid 1's own exit) */
-	struct err *ignored = NULL;
-	mover_finish(&leaver, 0, &ignored);
+	mover_finish(&r->leaver, 0, &ignored);
 	err_free(ignored);
-	limits_remove(lp);
-	stop_relay(&l);
-	if (synced < 0) {
-		gateway_free(l.gw);
+	limits_remove(&r->lp);
+	stop_relay(l);
+	if (synced < 0)
+		return -1;
+	if (!r->quiet)
+		limits_note(&r->lp, stderr);
+	if (l->gw && !r->quiet)
+		note_refused(l->gw);
+	/* The step crossed from inside: printed as plain text only. */
+	text_printable(l->st.step, sizeof(l->st.step));
+	if (l->have_status && !l->st.exec)
+		return err_set(e, ERR_UNAVAILABLE, l->st.err, "%.*s", CHILD_STEP_MAX, l->st.step);
+	if (l->have_status) {
+		fprintf(stderr, "cordon: exec `%s`: %s\n", r->a.argv[0], strerror(l->st.err));
+		return l->st.err == ENOENT ? 127 : 126;
+	}
+	return l->code;
+}
+
+int native_wait(struct provider_run *r, struct provider_exit *x, struct err **e)
+{
+	int code = finish(r, e);
+
+	run_free(r);
+	if (code < 0)
+		return -1;
+	*x = (struct provider_exit){ .code = code };
+	return code;
+}
+
+void native_discard(struct provider_run *r)
+{
+	struct err *ignored = NULL;
+
+	if (r && r->made && !r->undone) {
+		(void)undo(r, &ignored);
+		err_free(ignored);
+	}
+	run_free(r);
+}
+
+int native_run_steps(const struct grant *g, const struct plan *p,
+		     const struct plan_paths *paths, int (*record)(void *ctx, struct err **e),
+		     void *ctx, bool quiet, const char *channel, struct err **e)
+{
+	struct provider_launch pl = { .quiet = quiet };
+	struct provider_exit x = { 0 };
+	struct provider_run *run = NULL;
+
+	if (native_create_relayed(g, p, paths, &pl, channel, &run, NULL, e) < 0)
+		return -1;
+	/* a record that fails ends the sandbox as any failure before the
+	 * go does, and names the child's failed step when it has one */
+	if (record(ctx, e) < 0) {
+		(void)undo(run, e);
+		native_discard(run);
 		return -1;
 	}
-	if (!rec->quiet)
-		limits_note(lp, stderr);
-	if (l.gw && !rec->quiet)
-		note_refused(l.gw);
-	gateway_free(l.gw);
-	/* The step crossed from inside: printed as plain text only. */
-	text_printable(l.st.step, sizeof(l.st.step));
-	if (l.have_status && !l.st.exec)
-		return err_set(e, ERR_UNAVAILABLE, l.st.err, "%.*s", CHILD_STEP_MAX, l.st.step);
-	if (l.have_status) {
-		fprintf(stderr, "cordon: exec `%s`: %s\n", a->argv[0], strerror(l.st.err));
-		return l.st.err == ENOENT ? 127 : 126;
+	if (native_start(run, e) < 0) {
+		native_discard(run);
+		return -1;
 	}
-	return l.code;
-}
-
-int native_run(const struct grant *g, const struct plan *p,
-	       const struct plan_paths *paths, const struct provider_record *rec,
-	       struct err **e)
-{
-	return native_run_relayed(g, p, paths, rec, NULL, e);
-}
-
-int native_run_relayed(const struct grant *g, const struct plan *p,
-		       const struct plan_paths *paths, const struct provider_record *rec,
-		       const char *channel, struct err **e)
-{
-	struct mount_plan mp = { 0 };
-	struct child_args a = { 0 };
-	_cleanup_strv_ char **env = NULL;
-	struct limits_plan lp = { 0 };
-	int abi, rc = -1;
-
-	abi = confine_landlock_abi();
-	if (abi < LANDLOCK_ABI_FLOOR)
-		return err_set(e, ERR_UNAVAILABLE, 0,
-			       "landlock: ABI %d is below %d; see `cordon doctor`", abi,
-			       LANDLOCK_ABI_FLOOR);
-	/* The command's whole environment, made here: pid 1 is handed no
-	 * value of the caller's that the policy does not pass. */
-	if (envfilter_for_command(environ, g->env_pass, p->env, rec->quiet ? NULL : stderr,
-				  &env) < 0)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "the command's environment");
-	/* the limits are decided and the cgroups made while the child builds
-	 * its filesystem (alongside) */
-	if (mounts_plan(g, &mp, e) == 0) {
-		a = (struct child_args){ .mp = &mp, .landlock_abi = abi, .argv = p->argv,
-					 .env = env, .gw_fd = -1 };
-		rc = launch(&a, g, rec, paths->record_dir, paths->execution, channel, &lp, e);
-	}
-	mounts_plan_clear(&mp);
-	limits_clear(&lp);
-	return rc;
+	return native_wait(run, &x, e) < 0 ? -1 : x.code;
 }

@@ -1,44 +1,39 @@
-/* run.c: an srt launch, from the sandbox root (this process). It binds
- * the gateway's loopback listeners (srt's external proxy, so cordon's
- * allow and deny lists, address guard and audit log decide every
- * connection), records and pins the plan, writes srt's settings with
- * the listeners' ports, runs the preflight, then starts srt (beneath a
- * keeper, below) and serves one loop: the gateway, signals to forward,
- * the keeper's exit. */
-#include "sandbox/srt/srt.h"
+/* run.c: an srt launch, from the sandbox root (this process), in
+ * provider/provider.h's steps (run.h). create binds the gateway's
+ * loopback listeners (srt's external proxy, so cordon's allow and deny
+ * lists, address guard and audit log decide every connection) and builds
+ * srt's settings with their ports; the host records and pins the plan;
+ * start writes the settings, runs the preflight, then starts srt
+ * beneath a keeper (keeper.h); wait serves one loop: the gateway, signals
+ * to forward, the keeper's exit. */
+#include "sandbox/srt/run.h"
+#include "provider/provider.h"
+#include "sandbox/srt/keeper.h"
+#include "sandbox/srt/settings.h"
+#include "sandbox/srt/tools.h"
 #include "gateway/gateway.h"
 #include "lib/sigfwd.h"
 #include "sandbox/adopt.h"
 #include "sandbox/terminal.h"
-#include "lib/text.h"
 #include "sandbox/srt/limits.h"
 #include "lib/cleanup.h"
 #include "lib/fs.h"
 #include "lib/json.h"
 #include "lib/loop.h"
-#include "lib/strv.h"
-#include "policy/envfilter.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
-#include <stdnoreturn.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* One protocol's listeners: 127.0.0.1 and, where the host has IPv6, ::1
  * on the same port, since srt's bridge dials "localhost" and may take
@@ -111,6 +106,28 @@ static void listener_close(struct listener *l)
 	l->fd4 = l->fd6 = -1;
 }
 
+/* An srt launch between create and wait (run.h). The grant, the plan and
+ * the paths are the caller's. */
+struct provider_run {
+	const struct grant *g;
+	const struct plan *p;
+	const struct plan_paths *paths;
+	bool quiet;
+	struct listener ls[2];		/* the gateway's until it takes them */
+	struct limits_plan lp;
+	char *sockdir;			/* the launch's own socket dir */
+	struct srt_env t;
+	json_t *settings;
+	char *file;			/* the settings' path in the record dir */
+	struct loop *loop;
+	struct gateway *gw;
+	struct terminal term;
+	sigset_t set, old;		/* blocked by start; the caller's mask */
+	bool blocked;
+	int pidfd, sfd, go;
+	pid_t pid;			/* the keeper, once started */
+};
+
 /* The gateway over the listeners (it takes them), its audit log in the
  * record dir, which the sandbox cannot reach. */
 static int start_gateway(const struct grant *g, struct listener ls[2], const char *record_dir,
@@ -159,261 +176,57 @@ static int same_srt(const struct plan *p, const struct srt_env *t, struct err **
 	return err_set(e, ERR_DENIED, 0, "the plan is not an srt plan");
 }
 
-/* Record, settings, preflight: everything before srt runs the command. */
-static int prepare(const struct grant *g, const struct plan *p, const struct plan_paths *paths,
-		   const struct provider_record *rec, struct listener ls[2],
-		   struct limits_plan *lp, struct loop *loop, struct gateway **gw, struct err **e)
+/* Before the host's record: srt and its helpers found again (they must
+ * be the plan's), the settings built. Nothing is written or started. */
+static int prepare(struct provider_run *r, struct err **e)
 {
-	struct srt_env t = { 0 };
 	struct srt_helpers h;
-	struct srt_ports ports = { ls[0].port, ls[1].port };
+	struct srt_ports ports = { r->ls[0].port, r->ls[1].port };
 	_cleanup_free_ char *self = NULL;
-	_cleanup_json_ json_t *settings = NULL;
-	_cleanup_free_ char *file = fs_path_join(paths->record_dir, SRT_SETTINGS_FILE);
-	int r = file ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "srt");
+	int rc;
 
+	r->file = fs_path_join(r->paths->record_dir, SRT_SETTINGS_FILE);
+	rc = r->file ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "srt");
 	/* The plan asked srt its version moments ago, in this process; the
 	 * helpers and srt are looked up again and must be the plan's. */
-	if (r == 0)
-		r = srt_locate(&t, false, e);
-	if (r == 0)
-		r = same_srt(p, &t, e);
-	if (r == 0)
-		r = srt_self_exe(g, &self, e);
-	h = (struct srt_helpers){ t.bwrap, t.socat, t.rg, self };
-	if (r == 0)
-		r = srt_settings_build(g, &h, &ports, &settings, e);
-	if (r == 0)
-		r = srt_limits_settings(settings, p, e);
-	if (r == 0)
-		r = rec->fn(rec->ctx, e);
-	if (r == 0)
-		r = start_gateway(g, ls, paths->record_dir, loop, gw, e);
-	if (r == 0)
-		r = srt_settings_write(paths->record_dir, settings, true, e);
-	if (r == 0)
-		r = plan_sync_record(paths->record_dir, e);
+	if (rc == 0)
+		rc = srt_locate(&r->t, false, e);
+	if (rc == 0)
+		rc = same_srt(r->p, &r->t, e);
+	if (rc == 0)
+		rc = srt_self_exe(r->g, &self, e);
+	h = (struct srt_helpers){ r->t.bwrap, r->t.socat, r->t.rg, self };
+	if (rc == 0)
+		rc = srt_settings_build(r->g, &h, &ports, &r->settings, e);
+	if (rc == 0)
+		rc = srt_limits_settings(r->settings, r->p, e);
+	return rc;
+}
+
+/* After it, everything before srt runs the command: the gateway, the
+ * settings written and the record made durable, srt's socket dir and the
+ * sandbox's cgroups made, the preflight run. */
+static int ready(struct provider_run *r, struct err **e)
+{
+	const struct plan_paths *paths = r->paths;
+	int rc = start_gateway(r->g, r->ls, paths->record_dir, r->loop, &r->gw, e);
+
+	if (rc == 0)
+		rc = srt_settings_write(paths->record_dir, r->settings, true, e);
+	if (rc == 0)
+		rc = plan_sync_record(paths->record_dir, e);
 	_cleanup_free_ char *sockdir = srt_run_sockdir(paths);
-	if (r == 0 && !sockdir)
-		r = err_set(e, ERR_INTERNAL, ENOMEM, "srt");
-	if (r == 0)
-		r = srt_sockdir_make(sockdir, e);
+	if (rc == 0 && !sockdir)
+		rc = err_set(e, ERR_INTERNAL, ENOMEM, "srt");
+	if (rc == 0)
+		rc = srt_sockdir_make(sockdir, e);
 	/* srt binds the cgroups into its sandbox: they must exist first */
-	if (r == 0)
-		r = limits_create(lp, e);
-	if (r == 0)
-		r = srt_preflight(&t, file, paths->record_dir, paths->record_dir, sockdir, e);
-	srt_env_clear(&t);
-	return r;
-}
-
-/* The command's environment: the process's, less the credential-like
- * variables the policy does not pass (policy/envfilter.h), with the
- * plan's own keys. srt hands it on to the command as it is. */
-static char **child_environ(const struct grant *g, const struct plan *p, bool quiet)
-{
-	char **env = NULL;
-
-	return envfilter_for_command(environ, g->env_pass, p->env, quiet ? NULL : stderr,
-				     &env) < 0 ? NULL : env;
-}
-
-/* What the keeper reports when it could not set srt's namespaces up: the
- * step, as the root prints it. */
-struct keeper_fail {
-	int err;	/* the errno of the step */
-	int exec;	/* 1: srt itself could not be executed */
-	char step[64];
-};
-
-/* The keeper's signal that the root is gone: not one the root forwards. */
-#define KEEPER_ORPHANED (SIGRTMIN + 1)
-
-static noreturn void keeper_die(int status_fd, const char *step, int err, int exec)
-{
-	struct keeper_fail f = { .err = err, .exec = exec };
-
-	snprintf(f.step, sizeof(f.step), "%s", step);
-	(void)fs_write_exact(status_fd, &f, sizeof(f));
-	_exit(exec ? 127 : 125);
-}
-
-/* The keeper is the first process of namespaces of cordon's own around
- * srt: a pid namespace (every process of the sandbox, srt's helpers on the
- * host side and the command alike, ends when the keeper does, however it
- * ends), and IPC, UTS and cgroup namespaces (srt's own sandbox shares the
- * host's: a command could reach the host's System V and POSIX IPC), a
- * mount namespace for a /proc of that pid namespace (srt names its own
- * files by its pid under /proc), and, when the operator is not root, a
- * user namespace that owns them. The keeper passes on the signals the
- * root forwards and exits with srt's status. When srt exits, or the root
- * dies (the plan's stop is a SIGKILL of the root, which nothing in srt
- * would notice), it ends everything beneath it, then removes what the
- * root would have: the sandbox's cgroups and its bridge socket dir. */
-static noreturn void keeper(const struct plan *p, char **env, const sigset_t *mask,
-			    int status_fd, int go_fd, struct limits_plan *lp, const char *sockdir)
-{
-	struct pollfd root_gone = { .fd = go_fd, .events = POLLIN };
-	sigset_t set;
-	pid_t srt;
-	char go;
-	int sfd, code = 125;
-
-	sigemptyset(&set);
-	sigfwd_add(&set, SIGFWD_COMMAND);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, KEEPER_ORPHANED);
-	/* blocked, so queued for the signalfd even to a namespace's init */
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	/* The root writes the id maps first. */
-	if (fs_read_exact(go_fd, &go, 1) < 0)
-		_exit(125);
-	prctl(PR_SET_PDEATHSIG, KEEPER_ORPHANED);
-	/* the root keeps its end open for its life: gone already? */
-	if (poll(&root_gone, 1, 0) != 0)
-		_exit(125);
-	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
-		keeper_die(status_fd, "srt's namespaces: mount propagation", errno, 0);
-	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-		keeper_die(status_fd, "srt's namespaces: mount /proc", errno, 0);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (sfd < 0)
-		keeper_die(status_fd, "srt's namespaces: signalfd", errno, 0);
-	srt = fork();
-	if (srt == 0) {
-		/* srt dies with the keeper, whatever else happens. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		sigprocmask(SIG_SETMASK, mask, NULL);
-		execve(p->argv[0], p->argv, env);
-		keeper_die(status_fd, "exec srt", errno, 1);
-	}
-	if (srt < 0)
-		keeper_die(status_fd, "srt's namespaces: fork", errno, 0);
-	close(status_fd);
-	for (;;) {
-		struct signalfd_siginfo si;
-		int ws;
-		pid_t w;
-
-		if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
-			break;
-		if ((int)si.ssi_signo == KEEPER_ORPHANED)
-			break;
-		if (si.ssi_signo != SIGCHLD) {
-			kill(srt, (int)si.ssi_signo);
-			continue;
-		}
-		while ((w = waitpid(-1, &ws, WNOHANG)) > 0)
-			if (w == srt) {
-				code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-				srt = 0;
-			}
-		if (srt == 0)
-			break;
-	}
-	/* The first process of its pid namespace: this ends every other,
-	 * and so would the keeper's own end. */
-	kill(-1, SIGKILL);
-	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-		;
-	/* the root may be gone; it tries again when it is not */
-	limits_remove(lp);
-	srt_sockdir_remove(sockdir);
-	_exit(code);
-}
-
-static int write_proc(pid_t pid, const char *name, const char *text)
-{
-	char path[64];
-	_cleanup_close_ int fd = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	return fs_write_exact(fd, text, strlen(text));
-}
-
-/* The operator's own ids, and nobody else's, in the keeper's user
- * namespace. */
-static int keeper_maps(pid_t pid)
-{
-	char map[64];
-
-	if (write_proc(pid, "setgroups", "deny") < 0)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
-	if (write_proc(pid, "uid_map", map) < 0)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
-	return write_proc(pid, "gid_map", map);
-}
-
-/* Start the keeper in its namespaces; *go_keep is the end of the pipe
- * the root holds for its life (the keeper sees the root gone by it). */
-static pid_t spawn(const struct grant *g, const struct plan *p, bool quiet,
-		   const sigset_t *mask, struct limits_plan *lp, const char *sockdir, int *pidfd,
-		   int *go_keep, struct err **e)
-{
-	_cleanup_strv_ char **env = child_environ(g, p, quiet);
-	unsigned long flags = SIGCHLD | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC |
-			      CLONE_NEWUTS | CLONE_NEWCGROUP |
-			      (geteuid() != 0 ? CLONE_NEWUSER : 0);
-	int status[2] = { -1, -1 }, go[2] = { -1, -1 };
-	struct keeper_fail f;
-	pid_t pid;
-
-	if (!env)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "start srt");
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, status) < 0 ||
-	    pipe2(go, O_CLOEXEC) < 0) {
-		int saved = errno;
-		for (int i = 0; i < 2; i++) {
-			if (status[i] >= 0)
-				close(status[i]);
-		}
-		return err_set(e, ERR_UNAVAILABLE, saved, "start srt");
-	}
-	pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
-	if (pid == 0) {
-		close(status[0]);
-		close(go[1]);
-		keeper(p, env, mask, status[1], go[0], lp, sockdir);
-	}
-	close(status[1]);
-	close(go[0]);
-	if (pid < 0) {
-		int saved = errno;
-		close(status[0]);
-		close(go[1]);
-		return err_set(e, ERR_UNAVAILABLE, saved,
-			       "srt's namespaces: clone (user namespaces usable? see `cordon doctor`)");
-	}
-	const char *step = NULL;
-	if ((flags & CLONE_NEWUSER) && keeper_maps(pid) < 0)
-		step = "srt's namespaces: write the id maps";
-	else if ((*pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0 ||
-		 fs_write_exact(go[1], "g", 1) < 0)
-		step = "start srt";
-	if (step) {
-		int saved = errno;
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		close(status[0]);
-		close(go[1]);
-		return err_set(e, ERR_UNAVAILABLE, saved, "%s", step);
-	}
-	*go_keep = go[1];
-	/* srt started (the status socket closed by its exec) or a step failed */
-	if (fs_read_exact(status[0], &f, sizeof(f)) == 0) {
-		close(status[0]);
-		waitpid(pid, NULL, 0);
-		f.step[sizeof(f.step) - 1] = '\0';
-		text_printable(f.step, sizeof(f.step));
-		return err_set(e, ERR_UNAVAILABLE, f.err, "%s", f.step);
-	}
-	close(status[0]);
-	return pid;
+	if (rc == 0)
+		rc = limits_create(&r->lp, e);
+	if (rc == 0)
+		rc = srt_preflight(&r->t, r->file, paths->record_dir, paths->record_dir, sockdir, e);
+	srt_env_clear(&r->t);
+	return rc;
 }
 
 /* The keeper, as the loop sees it. */
@@ -488,64 +301,149 @@ static void note_refused(const struct gateway *gw)
 		fprintf(stderr, "cordon: network: refused %s\n", lines[i]);
 }
 
-int srt_run(const struct grant *g, const struct plan *p, const struct plan_paths *paths,
-	    const struct provider_record *rec, struct err **e)
+/* What the run holds, removed and freed: the keeper (when start left
+ * one) has ended everything beneath it. */
+static void run_free(struct provider_run *r)
 {
-	struct listener ls[2] = { { -1, -1, 0 }, { -1, -1, 0 } };
-	struct limits_plan lp = { 0 };
-	_cleanup_free_ char *sockdir = srt_run_sockdir(paths);
-	struct loop *loop = NULL;
-	struct gateway *gw = NULL;
-	struct terminal term;
-	sigset_t set, old;
-	int pidfd = -1, sfd = -1, go = -1, code = -1;
-	unsigned long long ns = 0;
-	pid_t pid;
+	srt_sockdir_remove(r->sockdir);
+	if (r->go >= 0)
+		close(r->go);
+	/* the keeper has ended everything beneath it */
+	limits_remove(&r->lp);
+	limits_clear(&r->lp);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	if (r->sfd >= 0)
+		close(r->sfd);
+	gateway_free(r->gw);
+	loop_free(r->loop);
+	listener_close(&r->ls[0]);
+	listener_close(&r->ls[1]);
+	srt_env_clear(&r->t);
+	json_decref(r->settings);
+	free(r->file);
+	free(r->sockdir);
+	free(r);
+}
 
-	terminal_save(&term);
+/* The caller's signal mask and terminal back, once srt was started (or
+ * could not be). */
+static void unblock(struct provider_run *r)
+{
+	if (!r->blocked)
+		return;
+	sigprocmask(SIG_SETMASK, &r->old, NULL);
+	terminal_restore(&r->term);
+	r->blocked = false;
+}
+
+int srt_create(const struct grant *g, const struct plan *p, const struct plan_paths *paths,
+	       const struct provider_launch *pl, struct provider_run **run, json_t **pin,
+	       struct err **e)
+{
+	struct provider_run *r = calloc(1, sizeof(*r));
+
+	*run = NULL;
+	if (pin)
+		*pin = NULL;
+	if (!r) {
+		err_set(e, ERR_INTERNAL, ENOMEM, "srt");
+		return -1; /* (itself: *run is NULL on every failure) */
+	}
+	*r = (struct provider_run){ .g = g, .p = p, .paths = paths, .quiet = pl->quiet,
+				    .ls = { { -1, -1, 0 }, { -1, -1, 0 } },
+				    .pidfd = -1, .sfd = -1, .go = -1, .pid = -1 };
+	r->sockdir = srt_run_sockdir(paths);
+	terminal_save(&r->term);
 	/* the plan's cgroups must still be this host's */
-	if (limits_decide(NULL, g, paths->execution, &lp, e) < 0 ||
-	    srt_limits_check_plan(p, &lp, g, e) < 0 || listener_open(&ls[0], e) < 0 ||
-	    listener_open(&ls[1], e) < 0 || loop_new(&loop, e) < 0 ||
-	    prepare(g, p, paths, rec, ls, &lp, loop, &gw, e) < 0)
-		goto out;
-	sigemptyset(&set);
-	sigfwd_add(&set, SIGFWD_COMMAND);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	pid = sfd < 0 ? err_set(e, ERR_UNAVAILABLE, errno, "start srt")
-	      : !sockdir ? err_set(e, ERR_INTERNAL, ENOMEM, "start srt")
-			 : spawn(g, p, rec->quiet, &old, &lp, sockdir, &pidfd, &go, e);
-	if (pid < 0) {
+	if (limits_decide(NULL, g, paths->execution, &r->lp, e) < 0 ||
+	    srt_limits_check_plan(p, &r->lp, g, e) < 0 || listener_open(&r->ls[0], e) < 0 ||
+	    listener_open(&r->ls[1], e) < 0 || loop_new(&r->loop, e) < 0 || prepare(r, e) < 0) {
+		run_free(r);
+		return -1;
+	}
+	*run = r;
+	return 0;
+}
+
+int srt_start(struct provider_run *r, struct err **e)
+{
+	unsigned long long ns = 0;
+
+	if (ready(r, e) < 0)
+		return -1;
+	sigemptyset(&r->set);
+	sigfwd_add(&r->set, SIGFWD_COMMAND);
+	sigprocmask(SIG_BLOCK, &r->set, &r->old);
+	r->blocked = true;
+	r->sfd = signalfd(-1, &r->set, SFD_CLOEXEC);
+	r->pid = r->sfd < 0 ? err_set(e, ERR_UNAVAILABLE, errno, "start srt")
+		 : !r->sockdir ? err_set(e, ERR_INTERNAL, ENOMEM, "start srt")
+			       : srt_keeper_spawn(r->g, r->p, r->quiet, &r->old, &r->lp,
+						  r->sockdir, &r->pidfd, &r->go, e);
+	if (r->pid < 0) {
 		/* nothing of the command ran */
-	} else if (sandbox_ns_id(pid, &ns, e) < 0 || sandbox_ns_record(paths->record_dir, ns, e) < 0 ||
-		   sandbox_root_record(paths->record_dir, pid, e) < 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	} else if (wait_srt(loop, pid, pidfd, sfd, &code) < 0) {
+		unblock(r);
+		return -1;
+	}
+	if (sandbox_ns_id(r->pid, &ns, e) < 0 ||
+	    sandbox_ns_record(r->paths->record_dir, ns, e) < 0 ||
+	    sandbox_root_record(r->paths->record_dir, r->pid, e) < 0) {
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, NULL, 0);
+		r->pid = -1;
+		unblock(r);
+		return -1;
+	}
+	return 0;
+}
+
+int srt_wait(struct provider_run *r, struct provider_exit *x, struct err **e)
+{
+	int code = -1;
+
+	if (wait_srt(r->loop, r->pid, r->pidfd, r->sfd, &code) < 0) {
 		err_set(e, ERR_UNAVAILABLE, errno, "wait for srt");
 		code = -1;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	terminal_restore(&term);
-	if (code >= 0 && !rec->quiet) {
-		limits_note(&lp, stderr);
-		note_refused(gw);
+	unblock(r);
+	if (code >= 0 && !r->quiet) {
+		limits_note(&r->lp, stderr);
+		note_refused(r->gw);
 	}
-out:
-	srt_sockdir_remove(sockdir);
-	if (go >= 0)
-		close(go);
-	/* the keeper has ended everything beneath it */
-	limits_remove(&lp);
-	limits_clear(&lp);
-	if (pidfd >= 0)
-		close(pidfd);
-	if (sfd >= 0)
-		close(sfd);
-	gateway_free(gw);
-	loop_free(loop);
-	listener_close(&ls[0]);
-	listener_close(&ls[1]);
+	run_free(r);
+	if (code < 0)
+		return -1;
+	*x = (struct provider_exit){ .code = code };
 	return code;
+}
+
+void srt_discard(struct provider_run *r)
+{
+	if (!r)
+		return;
+	/* a keeper started and never waited for: ended, with all beneath it */
+	if (r->pid > 0) {
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, NULL, 0);
+	}
+	unblock(r);
+	run_free(r);
+}
+
+int srt_run_steps(const struct grant *g, const struct plan *p, const struct plan_paths *paths,
+		  int (*record)(void *ctx, struct err **e), void *ctx, bool quiet,
+		  struct err **e)
+{
+	struct provider_launch pl = { .quiet = quiet };
+	struct provider_exit x = { 0 };
+	struct provider_run *run = NULL;
+
+	if (srt_create(g, p, paths, &pl, &run, NULL, e) < 0)
+		return -1;
+	if (record(ctx, e) < 0 || srt_start(run, e) < 0) {
+		srt_discard(run);
+		return -1;
+	}
+	return srt_wait(run, &x, e) < 0 ? -1 : x.code;
 }
