@@ -266,6 +266,8 @@ enum MHD_Result hostd_api_request(void *cls, struct MHD_Connection *c, const cha
 	if (!hostd_body_step(con_cls, upload, upload_size, BODY_MAX, &ret))
 		return ret;
 	b = *con_cls;
+	/* the request is whole: no longer a waiting connection (admit.c) */
+	hostd_admit_served(d, c);
 	if (!authorized(d, c))
 		return hostd_fail(c, "unauthorized",
 			    "the operator's token, from the daemon's own user, is required");

@@ -286,6 +286,8 @@ void hostd_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	for (struct attaching *a = d->attaches; a; a = a->next)
 		if (a->c == c)
 			a->c = NULL;
+	/* a kept-alive connection waits for its next request */
+	hostd_admit_idle(d, c);
 	hostd_body_done(cls, c, con_cls, why);
 }
 

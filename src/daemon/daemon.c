@@ -145,6 +145,7 @@ static void serve(struct loop *l, struct loop_hook *h)
 		hostd_follow_resume(d);
 	}
 	MHD_run(d->mhd);
+	hostd_admit_sweep(d);
 	if (d->stop) {
 		loop_stop(l);
 		return;
@@ -173,6 +174,7 @@ static int serve_api(struct hostd *d, struct err **e)
 	d->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0,
 				  NULL, NULL, hostd_api_request, d, MHD_OPTION_LISTEN_SOCKET, d->lfd,
 				  MHD_OPTION_NOTIFY_COMPLETED, hostd_on_completed, d,
+				  MHD_OPTION_NOTIFY_CONNECTION, hostd_admit_notify, d,
 				  MHD_OPTION_CONNECTION_LIMIT, 256U, MHD_OPTION_CONNECTION_TIMEOUT, 60U,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
 				  MHD_OPTION_END);
@@ -199,6 +201,7 @@ static void teardown(struct hostd *d)
 			if (a->c && !a->status)
 				MHD_resume_connection(a->c);
 		MHD_stop_daemon(d->mhd);
+		hostd_admit_clear(d);
 	}
 	toolbelt_free(d->tb);
 	while (d->segs)

@@ -22,6 +22,7 @@ struct err;
 struct host_binding;
 struct host_config;
 struct host_exec;
+struct admit_conn;
 struct hostd_body;
 struct toolbelt;
 
@@ -38,6 +39,12 @@ struct toolbelt;
 #define RECONCILE_S 5
 /* A followed log's suspended connections are resumed this often. */
 #define FOLLOW_MS 200
+/* The API's connections waiting for their request (admit.c): cut after
+ * this long, beyond this many from one peer, and the oldest beyond this
+ * many in all (of the 256 slots libmicrohttpd has). */
+#define ADMIT_WAIT_MS 10000
+#define ADMIT_PEER_MAX 8U
+#define ADMIT_WAITING_MAX 64U
 
 /* A segment this daemon started and still supervises. */
 struct seg {
@@ -114,7 +121,21 @@ struct hostd {
 	unsigned int passes;	/* reconcile passes so far */
 	pid_t sweeps[HOSTD_SWEEPS_MAX];	/* container sweeps running (0: none) */
 	int lockfd;		/* held for the daemon's life */
+	struct admit_conn *admitted;	/* the API's connections (admit.c) */
 };
+
+/* admit.c: the API's connections, bounded (see there). */
+/* MHD_OPTION_NOTIFY_CONNECTION: a connection counted, or let go. */
+void hostd_admit_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+			enum MHD_ConnectionNotificationCode code);
+/* c's request is whole: it is served, no longer waiting. */
+void hostd_admit_served(struct hostd *d, struct MHD_Connection *c);
+/* c's response ended: it waits for its next request. */
+void hostd_admit_idle(struct hostd *d, struct MHD_Connection *c);
+/* Cut what waited too long (each turn of the API). */
+void hostd_admit_sweep(struct hostd *d);
+/* Forget every connection (the server has stopped). */
+void hostd_admit_clear(struct hostd *d);
 
 /* state.c: the daemon's start on its state dir. */
 /* The state dir (made when missing), its private/, runs/ and workspaces/
