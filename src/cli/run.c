@@ -6,8 +6,8 @@
 #include "cli/launch.h"
 #include "lib/cleanup.h"
 #include "lib/num.h"
+#include "provider/provider.h"
 #include "sandbox/native/native.h"
-#include "sandbox/provider.h"
 #include "sandbox/srt/srt.h"
 
 #include <errno.h>
@@ -60,7 +60,7 @@ int cli_run(int argc, char **argv)
 	o.defer_record = 1;
 	/* The provider's slow start (native: the namespaces) runs alongside
 	 * the policy, the guard and the plan. */
-	const struct provider *prov = provider_find(o.provider);
+	const struct provider *prov = provider_find_kind(o.provider, PROVIDER_PROCESS);
 	if (prov && prov->prestart)
 		prov->prestart();
 	if (launch_prepare(&o, &l, &e) < 0) {

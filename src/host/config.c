@@ -2,6 +2,7 @@
  * JSON path of what it refuses; a value is never echoed (an env value or a
  * path may be something the operator would not want in a log). */
 #include "host/config.h"
+#include "container/contract.h"
 #include "container/ssh/target.h"
 #include "host/gitws.h"
 #include "host/launch.h"

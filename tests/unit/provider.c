@@ -1,0 +1,106 @@
+/* tests/unit/provider.c: finding a provider among a program's registry
+ * (src/provider/provider.c): the default when a launch names none, an
+ * unknown name refused, a name of another kind refused where one kind is
+ * asked for, the names of a kind for messages, and a pin that names no
+ * provider, an unknown one or one of another kind failing closed, named. */
+#include "lib/cleanup.h"
+#include "lib/json.h"
+#include "provider/provider.h"
+#include "sandbox/native/native.h"
+#include "sandbox/none/none.h"
+#include "sandbox/srt/srt.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* This program's registry: cordon's. */
+const struct provider *const providers[] = { &native_provider, &srt_provider, &none_provider,
+					     NULL };
+
+/* provider_of on a document; the refusal's message in *msg. */
+static const struct provider *of(const char *doc, enum provider_kind kind, char **msg)
+{
+	_cleanup_json_ json_t *j = json_loads(doc, 0, NULL);
+	struct err *e = NULL;
+	const struct provider *p = provider_of(j, kind, &e);
+
+	*msg = e && e->msg ? strdup(e->msg) : NULL;
+	if (e && e->reason != ERR_UNAVAILABLE)
+		diag("reason %d", (int)e->reason);
+	err_free(e);
+	return p;
+}
+
+static void finding(void)
+{
+	char buf[64];
+
+	ok(provider_find(NULL) == &native_provider, "no name is the default: native");
+	ok(provider_find("srt") == &srt_provider, "srt by name");
+	ok(provider_find("none") == &none_provider, "none by name");
+	ok(provider_find("bogus") == NULL, "an unknown name is refused");
+	ok(provider_find("") == NULL, "an empty name is refused");
+	ok(provider_find("Native") == NULL, "a name is exact (no case folding)");
+	ok(provider_find("docker") == NULL, "a provider of another program is not this one's");
+	ok(provider_find_kind(NULL, PROVIDER_PROCESS) == &native_provider,
+	   "the default is a process provider");
+	ok(provider_find_kind("none", PROVIDER_PROCESS) == NULL,
+	   "none is not a process provider (never `cordon run`'s)");
+	ok(provider_find_kind("none", PROVIDER_NONE) == &none_provider, "none is of its own kind");
+	ok(provider_find_kind("srt", PROVIDER_CONTAINER) == NULL,
+	   "a process provider is not a container one");
+	is_str(provider_names(PROVIDER_PROCESS, buf, sizeof(buf)), "native, srt",
+	       "the process providers' names, for messages");
+	is_str(provider_names(PROVIDER_CONTAINER, buf, sizeof(buf)), "",
+	       "no container provider in this program");
+	is_str(provider_names(PROVIDER_PROCESS, buf, 9), "native",
+	       "the names truncated to the buffer, never past it");
+}
+
+static void pins(void)
+{
+	static const struct {
+		const char *doc;
+		enum provider_kind kind;
+		const char *said;	/* NULL: found */
+		const char *what;
+	} cases[] = {
+		{ "{\"provider\": \"srt\"}", PROVIDER_PROCESS, NULL, "a pin naming srt is srt's" },
+		{ "{}", PROVIDER_PROCESS, "the provider `(none)` is not in this program",
+		  "a pin naming no provider fails closed" },
+		{ "{\"provider\": \"bogus\"}", PROVIDER_PROCESS,
+		  "the provider `bogus` is not in this program",
+		  "a pin naming an unknown provider fails closed, named" },
+		{ "{\"provider\": 7}", PROVIDER_PROCESS, "the provider `(none)` is not in this program",
+		  "a provider that is not a string fails closed" },
+		{ "{\"provider\": \"none\"}", PROVIDER_PROCESS,
+		  "the provider `none` is not in this program",
+		  "a pin naming a provider of another kind fails closed" },
+		{ "{\"provider\": \"native\"}", PROVIDER_CONTAINER,
+		  "the container provider `native` is not in this program",
+		  "a container pin naming a process provider fails closed, said as a container's" },
+		{ "null", PROVIDER_PROCESS, "the provider `(none)` is not in this program",
+		  "no pin at all fails closed" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *msg = NULL;
+		const struct provider *p = of(cases[i].doc, cases[i].kind, &msg);
+
+		if (cases[i].said)
+			ok(!p && msg && strcmp(msg, cases[i].said) == 0, "%s (%s)", cases[i].what,
+			   msg ? msg : "no message");
+		else
+			ok(p && strcmp(p->name, "srt") == 0 && !msg, "%s", cases[i].what);
+		free(msg);
+	}
+}
+
+int main(void)
+{
+	finding();
+	pins();
+	return done_testing();
+}
