@@ -18,8 +18,6 @@
 #include "plan/plan.h"
 #include "host/launch.h"
 #include "sandbox/adopt.h"
-#include "sandbox/native/native.h"
-#include "sandbox/srt/srt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -346,9 +344,13 @@ int hostd_recover_one(void *ctx, const struct host_segment *s)
 		err_free(e);
 		return 0;
 	} else if (p_ok) {
-		r = live ? (srt_plan_is_srt(p, s->record_dir) ? &srt_provider : &native_provider)
-				   ->adopt(p, s->record_dir, 0, pid, &e)
-			 : 1;
+		/* the provider the segment was pinned with, never a guess */
+		const struct provider *sp = provider_find_kind(s->provider, PROVIDER_PROCESS);
+
+		r = !sp	  ? err_set(&e, ERR_DENIED, 0, "its provider `%s` is not in this program",
+				    s->provider)
+		    : live ? sp->adopt(p, s->record_dir, 0, pid, &e)
+			   : 1;
 	}
 	plan_free(p);
 	/* A wrapper between its sandbox's end and its own (or before its

@@ -90,6 +90,8 @@ static int record(struct host_launch *l, bool launching, struct err **e)
 {
 	struct plan_root root = { .pid = (int)getpid() };
 
+	snprintf(root.provider, sizeof(root.provider), "%s", l->prov->name);
+
 	if (launching && procfs_start_ticks(0, &root.start_ticks, e) < 0)
 		return -1;
 	if (plan_record(l->plan, &l->paths, launching ? &root : NULL, !launching, e) < 0)

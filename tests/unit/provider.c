@@ -2,9 +2,12 @@
  * (src/provider/provider.c): the default when a launch names none, an
  * unknown name refused, a name of another kind refused where one kind is
  * asked for, the names of a kind for messages, and a pin that names no
- * provider, an unknown one or one of another kind failing closed, named. */
+ * provider, an unknown one or one of another kind failing closed, named;
+ * and the provider a root is pinned with read back from the pin
+ * (src/plan/record.c), a pin of old naming none. */
 #include "lib/cleanup.h"
 #include "lib/json.h"
+#include "plan/plan.h"
 #include "provider/provider.h"
 #include "sandbox/native/native.h"
 #include "sandbox/none/none.h"
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* This program's registry: cordon's. */
 const struct provider *const providers[] = { &native_provider, &srt_provider, &none_provider,
@@ -98,9 +102,44 @@ static void pins(void)
 	}
 }
 
+/* The provider pinned with the root, read back; "" for a pin without. */
+static void pinned_root(void)
+{
+	char tmpl[] = "/tmp/cordon-provider-unit.XXXXXX";
+	char *dir = mkdtemp(tmpl), *path = NULL, *digest = NULL;
+	struct plan_root r = { 0 };
+	struct err *e = NULL;
+	FILE *f;
+
+	if (!dir || asprintf(&path, "%s/pins.json", dir) < 0) {
+		ok(0, "a scratch dir");
+		return;
+	}
+	f = fopen(path, "w");
+	fputs("{\"1\": {\"digest\": \"d1\", \"summary\": \"s\", \"root\": {\"pid\": 7, "
+	      "\"start_ticks\": 9, \"provider\": \"srt\"}}, \"2\": {\"digest\": \"d2\", "
+	      "\"summary\": \"s\", \"root\": {\"pid\": 7, \"start_ticks\": 9}}}",
+	      f);
+	fclose(f);
+	ok(plan_read_pin_root(dir, 1, &digest, &r, &e) == 0 && strcmp(r.provider, "srt") == 0,
+	   "the provider pinned with the root is read back");
+	free(digest);
+	digest = NULL;
+	memset(&r, 0, sizeof(r));
+	ok(plan_read_pin_root(dir, 2, &digest, &r, &e) == 0 && r.provider[0] == '\0' &&
+		   provider_find(r.provider) == NULL,
+	   "a pin of old names no provider, and none is found for it");
+	free(digest);
+	err_free(e);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 int main(void)
 {
 	finding();
 	pins();
+	pinned_root();
 	return done_testing();
 }
