@@ -974,33 +974,25 @@ static int ssh_accounts(const struct host_config *c, struct err **e)
 	return sshcfg_accounts_check(cs, names, e);
 }
 
-json_t *host_config_ssh_request(const struct host_config *c, const struct host_binding *b)
+json_t *host_config_launch_request(const struct host_config *c, const struct host_binding *b,
+				   const struct provider *p)
 {
-	json_t *req = json_deep_copy(b->container), *peers = json_array();
+	_cleanup_free_ json_t **peers = calloc(c->n + 1, sizeof(*peers));
+	_cleanup_free_ const char **names = calloc(c->n + 1, sizeof(*names));
+	size_t n = 0;
 
-	if (!req || !peers || json_object_set_new(req, "binding", json_string(b->name)) < 0 ||
-	    json_object_set(req, "peers", peers) < 0)
-		goto fail;
+	if (!peers || !names || !b->provider)
+		return NULL;
 	for (size_t i = 0; i < c->n; i++) {
 		const struct host_binding *o = &c->bindings[i];
-		const json_t *oc = o->container;
 
 		if (strcmp(o->name, b->name) == 0 || !o->provider ||
-		    strcmp(o->provider, "ssh") != 0 || !oc)
+		    strcmp(o->provider, b->provider) != 0 || !o->container)
 			continue;
-		json_t *one = json_pack("{s:s, s:O?, s:O?, s:O?}", "binding", o->name, "remote",
-					json_object_get(oc, "remote"), "host_key",
-					json_object_get(oc, "host_key"), "isolation",
-					json_object_get(oc, "isolation"));
-		if (!one || json_array_append_new(peers, one) < 0)
-			goto fail;
+		peers[n] = o->container;
+		names[n++] = o->name;
 	}
-	json_decref(peers);
-	return req;
-fail:
-	json_decref(peers);
-	json_decref(req);
-	return NULL;
+	return p->launch_config(b->container, b->name, peers, names, n);
 }
 
 int host_config_parse(const char *buf, size_t len, struct host_config **out, struct err **e)

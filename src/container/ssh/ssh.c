@@ -905,9 +905,39 @@ static char *ssh_doctor_key(const json_t *config)
 	return key;
 }
 
+/* The config a launch of binding is given: its own, with its name
+ * ("binding") and its peers' ("peers": [{"binding", "remote", "host_key",
+ * "isolation"}]), for the launch-time account check (which learns the
+ * remote's keys, as the load cannot). NULL: no memory. */
+static json_t *ssh_launch_config(const json_t *config, const char *binding, json_t *const *peers,
+				 const char *const *peer_names, size_t n)
+{
+	json_t *req = json_deep_copy(config), *arr = json_array();
+
+	if (!req || !arr || json_object_set_new(req, "binding", json_string(binding)) < 0 ||
+	    json_object_set(req, "peers", arr) < 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		json_t *one = json_pack("{s:s, s:O?, s:O?, s:O?}", "binding", peer_names[i], "remote",
+					json_object_get(peers[i], "remote"), "host_key",
+					json_object_get(peers[i], "host_key"), "isolation",
+					json_object_get(peers[i], "isolation"));
+
+		if (!one || json_array_append_new(arr, one) < 0)
+			goto fail;
+	}
+	json_decref(arr);
+	return req;
+fail:
+	json_decref(arr);
+	json_decref(req);
+	return NULL;
+}
+
 const struct provider ssh_provider = {
 	.name = "ssh",
 	.kind = PROVIDER_CONTAINER,
+	.launch_config = ssh_launch_config,
 	.plan = ssh_plan,
 	.create = ssh_create_op,
 	.wait = ssh_wait,
