@@ -132,9 +132,10 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,build/san/tests/helpers/%,$(HELPER_SR
 
 # Fuzz targets: libFuzzer needs clang.
 FUZZFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-build/fuzz/%: tests/fuzz/%.c $(SRC_LIB)
+# (each with cordon's provider registry, which the library looks in)
+build/fuzz/%: tests/fuzz/%.c tests/lib/providers.c $(SRC_LIB)
 	@mkdir -p $(@D)
-	$(CLANG) $(BASEFLAGS) $(FUZZFLAGS) -o $@ $< $(SRC_LIB) $(PKG_LIBS)
+	$(CLANG) $(BASEFLAGS) $(FUZZFLAGS) -o $@ $< tests/lib/providers.c $(SRC_LIB) $(PKG_LIBS)
 
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
