@@ -563,6 +563,30 @@ static int parse_container(json_t *c, const char *cp, struct host_binding *out, 
 	return policy_from_value(pol, show(polp), &out->policy, e);
 }
 
+/* The program's process providers as a config error names them:
+ * "native" or "srt". */
+static const char *process_names(char *buf, size_t size)
+{
+	size_t used = 0, n = 0, k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; providers[i]; i++)
+		n += providers[i]->kind == PROVIDER_PROCESS;
+	for (size_t i = 0; providers[i] && used < size; i++) {
+		if (providers[i]->kind != PROVIDER_PROCESS)
+			continue;
+		int w = snprintf(buf + used, size - used, "%s\"%s\"",
+				 k == 0 ? "" : k + 1 == n ? " or " : ", ", providers[i]->name);
+		if (w < 0 || (size_t)w >= size - used) {
+			buf[used] = '\0';	/* whole names only */
+			break;
+		}
+		used += (size_t)w;
+		k++;
+	}
+	return buf;
+}
+
 static int parse_sandbox(json_t *b, const char *path, struct host_binding *out, struct err **e)
 {
 	static const char *const keys[] = { "provider", "policy", NULL };
@@ -595,8 +619,14 @@ static int parse_sandbox(json_t *b, const char *path, struct host_binding *out, 
 	provider = string_at(json_object_get(s, "provider"), pp, e);
 	if (!provider)
 		return -1;
-	if (strcmp(provider, "native") != 0 && strcmp(provider, "srt") != 0)
-		return err_set(e, ERR_CONFIG, 0, "%s: must be \"native\" or \"srt\"", show(pp));
+	/* a process provider of the program's (none is a binding without a
+	 * sandbox section, never one named) */
+	if (!provider_find_kind(provider, PROVIDER_PROCESS)) {
+		char known[128];
+
+		return err_set(e, ERR_CONFIG, 0, "%s: must be %s", show(pp),
+			       process_names(known, sizeof(known)));
+	}
 	out->provider = strdup(provider);
 	if (!out->provider)
 		return oom(e);

@@ -5,12 +5,20 @@
 #include "host/config.h"
 #include "host/gitws.h"
 #include "lib/cleanup.h"
+#include "sandbox/native/native.h"
+#include "sandbox/none/none.h"
+#include "sandbox/srt/srt.h"
 #include "tap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* This program's provider registry: cordon's (a binding's sandbox names
+ * one of its process providers). */
+const struct provider *const providers[] = { &native_provider, &srt_provider, &none_provider,
+					     NULL };
 
 /* Parse doc; on failure *msg (caller frees) and *reason. */
 static int parse(const char *doc, struct host_config **c, char **msg, int *reason)
@@ -241,6 +249,10 @@ static void refusals(void)
 	refused(B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"docker\"}}"), ERR_CONFIG,
 		"bindings.b.sandbox.provider: must be \"native\" or \"srt\"",
 		B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"srt\"}}"));
+	/* none is no sandbox section's: a binding without a sandbox names none */
+	refused(B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"none\"}}"), ERR_CONFIG,
+		"bindings.b.sandbox.provider: must be \"native\" or \"srt\"",
+		B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"native\"}}"));
 	refused(B("{" OKX ", " OKW ", \"sandbox\": {}}"), ERR_CONFIG,
 		"bindings.b.sandbox.provider: missing",
 		B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"native\"}}"));
