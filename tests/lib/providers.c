@@ -1,6 +1,6 @@
-/* tests/lib/providers.c: the provider registry of a test program that
- * links the whole library (a fuzz target): cordon's own (src/cordon.c),
- * so that the library's lookups find what cordon would. */
+/* tests/lib/providers.c: the provider registry of a test program (a unit
+ * test, a fuzz target): cordon's own (src/cordon.c), so that the
+ * library's lookups find what cordon would. */
 #include "provider/provider.h"
 #include "sandbox/native/native.h"
 #include "sandbox/none/none.h"

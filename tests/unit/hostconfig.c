@@ -5,20 +5,12 @@
 #include "host/config.h"
 #include "host/gitws.h"
 #include "lib/cleanup.h"
-#include "sandbox/native/native.h"
-#include "sandbox/none/none.h"
-#include "sandbox/srt/srt.h"
 #include "tap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* This program's provider registry: cordon's (a binding's sandbox names
- * one of its process providers). */
-const struct provider *const providers[] = { &native_provider, &srt_provider, &none_provider,
-					     NULL };
 
 /* Parse doc; on failure *msg (caller frees) and *reason. */
 static int parse(const char *doc, struct host_config **c, char **msg, int *reason)

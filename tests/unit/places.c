@@ -11,9 +11,6 @@
 #include "host/places.h"
 #include "lib/cleanup.h"
 #include "lib/strv.h"
-#include "sandbox/native/native.h"
-#include "sandbox/none/none.h"
-#include "sandbox/srt/srt.h"
 #include "tap.h"
 
 #include <stdio.h>
@@ -21,11 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* This program's provider registry: cordon's (a binding's sandbox names
- * one of its process providers). */
-const struct provider *const providers[] = { &native_provider, &srt_provider, &none_provider,
-					     NULL };
 
 #define KEY "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAk9G1kHvHGUPjL+1vqXeL3Bq+oRP2OFgoS1FaN39RGK"
 

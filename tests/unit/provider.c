@@ -1,5 +1,6 @@
 /* tests/unit/provider.c: finding a provider among a program's registry
- * (src/provider/provider.c): the default when a launch names none, an
+ * (src/provider/provider.c; the registry is tests/lib/providers.c,
+ * cordon's): the default when a launch names none, an
  * unknown name refused, a name of another kind refused where one kind is
  * asked for, the names of a kind for messages, and a pin that names no
  * provider, an unknown one or one of another kind failing closed, named;
@@ -18,10 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* This program's registry: cordon's. */
-const struct provider *const providers[] = { &native_provider, &srt_provider, &none_provider,
-					     NULL };
 
 /* provider_of on a document; the refusal's message in *msg. */
 static const struct provider *of(const char *doc, enum provider_kind kind, char **msg)
