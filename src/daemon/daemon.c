@@ -26,8 +26,8 @@
 #include "lib/procfs.h"
 #include "lib/strv.h"
 #include "plan/plan.h"
+#include "provider/provider.h"
 #include "sandbox/adopt.h"
-#include "sandbox/provider.h"
 
 #include <dirent.h>
 #include <errno.h>
