@@ -8,9 +8,7 @@
 #include "cli/host.h"
 #include "container/docker/docker.h"
 #include "container/ssh/ssh.h"
-#include "sandbox/native/native.h"
-#include "sandbox/none/none.h"
-#include "sandbox/srt/srt.h"
+#include "sandbox/providers.h"
 
 #include <curl/curl.h>
 #include <stdio.h>
@@ -19,8 +17,8 @@
 #include <unistd.h>
 
 /* The first is the default (a launch that names none). */
-const struct provider *const providers[] = { &native_provider, &srt_provider, &none_provider,
-					     &docker_provider, &ssh_provider, NULL };
+const struct provider *const providers[] = { SANDBOX_PROVIDERS, &docker_provider, &ssh_provider,
+					     NULL };
 
 int main(int argc, char **argv)
 {

@@ -2,13 +2,10 @@
  * providers this program has (its registry: the process sandboxes and
  * none; the container providers are cordon-host's). */
 #include "cli/cli.h"
-#include "sandbox/native/native.h"
-#include "sandbox/none/none.h"
-#include "sandbox/srt/srt.h"
+#include "sandbox/providers.h"
 
 /* The first is the default (a launch that names none). */
-const struct provider *const providers[] = { &native_provider, &srt_provider, &none_provider,
-					     NULL };
+const struct provider *const providers[] = { SANDBOX_PROVIDERS, NULL };
 
 int main(int argc, char **argv)
 {
