@@ -1007,7 +1007,7 @@ static int ssh_accounts(const struct host_config *c, struct err **e)
 json_t *host_config_launch_request(const struct host_config *c, const struct host_binding *b,
 				   const struct provider *p)
 {
-	_cleanup_free_ json_t **peers = calloc(c->n + 1, sizeof(*peers));
+	_cleanup_free_ json_t **peers = calloc(c->n + 1, sizeof(json_t *));
 	_cleanup_free_ const char **names = calloc(c->n + 1, sizeof(*names));
 	size_t n = 0;
 
