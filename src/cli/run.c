@@ -110,7 +110,7 @@ int cli_adopt(int argc, char **argv)
 	 * from the plan: a pin that names none, or one this program does not
 	 * have (or one that cannot adopt), is refused. */
 	if (exec_dir && plan_read_pin_root(exec_dir, (unsigned int)segment, &pin, &pinned, &e) == 0 &&
-	    !(prov = provider_find(pinned.provider[0] ? pinned.provider : "")))
+	    !(prov = provider_find(pinned.provider)))
 		err_set(&e, ERR_DENIED, 0, "the pinned provider `%s` is not in this program",
 			pinned.provider[0] ? pinned.provider : "(none)");
 	else if (prov && !prov->adopt)
