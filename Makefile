@@ -48,7 +48,7 @@ SRC_CONTAINER := $(filter-out src/container/ssh/target.c,$(filter src/container/
 SRC_ENGINE := $(filter src/container/docker/engine/%,$(SRC_CONTAINER))
 HOSTD_LIBS := $(shell pkg-config --libs $(HOSTD_PKGS) 2>/dev/null)
 SRC_LIB   := $(filter-out $(SRC_MAIN) $(SRC_HOSTD) $(SRC_CONTAINER),$(SRC_ALL))
-TEST_LIB  := tests/lib/tap.c
+TEST_LIB  := tests/lib/tap.c tests/lib/providers.c
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/*.c)
@@ -74,7 +74,8 @@ $(1)/cordon-host: $(patsubst %.c,$(1)/%.o,$(SRC_HOSTD) $(SRC_CONTAINER)) $(1)/li
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS) $(HOSTD_LIBS)
 
-$(1)/tests/unit/%.t: $(1)/tests/unit/%.o $(1)/tests/lib/tap.o $(1)/libcordon.a
+$(1)/tests/unit/%.t: $(1)/tests/unit/%.o $(1)/tests/lib/tap.o $(1)/tests/lib/providers.o \
+		$(1)/libcordon.a
 	@mkdir -p $$(@D)
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
@@ -102,7 +103,7 @@ $(1)/tests/helpers/fakectr: $(1)/tests/helpers/fakectr.o $(1)/src/cli/container.
 # and libarchive, which both it and the test use
 $(1)/tests/unit/mirror.t: $(1)/tests/unit/mirror.o \
 		$(patsubst %.c,$(1)/%.o,$(filter src/container/ssh/mirror%,$(SRC_CONTAINER))) \
-		$(1)/tests/lib/tap.o $(1)/libcordon.a
+		$(1)/tests/lib/tap.o $(1)/tests/lib/providers.o $(1)/libcordon.a
 	@mkdir -p $$(@D)
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS) $(HOSTD_LIBS)
@@ -132,9 +133,10 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,build/san/tests/helpers/%,$(HELPER_SR
 
 # Fuzz targets: libFuzzer needs clang.
 FUZZFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-build/fuzz/%: tests/fuzz/%.c $(SRC_LIB)
+# (each with cordon's provider registry, which the library looks in)
+build/fuzz/%: tests/fuzz/%.c tests/lib/providers.c $(SRC_LIB)
 	@mkdir -p $(@D)
-	$(CLANG) $(BASEFLAGS) $(FUZZFLAGS) -o $@ $< $(SRC_LIB) $(PKG_LIBS)
+	$(CLANG) $(BASEFLAGS) $(FUZZFLAGS) -o $@ $< tests/lib/providers.c $(SRC_LIB) $(PKG_LIBS)
 
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 

@@ -2,11 +2,13 @@
  * and calls the management API: `cordon daemon` and `cordon job` run it
  * (it is linked with libmicrohttpd and libcurl, which `cordon run` has no
  * use for and would otherwise load at every launch). It dispatches to a
- * subcommand and names the container providers it has. */
+ * subcommand, and names the providers it has (its registry: the
+ * container providers beside the process sandboxes and none). */
 #include "cli/container.h"
 #include "cli/host.h"
 #include "container/docker/docker.h"
 #include "container/ssh/ssh.h"
+#include "sandbox/providers.h"
 
 #include <curl/curl.h>
 #include <stdio.h>
@@ -14,9 +16,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The container providers this program has. */
-const struct container_provider *const container_providers[] = { &docker_provider, &ssh_provider,
-								     NULL };
+/* The first is the default (a launch that names none). */
+const struct provider *const providers[] = { SANDBOX_PROVIDERS, &docker_provider, &ssh_provider,
+					     NULL };
 
 int main(int argc, char **argv)
 {
@@ -39,7 +41,7 @@ int main(int argc, char **argv)
 		return ssh_main(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "container") == 0) {
 		curl_global_init(CURL_GLOBAL_DEFAULT);
-		return container_main(argc - 1, argv + 1, container_providers);
+		return container_main(argc - 1, argv + 1);
 	}
 	fprintf(stderr, "usage: cordon-host daemon|job ... (run through `cordon daemon` and `cordon job`)\n");
 	return 125;

@@ -18,11 +18,9 @@ int cli_gateway(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
 int cli_confine(int argc, char **argv);
 int cli_netprobe(int argc, char **argv);
+/* `wrap`, with the providers of the program that runs it (its
+ * registry: cordon-host's has the container providers). */
 int cli_wrap(int argc, char **argv);
-struct container_provider;
-/* `wrap` with the container providers of the program that runs it
- * (cordon-host's docker); cli_wrap has none. */
-int cli_wrap_with(int argc, char **argv, const struct container_provider *const *containers);
 int cli_cinit(int argc, char **argv);
 int cli_remote_run(int argc, char **argv);
 

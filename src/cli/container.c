@@ -85,13 +85,13 @@ static json_t *read_json(const char *path, struct err **e)
 	return v;
 }
 
-int container_settle_record(const struct container_provider *const *known, const char *record_dir,
+int container_settle_record(const char *record_dir,
 			    const char *job, unsigned int seg, struct err **e)
 {
 	_cleanup_free_ char *buf = NULL, *digest = NULL, *exec_dir = NULL;
 	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record_dir, O_PATH | O_DIRECTORY, 0);
 	_cleanup_json_ json_t *pin = NULL;
-	const struct container_provider *cp;
+	const struct provider *cp;
 	size_t len = 0;
 	char *slash;
 	int st;
@@ -102,7 +102,7 @@ int container_settle_record(const struct container_provider *const *known, const
 		return -1;
 	if (!(pin = parse_object(buf, len)))
 		return err_set(e, ERR_DENIED, 0, "its container pin cannot be read");
-	if (!(cp = container_of(known, pin, e)))
+	if (!(cp = provider_of(pin, PROVIDER_CONTAINER, e)))
 		return -1;
 	/* <exec_dir>/sandbox/<segment> */
 	exec_dir = strdup(record_dir);
@@ -111,7 +111,7 @@ int container_settle_record(const struct container_provider *const *known, const
 	if (!exec_dir || plan_read_pin(exec_dir, seg, &digest, e) < 0)
 		return *e ? -1 : err_set(e, ERR_INTERNAL, ENOMEM, "settle");
 	st = cp->inspect(pin, digest, job, seg, NULL, e);
-	if (st == CONTAINER_RUNNING && cp->stop(pin, e) < 0)
+	if (st == PROVIDER_RUNNING && cp->stop(pin, e) < 0)
 		return -1;
 	if (st < 0)
 		return -1;
@@ -146,7 +146,7 @@ static int segment_args(int argc, char **argv, const char **record, const char *
 /* settle: the daemon's child for a segment whose start helper ended
  * without its exit file; its verdict in the record dir, settle.json
  * ({"verified"}), which the daemon reads once this has ended. */
-static int settle(const struct container_provider *const *known, int argc, char **argv)
+static int settle(int argc, char **argv)
 {
 	const char *record = NULL, *job = NULL;
 	unsigned long seg = 0;
@@ -154,7 +154,7 @@ static int settle(const struct container_provider *const *known, int argc, char 
 
 	if (segment_args(argc, argv, &record, &job, &seg) < 0)
 		return EXIT_CORDON;
-	bool ok = container_settle_record(known, record, job, (unsigned int)seg, &e) == 0;
+	bool ok = container_settle_record(record, job, (unsigned int)seg, &e) == 0;
 	_cleanup_close_ int dfd = fs_open_nofollow(AT_FDCWD, record, O_PATH | O_DIRECTORY, 0);
 	const char *v = ok ? "{\"verified\": true}\n" : "{\"verified\": false}\n";
 
@@ -175,7 +175,7 @@ static int settle(const struct container_provider *const *known, int argc, char 
  * the workspace for host tools is looked for as after any launch; the
  * look before is taken here, which for a provider that copies changes
  * back at the end (SSH) is the workspace before any of them. */
-static int resume(const struct container_provider *const *known, int argc, char **argv)
+static int resume(int argc, char **argv)
 {
 	const char *record = NULL, *job = NULL;
 	unsigned long seg = 0;
@@ -186,10 +186,10 @@ static int resume(const struct container_provider *const *known, int argc, char 
 	_cleanup_close_ int rdfd = -1;
 	unsigned long long ticks = 0;
 	struct planted_state *planted = NULL;
-	const struct container_provider *cp;
+	const struct provider *cp;
 	struct plan *p = NULL;
 	struct err *e = NULL, *perr = NULL;
-	bool interrupted = false;
+	struct provider_exit x = { 0 };
 	size_t len = 0;
 	char *slash;
 	int code = EXIT_CORDON;
@@ -226,7 +226,7 @@ static int resume(const struct container_provider *const *known, int argc, char 
 		err_set(&e, ERR_DENIED, 0, "its container pin cannot be read");
 		goto out;
 	}
-	if (!(cp = container_of(known, pin, &e)))
+	if (!(cp = provider_of(pin, PROVIDER_CONTAINER, &e)))
 		goto out;
 	if (!cp->resume) {
 		err_set(&e, ERR_UNAVAILABLE, 0, "the %s provider cannot take a run up again",
@@ -248,14 +248,14 @@ static int resume(const struct container_provider *const *known, int argc, char 
 		goto out;
 	fprintf(stderr, "cordon: taken up again after a restart (its start helper was gone): "
 			"its output since is not here\n");
-	code = cp->resume(p, &paths, pin, &interrupted, &e);
+	code = cp->resume(p, &paths, pin, &x, &e) < 0 ? -1 : x.code;
 	if (planted_after(planted, record, stderr, &perr) < 0)
 		err_print(stderr, perr);
 	err_free(perr);
 	if (code < 0)
 		goto out;
 	/* what the helper would have written */
-	host_wrapper_write_exit(record, code, NULL, interrupted);
+	host_wrapper_write_exit(record, code, NULL, x.interrupted);
 	planted_state_free(planted);
 	plan_free(p);
 	return code;
@@ -306,30 +306,30 @@ static int parse(int argc, char **argv, struct opts *o)
 static const char *status_name(int st)
 {
 	switch (st) {
-	case CONTAINER_CREATED:
+	case PROVIDER_CREATED:
 		return "created";
-	case CONTAINER_RUNNING:
+	case PROVIDER_RUNNING:
 		return "running";
-	case CONTAINER_EXITED:
+	case PROVIDER_EXITED:
 		return "exited";
 	default:
 		return "gone";
 	}
 }
 
-static int on_pin(const struct container_provider *const *known, const char *cmd,
+static int on_pin(const char *cmd,
 		  const struct opts *o)
 {
 	_cleanup_json_ json_t *pin = NULL, *out = NULL;
 	_cleanup_free_ char *text = NULL;
-	const struct container_provider *cp;
-	struct container_state st = { 0 };
+	const struct provider *cp;
+	struct provider_state st = { 0 };
 	struct err *e = NULL;
 	int r;
 
 	if (!o->pin || o->config || o->state || (strcmp(cmd, "inspect") != 0 && (o->job || o->seg)))
 		return fputs(usage, stderr), EXIT_CORDON;
-	if (!(pin = read_json(o->pin, &e)) || !(cp = container_of(known, pin, &e)))
+	if (!(pin = read_json(o->pin, &e)) || !(cp = provider_of(pin, PROVIDER_CONTAINER, &e)))
 		return fail(e);
 	if (strcmp(cmd, "stop") == 0)
 		return cp->stop(pin, &e) < 0 ? fail(e) : 0;
@@ -338,23 +338,23 @@ static int on_pin(const struct container_provider *const *known, const char *cmd
 	if ((r = cp->inspect(pin, o->digest, o->job, (unsigned int)o->seg, &st, &e)) < 0)
 		return fail(e);
 	out = json_pack("{s:s}", "status", status_name(r));
-	if (out && (r == CONTAINER_EXITED))
+	if (out && (r == PROVIDER_EXITED))
 		json_object_set_new(out, "exit_code", json_integer(st.exit_code));
 	if (out && st.started_at)
 		json_object_set_new(out, "started_at", json_string(st.started_at));
-	container_state_clear(&st);
+	provider_state_clear(&st);
 	if (!out || !(text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER)))
 		return err_set(&e, ERR_INTERNAL, ENOMEM, "inspect"), fail(e);
 	printf("%s\n", text);
 	return 0;
 }
 
-static int list(const struct container_provider *const *known, const struct opts *o)
+static int list(const struct opts *o)
 {
 	_cleanup_json_ json_t *cfg = NULL;
 	_cleanup_free_ char *state = NULL;
 	_cleanup_strv_ char **ids = NULL;
-	const struct container_provider *cp;
+	const struct provider *cp;
 	struct err *e = NULL;
 	char host[17];
 
@@ -362,7 +362,7 @@ static int list(const struct container_provider *const *known, const struct opts
 		return fputs(usage, stderr), EXIT_CORDON;
 	if (!(state = realpath(o->state, NULL)))
 		return err_set(&e, ERR_CONFIG, errno, "--state-dir `%s`", o->state), fail(e);
-	if (!(cfg = read_json(o->config, &e)) || !(cp = container_of(known, cfg, &e)) ||
+	if (!(cfg = read_json(o->config, &e)) || !(cp = provider_of(cfg, PROVIDER_CONTAINER, &e)) ||
 	    container_host_label(state, host, &e) < 0 || cp->list(cfg, state, host, o->job, &ids, &e) < 0)
 		return fail(e);
 	for (size_t i = 0; ids && ids[i]; i++)
@@ -370,12 +370,12 @@ static int list(const struct container_provider *const *known, const struct opts
 	return 0;
 }
 
-static int sweep(const struct container_provider *const *known, int argc, char **argv)
+static int sweep(int argc, char **argv)
 {
 	_cleanup_json_ json_t *cfg = NULL;
 	_cleanup_strv_ char **live = NULL;
 	_cleanup_free_ char *state = NULL;
-	const struct container_provider *cp;
+	const struct provider *cp;
 	struct err *e = NULL;
 	unsigned int removed = 0;
 	char host[17];
@@ -398,7 +398,7 @@ static int sweep(const struct container_provider *const *known, int argc, char *
 	if (!cfg || !state)
 		return err_set(&e, ERR_CONFIG, 0, "sweep: --config-json and --state-dir name nothing"),
 		       fail(e);
-	if (!(cp = container_of(known, cfg, &e)) || container_host_label(state, host, &e) < 0 ||
+	if (!(cp = provider_of(cfg, PROVIDER_CONTAINER, &e)) || container_host_label(state, host, &e) < 0 ||
 	    cp->sweep(cfg, state, host, live, &removed, &e) < 0)
 		return fail(e);
 	if (removed)
@@ -406,27 +406,27 @@ static int sweep(const struct container_provider *const *known, int argc, char *
 	return 0;
 }
 
-int container_main(int argc, char **argv, const struct container_provider *const *known)
+int container_main(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	const char *cmd = argc >= 2 ? argv[1] : "";
 
 	if (strcmp(cmd, "wrap") == 0)
-		return cli_wrap_with(argc - 1, argv + 1, known);
+		return cli_wrap(argc - 1, argv + 1);
 	if (strcmp(cmd, "settle") == 0)
-		return settle(known, argc - 1, argv + 1);
+		return settle(argc - 1, argv + 1);
 	if (strcmp(cmd, "resume") == 0)
-		return resume(known, argc - 1, argv + 1);
+		return resume(argc - 1, argv + 1);
 	if (strcmp(cmd, "sweep") == 0)
-		return sweep(known, argc - 1, argv + 1);
+		return sweep(argc - 1, argv + 1);
 	if (strcmp(cmd, "--help") == 0)
 		return fputs(usage, stdout), 0;
 	if (parse(argc - 1, argv + 1, &o) < 0)
 		return fputs(usage, stderr), EXIT_CORDON;
 	if (strcmp(cmd, "list") == 0)
-		return list(known, &o);
+		return list(&o);
 	if (strcmp(cmd, "inspect") == 0 || strcmp(cmd, "stop") == 0 || strcmp(cmd, "remove") == 0)
-		return on_pin(known, cmd, &o);
+		return on_pin(cmd, &o);
 	fputs(usage, stderr);
 	return EXIT_CORDON;
 }

@@ -9,10 +9,10 @@
  * container (the record dir's container.json, checked against the
  * digest pinned with the segment) stopped when it runs, and what it made
  * removed. 0 once it is confirmed not running, else -1 (unverified). */
-int container_settle_record(const struct container_provider *const *known, const char *record_dir,
+int container_settle_record(const char *record_dir,
 			    const char *job, unsigned int seg, struct err **e);
 
 /* `cordon container wrap|settle|inspect|list|stop|remove`. */
-int container_main(int argc, char **argv, const struct container_provider *const *known);
+int container_main(int argc, char **argv);
 
 #endif

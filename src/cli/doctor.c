@@ -1,13 +1,13 @@
 /* doctor.c: `cordon doctor [--provider NAME] [--json]`: whether a
- * provider (native by default, or srt) can enforce a policy on this
- * machine, check by check, with a fix for each problem. The exit status
+ * provider (native by default, or any of this program's with checks:
+ * srt) can enforce a policy on this machine, check by check, with a fix
+ * for each problem, from its own report. The exit status
  * says ready (0) or not (1), so scripts need not parse the output. */
 #include "cli/cli.h"
 #include "host/config.h"
 #include "lib/cleanup.h"
 #include "lib/json.h"
-#include "sandbox/prereq.h"
-#include "sandbox/srt/srt.h"
+#include "provider/provider.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,111 +30,18 @@ static const char doctor_usage[] =
 	"ready here.\n\n"
 	"Exits 0 when the provider (every binding) is ready, 1 when it is not.\n";
 
-static const char *status_name(enum prereq_status s)
+/* A provider's report, from its own JSON: {"ready", "checks": [{"id",
+ * "status", "code"?, "detail", "fix"}]}. */
+static int doctor_provider(const struct provider *p, bool json)
 {
-	switch (s) {
-	case PREREQ_PASS:
-		return "pass";
-	case PREREQ_WARN:
-		return "warn";
-	case PREREQ_FAIL:
-		return "fail";
-	}
-	return "fail";
-}
-
-static const char *status_label(enum prereq_status s)
-{
-	switch (s) {
-	case PREREQ_PASS:
-		return "PASS";
-	case PREREQ_WARN:
-		return "WARN";
-	case PREREQ_FAIL:
-		return "FAIL";
-	}
-	return "FAIL";
-}
-
-static void print_table(const struct prereq_report *r, bool ready)
-{
-	for (int i = 0; i < r->n; i++) {
-		const struct prereq_check *c = &r->checks[i];
-
-		printf("%s  %-9s  %s\n", status_label(c->status), c->id, c->detail);
-		if (c->status != PREREQ_PASS && c->fix[0])
-			printf("      fix: %s\n", c->fix);
-	}
-	if (ready)
-		printf("native: ready\n");
-	else
-		printf("native: unavailable: sandboxed launches run nothing until "
-		       "this is fixed\n");
-}
-
-/* One check as an object; NULL on allocation failure or text that is not
- * UTF-8, so a report is never printed with a field quietly missing. */
-static json_t *check_to_json(const struct prereq_check *c)
-{
-	json_t *o = json_object();
-
-	if (!o)
-		return NULL;
-	if (json_object_set_new(o, "id", json_string(c->id)) < 0 ||
-	    json_object_set_new(o, "status", json_string(status_name(c->status))) < 0 ||
-	    json_object_set_new(o, "detail", json_string(c->detail)) < 0 ||
-	    json_object_set_new(o, "fix", json_string(c->fix)) < 0) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
-static json_t *report_to_json(const struct prereq_report *r, bool ready)
-{
-	_cleanup_json_ json_t *o = json_object();
-	_cleanup_json_ json_t *checks = json_array();
-
-	if (!o || !checks)
-		return NULL;
-	for (int i = 0; i < r->n; i++)
-		if (json_array_append_new(checks, check_to_json(&r->checks[i])) < 0)
-			return NULL;
-	if (json_object_set_new(o, "provider", json_string("native")) < 0 ||
-	    json_object_set_new(o, "ready", json_boolean(ready)) < 0 ||
-	    json_object_set_new(o, "landlock_abi", json_integer(r->landlock_abi)) < 0 ||
-	    json_object_set(o, "checks", checks) < 0)
-		return NULL;
-	return steal_pointer(&o);
-}
-
-static int print_json(const struct prereq_report *r, bool ready)
-{
-	_cleanup_json_ json_t *j = report_to_json(r, ready);
-	_cleanup_free_ char *text = NULL;
-
-	if (j)
-		text = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII |
-					     JSON_PRESERVE_ORDER);
-	if (!text) {
-		fprintf(stderr, "cordon: error: cannot encode the report as JSON\n");
-		return -1;
-	}
-	printf("%s\n", text);
-	return 0;
-}
-
-/* srt's report, from the provider's own JSON. */
-static int doctor_srt(bool json)
-{
-	_cleanup_json_ json_t *j = srt_provider.doctor();
+	_cleanup_json_ json_t *j = p->doctor(NULL, NULL);
 	_cleanup_free_ char *text = NULL;
 	const json_t *c;
 	bool ready;
 	size_t i;
 
 	if (!j) {
-		fprintf(stderr, "cordon: error: cannot build srt's report\n");
+		fprintf(stderr, "cordon: error: cannot build %s's report\n", p->name);
 		return EXIT_CORDON;
 	}
 	ready = json_is_true(json_object_get(j, "ready"));
@@ -160,9 +67,10 @@ static int doctor_srt(bool json)
 			printf("      fix: %s\n", fix);
 	}
 	if (ready)
-		printf("srt: ready\n");
+		printf("%s: ready\n", p->name);
 	else
-		printf("srt: unavailable: sandboxed launches run nothing until this is fixed\n");
+		printf("%s: unavailable: sandboxed launches run nothing until this is fixed\n",
+		       p->name);
 	return ready ? 0 : 1;
 }
 
@@ -186,7 +94,7 @@ static int doctor_config(const char *path, bool json)
 		const char *why = NULL;
 		bool ready;
 
-		if (p && !r && p->doctor && (r = p->doctor()))
+		if (p && !r && p->doctor && (r = p->doctor(b->container, NULL)))
 			json_object_set_new(provs, p->name, r);
 		/* without a sandbox nothing needs to be ready: it runs as
 		 * the operator, which is said */
@@ -220,11 +128,9 @@ static int doctor_config(const char *path, bool json)
 
 int cli_doctor(int argc, char **argv)
 {
-	_cleanup_err_ struct err *e = NULL;
-	struct prereq_report r;
-	const char *provider = "native", *config = NULL;
+	const struct provider *provider = provider_find(NULL), *p;
+	const char *config = NULL;
 	bool json = false;
-	bool ready;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -239,9 +145,11 @@ int cli_doctor(int argc, char **argv)
 			config = argv[++i];
 			continue;
 		}
+		/* any of this program's providers that has checks */
 		if (strcmp(argv[i], "--provider") == 0 && i + 1 < argc &&
-		    (strcmp(argv[i + 1], "native") == 0 || strcmp(argv[i + 1], "srt") == 0)) {
-			provider = argv[++i];
+		    (p = provider_find(argv[i + 1])) && p->doctor) {
+			provider = p;
+			i++;
 			continue;
 		}
 		fprintf(stderr, "cordon: usage: doctor: unknown argument '%s'\n%s",
@@ -250,15 +158,9 @@ int cli_doctor(int argc, char **argv)
 	}
 	if (config)
 		return doctor_config(config, json);
-	if (strcmp(provider, "srt") == 0)
-		return doctor_srt(json);
-	prereq_run(&r);
-	ready = prereq_require(&r, &e) == 0;
-	if (json) {
-		if (print_json(&r, ready) < 0)
-			return EXIT_CORDON;
-	} else {
-		print_table(&r, ready);
+	if (!provider || !provider->doctor) {
+		fprintf(stderr, "cordon: error: no provider with checks in this program\n");
+		return EXIT_CORDON;
 	}
-	return ready ? 0 : 1;
+	return doctor_provider(provider, json);
 }

@@ -140,8 +140,16 @@ int launch_prepare(const struct launch_opts *o, struct host_launch *l, struct er
 	memset(l, 0, sizeof(*l));
 	if (load_policy(o, &pol, e) < 0)
 		return -1;
+	/* a process sandbox's: none is never `cordon run`'s */
 	req = (struct host_launch_req){ .policy = pol, .workspace = o->workspace,
 					.state_dir = o->state_dir, .argv = o->argv,
-					.provider = o->provider, .defer_record = o->defer_record };
+					.prov = provider_find_kind(o->provider, PROVIDER_PROCESS),
+					.defer_record = o->defer_record };
+	if (!req.prov) {
+		char known[128];
+
+		return err_set(e, ERR_USAGE, 0, "unknown provider `%s` (known: %s)", o->provider,
+			       provider_names(PROVIDER_PROCESS, known, sizeof(known)));
+	}
 	return host_launch_prepare(&req, l, e);
 }

@@ -98,7 +98,7 @@ int cli_remote_run(int argc, char **argv)
 	paths.exec_dir = exec_dir;
 	paths.run_dir = g->run_dir;
 	paths.record_dir = (char *)record;
-	if (native_provider.plan(g, &paths, p, &e) < 0)
+	if (native_provider.plan(g, &paths, NULL, p, &e) < 0)
 		goto out;
 	struct provider_record rec = { .fn = recorded, .ctx = NULL, .quiet = true };
 	code = native_run_relayed(g, p, &paths, &rec, channel, &e);

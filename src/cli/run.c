@@ -6,9 +6,7 @@
 #include "cli/launch.h"
 #include "lib/cleanup.h"
 #include "lib/num.h"
-#include "sandbox/native/native.h"
-#include "sandbox/provider.h"
-#include "sandbox/srt/srt.h"
+#include "provider/provider.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -60,7 +58,7 @@ int cli_run(int argc, char **argv)
 	o.defer_record = 1;
 	/* The provider's slow start (native: the namespaces) runs alongside
 	 * the policy, the guard and the plan. */
-	const struct provider *prov = provider_find(o.provider);
+	const struct provider *prov = provider_find_kind(o.provider, PROVIDER_PROCESS);
 	if (prov && prov->prestart)
 		prov->prestart();
 	if (launch_prepare(&o, &l, &e) < 0) {
@@ -87,6 +85,8 @@ int cli_adopt(int argc, char **argv)
 	_cleanup_free_ char *exec_dir = NULL, *pin = NULL;
 	unsigned long segment = 0, parent = 0, root = 0;
 	const char *base;
+	const struct provider *prov = NULL;
+	struct plan_root pinned = { 0 };
 	struct plan *p = NULL;
 	char *slash;
 	int rc = EXIT_CORDON;
@@ -106,12 +106,17 @@ int cli_adopt(int argc, char **argv)
 	exec_dir = strdup(argv[1]);
 	for (int i = 0; exec_dir && i < 2 && (slash = strrchr(exec_dir, '/')); i++)
 		*slash = '\0';
-	if (exec_dir && plan_read_pin(exec_dir, (unsigned int)segment, &pin, &e) == 0 &&
-	    plan_read_record(argv[1], pin, &p, &e) == 0 &&
-	    /* The record says which provider made it: srt's plans name
-	     * their settings file in it. */
-	    (srt_plan_is_srt(p, argv[1]) ? &srt_provider : &native_provider)
-			    ->adopt(p, argv[1], (pid_t)parent, (pid_t)root, &e) == 0)
+	/* The provider is the one the root was pinned with, never guessed
+	 * from the plan: a pin that names none, or one this program does not
+	 * have (or one that cannot adopt), is refused. */
+	if (exec_dir && plan_read_pin_root(exec_dir, (unsigned int)segment, &pin, &pinned, &e) == 0 &&
+	    !(prov = provider_find(pinned.provider)))
+		err_set(&e, ERR_DENIED, 0, "the pinned provider `%s` is not in this program",
+			pinned.provider[0] ? pinned.provider : "(none)");
+	else if (prov && !prov->adopt)
+		err_set(&e, ERR_DENIED, 0, "the pinned provider `%s` proves no sandbox", prov->name);
+	else if (prov && plan_read_record(argv[1], pin, &p, &e) == 0 &&
+		 prov->adopt(p, argv[1], (pid_t)parent, (pid_t)root, &e) == 0)
 		rc = 0;
 	else if (!e)
 		err_set(&e, ERR_INTERNAL, ENOMEM, "adopt");

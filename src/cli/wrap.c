@@ -21,11 +21,6 @@ static const char wrap_usage[] =
 
 int cli_wrap(int argc, char **argv)
 {
-	return cli_wrap_with(argc, argv, NULL);
-}
-
-int cli_wrap_with(int argc, char **argv, const struct container_provider *const *containers)
-{
 	unsigned long fd = 0;
 	struct stat st;
 	int type = 0;
@@ -53,5 +48,5 @@ int cli_wrap_with(int argc, char **argv, const struct container_provider *const 
 		fprintf(stderr, "cordon: sandbox_unavailable: wrap: close inherited descriptors\n");
 		return EXIT_CORDON;
 	}
-	return host_wrapper_main((int)fd, containers);
+	return host_wrapper_main((int)fd);
 }

@@ -1,7 +1,6 @@
-/* contract.c: the helpers of the container contract (contract.h) every
- * provider and the lifecycle share: finding a provider by the name a pin
- * or config gives, a provider's plan part, the host label, what an image
- * reference must be. */
+/* contract.c: the helpers every container provider and the lifecycle
+ * share (contract.h): a provider's plan part, the run between create and
+ * wait, the host label, what an image reference must be. */
 #include "container/contract.h"
 
 #include "lib/sha256.h"
@@ -22,23 +21,6 @@ int container_host_label(const char *state_dir, char out[17], struct err **e)
 	return 0;
 }
 
-void container_state_clear(struct container_state *st)
-{
-	if (!st)
-		return;
-	free(st->started_at);
-	st->started_at = NULL;
-}
-
-const struct container_provider *container_provider_find(const struct container_provider *const *known,
-							 const char *name)
-{
-	for (size_t i = 0; name && known && known[i]; i++)
-		if (strcmp(known[i]->name, name) == 0)
-			return known[i];
-	return NULL;
-}
-
 int container_plan_part(struct plan *p, json_t *part, const char *where, struct err **e)
 {
 	char *summary = NULL;
@@ -53,16 +35,73 @@ int container_plan_part(struct plan *p, json_t *part, const char *where, struct 
 	return 0;
 }
 
-const struct container_provider *container_of(const struct container_provider *const *known,
-					      const json_t *obj, struct err **e)
-{
-	const char *name = json_string_value(json_object_get(obj, "provider"));
-	const struct container_provider *p = container_provider_find(known, name);
+/* Between create and wait: what the helper and discard are given. */
+struct provider_run {
+	const struct plan *p;
+	const struct plan_paths *paths;
+	json_t *pin;
+	container_discard_fn discard;
+};
 
-	if (!p)
-		err_set(e, ERR_UNAVAILABLE, 0, "the container provider `%s` is not in this program",
-			name ? name : "(none)");
-	return p;
+int container_run_create(container_make_fn make, container_discard_fn discard,
+			 const struct plan *p, const struct plan_paths *paths,
+			 const struct provider_launch *pl, struct provider_run **run, json_t **pin,
+			 struct err **e)
+{
+	struct provider_run *r = NULL;
+
+	if (make(p, paths, pl, pin, e) < 0)
+		return -1;
+	if (!(r = malloc(sizeof(*r)))) {
+		if (discard)
+			discard(paths, *pin);
+		json_decref(*pin);
+		*pin = NULL;
+		return err_set(e, ERR_INTERNAL, ENOMEM, "container");
+	}
+	*r = (struct provider_run){ p, paths, json_incref(*pin), discard };
+	*run = r;
+	return 0;
+}
+
+int container_run_wait(container_helper_fn helper, struct provider_run *run,
+		       struct provider_exit *x, struct err **e)
+{
+	bool interrupted = false;
+	int code = helper(run->p, run->paths, run->pin, &interrupted, e);
+
+	json_decref(run->pin);
+	free(run);
+	if (code < 0)
+		return -1;
+	*x = (struct provider_exit){ .code = code, .interrupted = interrupted };
+	return 0;
+}
+
+void container_run_discard(container_discard_fn discard, struct provider_run *run)
+{
+	if (discard)
+		discard(run->paths, run->pin);
+	container_run_release(run);
+}
+
+void container_run_release(struct provider_run *run)
+{
+	json_decref(run->pin);
+	free(run);
+}
+
+int container_run_resume(container_helper_fn helper, const struct plan *p,
+			 const struct plan_paths *paths, const json_t *pin, struct provider_exit *x,
+			 struct err **e)
+{
+	bool interrupted = false;
+	int code = helper(p, paths, pin, &interrupted, e);
+
+	if (code < 0)
+		return -1;
+	*x = (struct provider_exit){ .code = code, .interrupted = interrupted };
+	return 0;
 }
 
 bool container_image_pinned(const char *image)

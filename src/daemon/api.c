@@ -5,14 +5,12 @@
  * before its handler runs. No row, no answer but 404. Every refusal's
  * reason maps to its HTTP status here (hostd_refuse). */
 #include "daemon/internal.h"
-#include "container/docker/docker.h"
-#include "container/ssh/ssh.h"
 #include "executor/executor.h"
 #include "host/config.h"
 #include "host/db.h"
 #include "lib/cleanup.h"
 #include "lib/err.h"
-#include "sandbox/provider.h"
+#include "provider/provider.h"
 #include "toolbelt/http.h"
 
 #include <jansson.h>
@@ -114,28 +112,18 @@ static enum MHD_Result doctor(const struct api_call *a)
 	for (size_t i = 0; arr && provs && i < cfg->n; i++) {
 		const struct host_binding *hb = &cfg->bindings[i];
 		const struct provider *p = hb->provider ? provider_find(hb->provider) : NULL;
-		json_t *r = p ? json_object_get(provs, p->name) : NULL;
+		/* each binding's provider asked once per what its report
+		 * covers (ssh's: a remote and its key); a container's is the
+		 * last pass of the checks a launch ran (the loop never waits
+		 * on a Docker daemon or a remote) */
+		_cleanup_free_ char *key = !p			? NULL
+					   : p->doctor_key ? p->doctor_key(hb->container)
+							   : strdup(p->name);
+		json_t *r = key ? json_object_get(provs, key) : NULL;
 		bool ready;
 
-		if (p && !r && p->doctor && (r = p->doctor()))
-			json_object_set_new(provs, p->name, r);
-		/* a container's: the last pass of its provider's checks
-		 * (the loop never waits on a Docker daemon or a remote; a
-		 * launch runs them): Docker's once, each remote's by its
-		 * remote and key */
-		bool ssh = hb->container && hb->provider && strcmp(hb->provider, "ssh") == 0;
-		_cleanup_free_ char *key = NULL;
-		if (ssh && asprintf(&key, "ssh %s %s",
-				    json_string_value(json_object_get(hb->container, "remote")),
-				    json_string_value(json_object_get(hb->container, "host_key"))) < 0)
-			key = NULL;
-		else if (hb->container && !ssh)
-			key = strdup("docker");
-		if (key && !json_object_get(provs, key) &&
-		    (r = ssh ? ssh_last_pass(hb->container, d->state) : docker_last_pass(d->state)))
+		if (key && !r && p->doctor && (r = p->doctor(hb->container, d->state)))
 			json_object_set_new(provs, key, r);
-		if (hb->container)
-			r = key ? json_object_get(provs, key) : NULL;
 		/* without a sandbox there is nothing to be ready: it runs
 		 * as the operator, which doctor says */
 		ready = !hb->provider || (r && json_is_true(json_object_get(r, "ready")));

@@ -19,8 +19,6 @@
 #include "plan/plan.h"
 #include "host/launch.h"
 #include "sandbox/adopt.h"
-#include "sandbox/native/native.h"
-#include "sandbox/srt/srt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -131,7 +129,7 @@ static int recover_container(const struct host_segment *s, const struct plan *p,
 			     pid_t pid, struct err **e)
 {
 	_cleanup_json_ json_t *pin = json_parse_strict(s->container, strlen(s->container), NULL);
-	const struct container_provider *cp;
+	const struct provider *cp;
 
 	if (!pin)
 		return err_set(e, ERR_DENIED, 0, "its container pin cannot be read");
@@ -139,7 +137,7 @@ static int recover_container(const struct host_segment *s, const struct plan *p,
 		return err_set(e, ERR_DENIED, 0, "its start helper is gone");
 	if (adopt_check_root(p, s->record_dir, 0, pid, e) != 0)
 		return -1;
-	if (!(cp = container_of(container_providers, pin, e)))
+	if (!(cp = provider_of(pin, PROVIDER_CONTAINER, e)))
 		return -1;
 	return cp->inspect(pin, s->digest, s->job, s->n, NULL, e) < 0 ? -1 : 0;
 }
@@ -193,7 +191,7 @@ static void end_old_resume(const struct host_segment *s)
 static int resume_container(struct hostd *d, const struct host_segment *s, struct err **e)
 {
 	_cleanup_json_ json_t *pin = json_parse_strict(s->container, strlen(s->container), NULL);
-	const struct container_provider *cp = pin ? container_of(container_providers, pin, NULL) : NULL;
+	const struct provider *cp = pin ? provider_of(pin, PROVIDER_CONTAINER, NULL) : NULL;
 	struct err *ie = NULL;
 	char n[16];
 	pid_t pid = -1;
@@ -203,7 +201,7 @@ static int resume_container(struct hostd *d, const struct host_segment *s, struc
 	end_old_resume(s);
 	int st = cp->inspect(pin, s->digest, s->job, s->n, NULL, &ie);
 	err_free(ie);
-	if (st != CONTAINER_RUNNING && st != CONTAINER_EXITED)
+	if (st != PROVIDER_RUNNING && st != PROVIDER_EXITED)
 		return -1;
 	snprintf(n, sizeof(n), "%u", s->n);
 	char *const argv[] = { d->self, "container", "resume", "--record", s->record_dir, "--job",
@@ -246,23 +244,23 @@ static void recover_container_end(struct hostd *d, const struct host_segment *s,
 	_cleanup_json_ json_t *pin = json_parse_strict(s->container, strlen(s->container), NULL);
 	_cleanup_free_ char *reason = NULL;
 	struct err *e = NULL;
-	const struct container_provider *cp = pin ? container_of(container_providers, pin, &e) : NULL;
-	struct container_state cs = { .exit_code = 125 };
+	const struct provider *cp = pin ? provider_of(pin, PROVIDER_CONTAINER, &e) : NULL;
+	struct provider_state cs = { .exit_code = 125 };
 	int st = cp ? cp->inspect(pin, s->digest, s->job, s->n, &cs, &e)
 		    : e ? -1 : err_set(&e, ERR_DENIED, 0, "its container pin cannot be read");
 
-	if (st == CONTAINER_RUNNING && cp) {
+	if (st == PROVIDER_RUNNING && cp) {
 		if (cp->stop(pin, &e) == 0)
-			st = CONTAINER_GONE;
+			st = PROVIDER_GONE;
 		else
 			st = -1;
 	}
 	/* made and never started: nothing of it ran */
-	if (st == CONTAINER_CREATED)
-		st = CONTAINER_GONE;
-	if (st == CONTAINER_EXITED) {
+	if (st == PROVIDER_CREATED)
+		st = PROVIDER_GONE;
+	if (st == PROVIDER_EXITED) {
 		recover_end(d, s, HOST_EXITED, cs.exit_code, NULL);
-	} else if (st == CONTAINER_GONE) {
+	} else if (st == PROVIDER_GONE) {
 		if (asprintf(&reason, "not adopted after a restart (%s); its container is not "
 				      "running", why && why->msg ? why->msg : "no reason") < 0)
 			reason = NULL;
@@ -279,7 +277,7 @@ static void recover_container_end(struct hostd *d, const struct host_segment *s,
 	if (cp && st >= 0 && cp->remove(pin, &e) < 0)
 		err_print(stderr, e);
 	err_free(e);
-	container_state_clear(&cs);
+	provider_state_clear(&cs);
 }
 
 /* The wrapper is the root pinned with the plan (pid and start time): a
@@ -379,9 +377,13 @@ int hostd_recover_one(void *ctx, const struct host_segment *s)
 		err_free(e);
 		return 0;
 	} else if (p_ok) {
-		r = live ? (srt_plan_is_srt(p, s->record_dir) ? &srt_provider : &native_provider)
-				   ->adopt(p, s->record_dir, 0, pid, &e)
-			 : 1;
+		/* the provider the segment was pinned with, never a guess */
+		const struct provider *sp = provider_find_kind(s->provider, PROVIDER_PROCESS);
+
+		r = !sp	  ? err_set(&e, ERR_DENIED, 0, "its provider `%s` is not in this program",
+				    s->provider)
+		    : live ? sp->adopt(p, s->record_dir, 0, pid, &e)
+			   : 1;
 	}
 	plan_free(p);
 	/* A wrapper between its sandbox's end and its own (or before its

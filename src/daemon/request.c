@@ -11,6 +11,7 @@
 #include "lib/json.h"
 #include "lib/strv.h"
 #include "policy/policy.h"
+#include "provider/provider.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -186,23 +187,24 @@ static json_t *with_exec(json_t *req, const struct host_exec *x)
 	return req;
 }
 
-/* The binding's container config for its wrapper: an ssh binding's with
- * the config's other ssh bindings (read again: one added since b's
- * config was read counts), for the provider's account check. NULL: the
- * config cannot be read, or no memory. */
+/* The binding's container config for its wrapper: with the config's
+ * other bindings of its provider when the provider takes them (ssh's
+ * account check; read again: one added since b's config was read
+ * counts). NULL: the config cannot be read, or no memory. */
 static json_t *container_request(struct hostd *d, const struct host_binding *b)
 {
+	const struct provider *p = provider_find_kind(b->provider, PROVIDER_CONTAINER);
 	struct host_config *cfg = NULL;
 	struct err *e = NULL;
 	json_t *c;
 
-	if (!b->provider || strcmp(b->provider, "ssh") != 0)
+	if (!b->provider || !p || !p->launch_config)
 		return json_incref(b->container);
 	if (host_config_load(d->config, &cfg, &e) < 0) {
 		err_free(e);
 		return NULL;
 	}
-	c = host_config_ssh_request(cfg, b);
+	c = host_config_launch_request(cfg, b, p);
 	host_config_free(cfg);
 	return c;
 }

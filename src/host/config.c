@@ -2,6 +2,7 @@
  * JSON path of what it refuses; a value is never echoed (an env value or a
  * path may be something the operator would not want in a log). */
 #include "host/config.h"
+#include "container/contract.h"
 #include "container/ssh/target.h"
 #include "host/gitws.h"
 #include "host/launch.h"
@@ -562,6 +563,30 @@ static int parse_container(json_t *c, const char *cp, struct host_binding *out, 
 	return policy_from_value(pol, show(polp), &out->policy, e);
 }
 
+/* The program's process providers as a config error names them:
+ * "native" or "srt". */
+static const char *process_names(char *buf, size_t size)
+{
+	size_t used = 0, n = 0, k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; providers[i]; i++)
+		n += providers[i]->kind == PROVIDER_PROCESS;
+	for (size_t i = 0; providers[i] && used < size; i++) {
+		if (providers[i]->kind != PROVIDER_PROCESS)
+			continue;
+		int w = snprintf(buf + used, size - used, "%s\"%s\"",
+				 k == 0 ? "" : k + 1 == n ? " or " : ", ", providers[i]->name);
+		if (w < 0 || (size_t)w >= size - used) {
+			buf[used] = '\0';	/* whole names only */
+			break;
+		}
+		used += (size_t)w;
+		k++;
+	}
+	return buf;
+}
+
 static int parse_sandbox(json_t *b, const char *path, struct host_binding *out, struct err **e)
 {
 	static const char *const keys[] = { "provider", "policy", NULL };
@@ -594,8 +619,14 @@ static int parse_sandbox(json_t *b, const char *path, struct host_binding *out, 
 	provider = string_at(json_object_get(s, "provider"), pp, e);
 	if (!provider)
 		return -1;
-	if (strcmp(provider, "native") != 0 && strcmp(provider, "srt") != 0)
-		return err_set(e, ERR_CONFIG, 0, "%s: must be \"native\" or \"srt\"", show(pp));
+	/* a process provider of the program's (none is a binding without a
+	 * sandbox section, never one named) */
+	if (!provider_find_kind(provider, PROVIDER_PROCESS)) {
+		char known[128];
+
+		return err_set(e, ERR_CONFIG, 0, "%s: must be %s", show(pp),
+			       process_names(known, sizeof(known)));
+	}
 	out->provider = strdup(provider);
 	if (!out->provider)
 		return oom(e);
@@ -973,33 +1004,25 @@ static int ssh_accounts(const struct host_config *c, struct err **e)
 	return sshcfg_accounts_check(cs, names, e);
 }
 
-json_t *host_config_ssh_request(const struct host_config *c, const struct host_binding *b)
+json_t *host_config_launch_request(const struct host_config *c, const struct host_binding *b,
+				   const struct provider *p)
 {
-	json_t *req = json_deep_copy(b->container), *peers = json_array();
+	_cleanup_free_ json_t **peers = calloc(c->n + 1, sizeof(json_t *));
+	_cleanup_free_ const char **names = calloc(c->n + 1, sizeof(*names));
+	size_t n = 0;
 
-	if (!req || !peers || json_object_set_new(req, "binding", json_string(b->name)) < 0 ||
-	    json_object_set(req, "peers", peers) < 0)
-		goto fail;
+	if (!peers || !names || !b->provider)
+		return NULL;
 	for (size_t i = 0; i < c->n; i++) {
 		const struct host_binding *o = &c->bindings[i];
-		const json_t *oc = o->container;
 
 		if (strcmp(o->name, b->name) == 0 || !o->provider ||
-		    strcmp(o->provider, "ssh") != 0 || !oc)
+		    strcmp(o->provider, b->provider) != 0 || !o->container)
 			continue;
-		json_t *one = json_pack("{s:s, s:O?, s:O?, s:O?}", "binding", o->name, "remote",
-					json_object_get(oc, "remote"), "host_key",
-					json_object_get(oc, "host_key"), "isolation",
-					json_object_get(oc, "isolation"));
-		if (!one || json_array_append_new(peers, one) < 0)
-			goto fail;
+		peers[n] = o->container;
+		names[n++] = o->name;
 	}
-	json_decref(peers);
-	return req;
-fail:
-	json_decref(peers);
-	json_decref(req);
-	return NULL;
+	return p->launch_config(b->container, b->name, peers, names, n);
 }
 
 int host_config_parse(const char *buf, size_t len, struct host_config **out, struct err **e)

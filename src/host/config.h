@@ -114,12 +114,13 @@ int host_config_parse(const char *buf, size_t len, struct host_config **out, str
 /* Read and parse a config file (at most HOST_CONFIG_MAX bytes). */
 int host_config_load(const char *path, struct host_config **out, struct err **e);
 void host_config_free(struct host_config *c);
-/* An ssh binding's container config as its wrapper gets it: with its
- * own name ("binding") and the config's other ssh bindings ("peers":
- * [{"binding", "remote", "host_key", "isolation"}]), for the provider's
- * launch-time account check (which learns the remote's keys, as the
- * load cannot). NULL: no memory. */
-json_t *host_config_ssh_request(const struct host_config *c, const struct host_binding *b);
+struct provider;
+/* A binding's container config as its wrapper gets it when its provider
+ * p takes its peers' (launch_config: ssh's, for the launch-time account
+ * check, which learns the remote's keys as the load cannot): with the
+ * config's other bindings of the same provider. NULL: no memory. */
+json_t *host_config_launch_request(const struct host_config *c, const struct host_binding *b,
+				   const struct provider *p);
 
 const struct host_binding *host_config_find(const struct host_config *c, const char *name);
 const char *host_executor_name(enum host_executor x);

@@ -8,8 +8,8 @@
 #include "lib/fs.h"
 #include "lib/json.h"
 #include "lib/procfs.h"
-#include "lib/sigfwd.h"
 #include "lib/strv.h"
+#include "sandbox/none/none.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,12 +90,14 @@ static int record(struct host_launch *l, bool launching, struct err **e)
 {
 	struct plan_root root = { .pid = (int)getpid() };
 
+	snprintf(root.provider, sizeof(root.provider), "%s", l->prov->name);
+
 	if (launching && procfs_start_ticks(0, &root.start_ticks, e) < 0)
 		return -1;
 	if (plan_record(l->plan, &l->paths, launching ? &root : NULL, !launching, e) < 0)
 		return -1;
 	/* A plan nobody launches here still gets the provider's own files. */
-	if (!launching && l->prov && l->prov->record &&
+	if (!launching && l->prov->record &&
 	    l->prov->record(l->grant, l->plan, l->paths.record_dir, e) < 0)
 		return -1;
 	return 0;
@@ -139,48 +141,22 @@ static int job_env(struct plan *p, const char *run_dir, struct err **e)
 	return 0;
 }
 
-/* What an unsandboxed launch records: the command, where it runs, the
- * names of what its environment carries (never a value), and that no
- * sandbox held it. */
-static int plan_unsandboxed(const struct host_launch_req *o, struct host_launch *l,
-			    struct err **e)
+/* none's plan: nothing granted (no policy, no guard); the provider
+ * records the command, where it runs and the names of its environment. */
+static int plan_none(const struct host_launch_req *o, struct host_launch *l, struct err **e)
 {
-	static char *const none[] = { NULL };
 	struct plan *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "plan");
 	l->plan = p;
-	p->signals = PLAN_SIGNALS_TERM;
 	p->argv = strv_dup(o->argv);
-	p->env = calloc(1, sizeof(char *));
-	if (!p->argv || !p->env ||
-	    asprintf(&p->summary, "no sandbox: runs as uid %u in %s", (unsigned int)getuid(),
-		     l->workspace) < 0) {
-		p->summary = NULL;
-		return err_set(e, ERR_INTERNAL, ENOMEM, "plan");
-	}
-	json_t *argv = json_strv(o->argv), *names = json_strv(o->env_names ? o->env_names : none);
-	if (!argv || !names) {
-		json_decref(argv);
-		json_decref(names);
-		return err_set(e, ERR_CONFIG, 0,
-			       "argv or an environment name is not valid UTF-8; a plan records it as text");
-	}
-	json_decref(argv);
-	p->data = json_pack("{s:s, s:s, s:s, s:o}", "sandbox", "none", "workspace", l->workspace,
-			    "run_dir", l->paths.run_dir, "env", names);
-	if (!p->data)
-		return err_set(e, ERR_CONFIG, 0,
-			       "the workspace cannot be recorded: its path is not valid UTF-8");
-	return 0;
+	return l->prov->plan(NULL, &l->paths, &l->pl, p, e);
 }
 
 bool host_plan_unsandboxed(const struct plan *p)
 {
-	const char *v = json_string_value(json_object_get(p->data, "sandbox"));
-
-	return v && strcmp(v, "none") == 0;
+	return none_plan_is_none(p);
 }
 
 /* The guard's grant for the policy and the executor's needs, its plan,
@@ -193,7 +169,7 @@ static int plan_sandboxed(const struct host_launch_req *o, struct host_launch *l
 	struct guard_input in = { 0 };
 	int r;
 
-	if (l->prov && l->prov->own_dir && !(own_dir = l->prov->own_dir(&l->paths)))
+	if (l->prov->own_dir && !(own_dir = l->prov->own_dir(&l->paths)))
 		return err_set(e, ERR_INTERNAL, ENOMEM, "paths");
 	/* Every executor needs its workspace writable; the executor's own
 	 * needs come with the request. */
@@ -232,10 +208,8 @@ static int plan_sandboxed(const struct host_launch_req *o, struct host_launch *l
 	if (r == 0)
 		r = plan_build(l->grant, o->argv, &l->plan, e);
 	/* The provider wraps the command; the digest is the host's, after. */
-	if (r == 0 && l->container)
-		r = l->container->plan(l->grant, &l->paths, &l->cl, l->plan, e);
-	else if (r == 0)
-		r = l->prov->plan(l->grant, &l->paths, l->plan, e);
+	if (r == 0)
+		r = l->prov->plan(l->grant, &l->paths, &l->pl, l->plan, e);
 	return r;
 oom:
 	exec_needs.hosts = NULL;
@@ -252,19 +226,14 @@ int host_launch_prepare(const struct host_launch_req *o, struct host_launch *l,
 	const char *home = NULL;
 	int r;
 
-	const struct provider *prov =
-		o->unsandboxed || o->container ? NULL : provider_find(o->provider);
-
 	memset(l, 0, sizeof(*l));
-	if (o->unsandboxed && (o->policy || o->provider || o->container))
+	if (!o->prov)
+		return err_set(e, ERR_INTERNAL, 0, "a launch names its provider");
+	if (o->prov->kind == PROVIDER_NONE && o->policy)
 		return err_set(e, ERR_INTERNAL, 0, "an unsandboxed launch takes no policy");
-	if (o->container && !o->container_config)
+	if (o->prov->kind == PROVIDER_CONTAINER && !o->config)
 		return err_set(e, ERR_INTERNAL, 0, "a container launch takes its config");
-	l->container = o->container;
-	if (!prov && !o->unsandboxed && !o->container)
-		return err_set(e, ERR_USAGE, 0, "unknown provider `%s` (known: %s)",
-			       o->provider, provider_names);
-	l->prov = prov;
+	l->prov = o->prov;
 	if (host_home_dir(&home, e) < 0)
 		return -1;
 	state = o->state_dir ? strdup(o->state_dir) : xdg_dir("XDG_STATE_HOME", home, ".local/state");
@@ -286,13 +255,16 @@ int host_launch_prepare(const struct host_launch_req *o, struct host_launch *l,
 		return -1;
 	if (o->job_dirs && job_dirs(l->paths.run_dir, e) < 0)
 		return -1;
-	l->cl = (struct container_launch){ .config = o->container_config,
-					   .state_dir = l->state_dir,
-					   .toolbelt_dir = o->toolbelt_dir,
-					   .home = o->container_home,
-					   .terminal = o->container_terminal };
-	r = o->unsandboxed ? plan_unsandboxed(o, l, e)
-			   : plan_sandboxed(o, l, home, config_canon, e);
+	l->pl = (struct provider_launch){ .config = o->config,
+					  .state_dir = l->state_dir,
+					  .workspace = l->workspace,
+					  .toolbelt_dir = o->toolbelt_dir,
+					  .home = o->home,
+					  .env_names = o->env_names,
+					  .terminal = o->terminal };
+	/* nothing is granted without a sandbox: no guard */
+	r = l->prov->kind == PROVIDER_NONE ? plan_none(o, l, e)
+					   : plan_sandboxed(o, l, home, config_canon, e);
 	/* where the job's files are (the environment is not hashed) */
 	if (r == 0 && o->job_dirs)
 		r = job_env(l->plan, l->paths.run_dir, e);
@@ -310,71 +282,28 @@ int host_launch_record(void *launch, struct err **e)
 	return record(launch, true, e);
 }
 
-/* The record's step for a plan recorded already (by host_launch_record,
- * before the launch was allowed to go on). */
-static int recorded_already(void *launch, struct err **e)
+/* The provider's create, start and wait, the plan recorded (and pinned)
+ * between create and start unless it was already: the command's status,
+ * or -1 with *e when it never ran. */
+static int launch(struct host_launch *l, bool recorded, struct err **e)
 {
-	return 0;
-}
+	struct provider_exit x = { 0 };
+	int r = 0;
 
-/* An unsandboxed launch: the command as a child of this process (the
- * wrapper, which leads its process group), in the workspace, with this
- * process's environment and the plan's. The wrapper holds back the
- * signals a stop sends the group, so that it outlives the command and
- * writes its status; the command gets them. */
-static int run_unsandboxed(struct host_launch *l, struct err **e)
-{
-	_cleanup_strv_ char **env = NULL;
-	_cleanup_close_ int rfd = -1;
-	sigset_t stops, none;
-	int pfd[2], status = 0, child_errno = 0;
-	ssize_t n;
-	pid_t pid;
-
-	for (size_t i = 0; environ[i]; i++)
-		if (strv_push(&env, environ[i]) < 0)
-			return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
-	for (size_t i = 0; l->plan->env[i]; i++)
-		if (strv_push(&env, l->plan->env[i]) < 0)
-			return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
-	if (!env && strv_push(&env, "PATH=/usr/bin:/bin") < 0)
-		return err_set(e, ERR_INTERNAL, ENOMEM, "environment");
-	sigemptyset(&none);
-	sigemptyset(&stops);
-	sigfwd_add(&stops, SIGFWD_STOP);
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return err_set(e, ERR_UNAVAILABLE, errno, "launch");
-	sigprocmask(SIG_BLOCK, &stops, NULL);
-	pid = fork();
-	if (pid == 0) {
-		int err;
-
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (chdir(l->workspace) < 0) {
-			err = -errno;
-		} else {
-			execvpe(l->plan->argv[0], l->plan->argv, env);
-			err = errno;
-		}
-		(void)!write(pfd[1], &err, sizeof(err));
-		_exit(err < 0 ? HOST_EXIT_CORDON : err == ENOENT ? 127 : 126);
+	if (!l->run)
+		r = host_launch_create(l, e);
+	if (r == 0 && !recorded)
+		r = host_launch_record(l, e);
+	if (r == 0 && l->prov->start)
+		r = l->prov->start(l->run, e);
+	if (r < 0) {
+		host_launch_discard(l);
+		return -1;
 	}
-	close(pfd[1]);
-	rfd = pfd[0];
-	if (pid < 0)
-		return err_set(e, ERR_UNAVAILABLE, errno, "launch");
-	do
-		n = read(rfd, &child_errno, sizeof(child_errno));
-	while (n < 0 && errno == EINTR);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return err_set(e, ERR_UNAVAILABLE, errno, "launch: wait");
-	if (n == (ssize_t)sizeof(child_errno) && child_errno < 0)
-		return err_set(e, ERR_UNAVAILABLE, -child_errno, "workspace `%s`", l->workspace);
-	if (n == (ssize_t)sizeof(child_errno))
-		fprintf(stderr, "cordon: `%s`: %s\n", l->plan->argv[0],
-			child_errno == ENOENT ? "not found" : strerror(child_errno));
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	r = l->prov->wait(l->run, &x, e);
+	l->run = NULL;
+	l->interrupted = x.interrupted;
+	return r < 0 ? -1 : x.code;
 }
 
 int host_launch_run(struct host_launch *l, bool quiet, bool recorded, FILE *notes,
@@ -384,8 +313,11 @@ int host_launch_run(struct host_launch *l, bool quiet, bool recorded, FILE *note
 	struct err *perr = NULL;
 	int code;
 
-	if (!l->prov && !l->container) {
-		code = !recorded && host_launch_record(l, e) < 0 ? -1 : run_unsandboxed(l, e);
+	l->pl.quiet = quiet;
+	/* Without a sandbox the command is the operator's own: no look at
+	 * what it leaves, and its record stays whatever happens. */
+	if (l->prov->kind == PROVIDER_NONE) {
+		code = launch(l, recorded, e);
 		if (code < 0) {
 			err_print(notes, *e);
 			code = HOST_EXIT_CORDON;
@@ -401,16 +333,12 @@ int host_launch_run(struct host_launch *l, bool quiet, bool recorded, FILE *note
 		plan_paths_remove(&l->paths);
 		return HOST_EXIT_CORDON;
 	}
-	struct provider_record rec = { recorded ? recorded_already : host_launch_record, l, quiet };
 	/* a container was created already (host_launch_create) and the
 	 * plan recorded before it was */
-	if (l->container)
-		code = l->container_pin && recorded
-			       ? l->container->start(l->plan, &l->paths, l->container_pin,
-						     &l->interrupted, e)
-			       : err_set(e, ERR_INTERNAL, 0, "a container launch not created");
+	if (l->prov->kind == PROVIDER_CONTAINER && (!l->run || !recorded))
+		code = err_set(e, ERR_INTERNAL, 0, "a container launch not created");
 	else
-		code = l->prov->run(l->grant, l->plan, &l->paths, &rec, e);
+		code = launch(l, recorded, e);
 	if (code < 0)
 		err_print(notes, *e);
 	/* Whatever ran is done; before cordon reports, what it left for the
@@ -428,20 +356,31 @@ int host_launch_run(struct host_launch *l, bool quiet, bool recorded, FILE *note
 
 int host_launch_create(struct host_launch *l, struct err **e)
 {
-	if (!l->container || l->container_pin)
-		return err_set(e, ERR_INTERNAL, 0, "not a container launch, or created already");
-	return l->container->create(l->plan, &l->paths, &l->cl, &l->container_pin, e);
+	if (l->run)
+		return err_set(e, ERR_INTERNAL, 0, "a launch created already");
+	return l->prov->create(l->grant, l->plan, &l->paths, &l->pl, &l->run, &l->pin, e);
 }
 
 void host_launch_discard(struct host_launch *l)
 {
-	if (l->container && l->container_pin && l->container->discard)
-		l->container->discard(&l->paths, l->container_pin);
+	if (l->run)
+		l->prov->discard(l->run);
+	l->run = NULL;
+}
+
+void host_launch_release(struct host_launch *l)
+{
+	if (l->run && l->prov->release)
+		l->prov->release(l->run);
+	else if (l->run)
+		l->prov->discard(l->run);
+	l->run = NULL;
 }
 
 void host_launch_clear(struct host_launch *l)
 {
-	json_decref(l->container_pin);
+	host_launch_discard(l);
+	json_decref(l->pin);
 	grant_free(l->grant);
 	plan_free(l->plan);
 	plan_paths_clear(&l->paths);

@@ -10,8 +10,7 @@
 #include "lib/err.h"
 #include "plan/plan.h"
 #include "policy/policy.h"
-#include "container/contract.h"
-#include "sandbox/provider.h"
+#include "provider/provider.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,18 +22,19 @@ struct host_launch_req {
 	const char *execution;		/* NULL: a new execution id */
 	unsigned int segment;		/* 0: segment 1 */
 	char *const *argv;		/* the command */
-	const char *provider;		/* native, srt; NULL: native */
+	/* The provider (the caller's lookup in its registry): a process
+	 * sandbox, a container, or none. */
+	const struct provider *prov;
 	bool defer_record;		/* the launch records (host_launch_record) */
 	bool job_dirs;			/* a job's: inbox/, outputs/ and input in the
 					 * run dir, named to the command by
 					 * CORDON_RUN, CORDON_INBOX, CORDON_OUTPUTS,
 					 * CORDON_INPUT */
-	/* A daemon binding without a sandbox: no policy, no provider, no
-	 * guard; the command runs as the operator in the workspace, with the
+	/* none's (a daemon binding without a sandbox): no policy, no guard;
+	 * the command runs as the operator in the workspace, with the
 	 * caller's environment. Its plan records what ran (argv, workspace,
 	 * the names in env_names) so that the segment is still pinned and a
 	 * restart can prove its wrapper. Never reachable from `cordon run`. */
-	bool unsandboxed;
 	char *const *env_names;
 	/* The executor's needs beyond the workspace (its config directory,
 	 * the paths it must not see, the hosts it reaches), checked by the
@@ -43,22 +43,20 @@ struct host_launch_req {
 	/* The job's toolbelt: its directory (read-only inside: the token)
 	 * and socket (which the sandbox's gateway serves); NULL: none. */
 	const char *toolbelt_dir, *toolbelt_socket;
-	/* A container binding's: the provider that plans it (provider is
-	 * then unused) and what it is given beyond the grant (the config's
-	 * state_dir and toolbelt_dir are filled here). NULL: a process
-	 * sandbox or none. */
-	const struct container_provider *container;
-	const json_t *container_config;
-	const char *container_home;
-	bool container_terminal;	/* an attach's container (a terminal) */
+	/* A container binding's: what its provider is given beyond the
+	 * grant (the launch's state_dir and toolbelt_dir are filled here).
+	 * NULL: a process sandbox or none. */
+	const json_t *config;
+	const char *home;
+	bool terminal;			/* an attach's container (a terminal) */
 };
 
 struct host_launch {
-	const struct provider *prov;	/* NULL: unsandboxed, or a container */
-	const struct container_provider *container;	/* NULL: not a container */
-	struct container_launch cl;
-	json_t *container_pin;		/* what create made, pinned */
-	bool interrupted;		/* a container got a TERM the host did not send */
+	const struct provider *prov;
+	struct provider_launch pl;	/* what the provider is given */
+	struct provider_run *run;	/* between create and wait */
+	json_t *pin;			/* what create made, pinned; may be NULL */
+	bool interrupted;		/* it got a TERM the host did not send */
 	struct grant *grant;
 	struct plan *plan;
 	struct plan_paths paths;
@@ -75,11 +73,15 @@ int host_launch_prepare(const struct host_launch_req *r, struct host_launch *l,
  * (the launch syncs it while the sandbox builds). */
 int host_launch_record(void *launch, struct err **e);
 void host_launch_clear(struct host_launch *l);
-/* A container launch: make the container, not started, once the plan is
- * recorded (l->container_pin is then what to pin with the segment). */
+/* Make the sandbox, not started (the provider's create; a container's
+ * once the plan is recorded): l->pin is then what to pin with the
+ * segment beside the plan's digest. */
 int host_launch_create(struct host_launch *l, struct err **e);
-/* A container made and never started: removed, with what it was given. */
+/* A sandbox made and never started: removed, with what it was given. */
 void host_launch_discard(struct host_launch *l);
+/* A sandbox made for another to start (an attach's container, which the
+ * operator's client starts): left as it is. */
+void host_launch_release(struct host_launch *l);
 
 /* cordon's own exit status when it refused or failed (env(1)'s). */
 #define HOST_EXIT_CORDON 125

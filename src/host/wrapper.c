@@ -186,25 +186,45 @@ static int read_clone(struct request *r, bool unsandboxed, struct err **e)
 
 /* "container": the binding's container config, for the provider it
  * names, which this program must have (cordon-host's wrapper). */
-static const struct container_provider *
-read_container(json_t *c, const struct container_provider *const *known, struct err **e)
+static const struct provider *read_container(json_t *c, struct err **e)
 {
 	const char *name = json_string_value(json_object_get(c, "provider"));
+	const struct provider *p = name ? provider_find_kind(name, PROVIDER_CONTAINER) : NULL;
 
 	if (!json_is_object(c) || !name)
 		return err_set(e, ERR_CONFIG, 0,
 			       "wrapper: request: container: an object naming its provider"),
 		       NULL;
-	for (size_t i = 0; known && known[i]; i++)
-		if (strcmp(known[i]->name, name) == 0)
-			return known[i];
-	err_set(e, ERR_UNAVAILABLE, 0, "wrapper: the container provider `%s` is not in this program",
-		name);
+	if (!p)
+		err_set(e, ERR_UNAVAILABLE, 0,
+			"wrapper: the container provider `%s` is not in this program", name);
+	return p;
+}
+
+/* "provider": a process sandbox's, this program's (NULL: the default). */
+static const struct provider *read_process(const char *name, struct err **e)
+{
+	const struct provider *p = provider_find_kind(name, PROVIDER_PROCESS);
+	char known[128];
+
+	if (!p)
+		err_set(e, ERR_USAGE, 0, "unknown provider `%s` (known: %s)", name,
+			provider_names(PROVIDER_PROCESS, known, sizeof(known)));
+	return p;
+}
+
+/* "unsandboxed": the provider of no sandbox, which this program must
+ * have. */
+static const struct provider *read_none(struct err **e)
+{
+	for (size_t i = 0; providers[i]; i++)
+		if (providers[i]->kind == PROVIDER_NONE)
+			return providers[i];
+	err_set(e, ERR_UNAVAILABLE, 0, "wrapper: a launch without a sandbox is not in this program");
 	return NULL;
 }
 
-static int read_request(int ctl, struct request *r, const struct container_provider *const *known,
-			struct err **e)
+static int read_request(int ctl, struct request *r, struct err **e)
 {
 	static const char *const keys[] = { "policy", "workspace", "state_dir", "execution",
 					    "segment", "argv", "provider", "quiet", "job_dirs",
@@ -281,11 +301,11 @@ static int read_request(int ctl, struct request *r, const struct container_provi
 	if (json_object_get(r->root, "clone") && read_clone(r, unsandboxed, e) < 0)
 		return -1;
 	json_t *cont = json_object_get(r->root, "container");
-	const struct container_provider *cp = NULL;
+	const struct provider *prov = NULL;
 	if (cont && (unsandboxed || json_object_get(r->root, "provider")))
 		return err_set(e, ERR_CONFIG, 0,
 			       "wrapper: request: a container launch takes a policy, no process provider");
-	if (cont && !(cp = read_container(cont, known, e)))
+	if (cont && !(prov = read_container(cont, e)))
 		return -1;
 	/* a container job's home: mounted read-write in its container */
 	const char *home = opt_string(r->root, "home");
@@ -305,6 +325,12 @@ static int read_request(int ctl, struct request *r, const struct container_provi
 		return err_set(e, ERR_CONFIG, 0,
 			       "wrapper: request: segment: must be an integer from 1 to 1000000");
 	r->quiet = json_is_true(json_object_get(r->root, "quiet"));
+	if (!prov && unsandboxed)
+		prov = read_none(e);
+	else if (!prov)
+		prov = read_process(opt_string(r->root, "provider"), e);
+	if (!prov)
+		return -1;
 	r->req = (struct host_launch_req){
 		.policy = r->policy,
 		.workspace = opt_string(r->root, "workspace"),
@@ -312,18 +338,16 @@ static int read_request(int ctl, struct request *r, const struct container_provi
 		.execution = opt_string(r->root, "execution"),
 		.segment = seg ? (unsigned int)json_integer_value(seg) : 0,
 		.argv = r->argv,
-		.provider = opt_string(r->root, "provider"),
+		.prov = prov,
 		.defer_record = true,
 		.job_dirs = json_is_true(json_object_get(r->root, "job_dirs")),
-		.unsandboxed = unsandboxed,
 		.env_names = r->env_names,
 		.needs = json_object_get(r->root, "needs") ? &r->needs : NULL,
 		.toolbelt_dir = tb ? tb_dir : NULL,
 		.toolbelt_socket = tb ? tb_sock : NULL,
-		.container = cp,
-		.container_config = cont,
-		.container_home = home,
-		.container_terminal = attach,
+		.config = cont,
+		.home = home,
+		.terminal = attach,
 	};
 	return 0;
 }
@@ -374,13 +398,12 @@ void host_wrapper_write_exit(const char *record_dir, int code, const struct err 
 	}
 }
 
-int host_wrapper_main(int ctl, const struct container_provider *const *containers)
+int host_wrapper_main(int ctl)
 {
 	struct request r = { 0 };
 	struct host_launch l = { 0 };
 	struct host_logdrain drain = { .done = -1, .log = -1 };
 	_cleanup_err_ struct err *e = NULL;
-	const struct provider *prov;
 	json_t *pin;
 	char go = 0;
 	ssize_t n;
@@ -395,9 +418,8 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 		err_set(&e, ERR_UNAVAILABLE, errno, "wrapper: a session of its own");
 		goto refuse;
 	}
-	if (read_request(ctl, &r, containers, &e) < 0)
+	if (read_request(ctl, &r, &e) < 0)
 		goto refuse;
-	prov = r.req.unsandboxed || r.req.container ? NULL : provider_find(r.req.provider);
 	/* the command's output reaches the job's log through the host's
 	 * drain: it never holds the log itself. Before anything is forked
 	 * (prestart's helper keeps this process's fds 1 and 2 as they are) */
@@ -405,8 +427,8 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 		goto refuse;
 	/* (not for a command whose stdin is fed: what prestart forks takes
 	 * this process's stdin as it is now) */
-	if (prov && prov->prestart && !r.stdin_text)
-		prov->prestart();
+	if (r.req.prov->prestart && !r.stdin_text)
+		r.req.prov->prestart();
 	/* a clone workspace: made now, before anything is planned */
 	if (r.clone.url) {
 		r.clone.job = r.req.execution;
@@ -429,21 +451,20 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 		plan_paths_remove(&l.paths);
 		goto refuse;
 	}
-	/* a container is made now, not started: its pin goes with the plan's */
-	if (l.container && host_launch_create(&l, &e) < 0) {
+	/* the sandbox is made now, not started: its pin goes with the plan's */
+	if (host_launch_create(&l, &e) < 0) {
 		host_wrapper_write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
 		goto refuse;
 	}
-	/* no provider named: a launch without a sandbox */
 	pin = json_pack("{s:s, s:s, s:i, s:s, s:s, s:i}", "execution", l.paths.execution,
 			"record", l.paths.record_dir, "segment", (int)l.paths.segment, "digest",
 			l.plan->digest, "summary", l.plan->summary, "pid", (int)getpid());
-	if (pin && l.prov)
+	/* the provider (none's is the pin's lack of one: the daemon's
+	 * database holds no provider for a segment without a sandbox) */
+	if (pin && l.prov->kind != PROVIDER_NONE)
 		json_object_set_new(pin, "provider", json_string(l.prov->name));
-	if (pin && l.container) {
-		json_object_set_new(pin, "provider", json_string(l.container->name));
-		json_object_set(pin, "container", l.container_pin);
-	}
+	if (pin && l.pin)
+		json_object_set(pin, "container", l.pin);
 	send_json(ctl, pin);
 	json_decref(pin);
 	/* The daemon's word: it has the pin. Anything else runs nothing. */
@@ -459,7 +480,8 @@ int host_wrapper_main(int ctl, const struct container_provider *const *container
 		goto out;
 	}
 	/* an attach's container is the operator's client's to start */
-	if (r.req.container_terminal) {
+	if (r.req.terminal) {
+		host_launch_release(&l);
 		code = 0;
 		goto out;
 	}

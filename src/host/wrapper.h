@@ -23,16 +23,15 @@
 #define HOST_WRAPPER_STAMP "wrapper.json"
 #define HOST_WRAPPER_EXIT "exit.json"
 
-struct container_provider;
 struct err;
 /* The exit file: code, and the refusal (reason and message) when there
  * was one, interrupted when a container got a TERM the host did not
  * send. Said on stderr when it cannot be written. */
 void host_wrapper_write_exit(const char *record_dir, int code, const struct err *refusal,
 			     bool interrupted);
-/* Everything above; ctl is the control socket; containers the container
- * providers this program has (NULL-terminated; NULL: none, and a
- * container launch is refused). Returns the exit status. */
-int host_wrapper_main(int ctl, const struct container_provider *const *containers);
+/* Everything above; ctl is the control socket. The provider is the
+ * program's (its registry: a container launch is refused by a program
+ * without container providers). Returns the exit status. */
+int host_wrapper_main(int ctl);
 
 #endif

@@ -64,10 +64,13 @@ int plan_digest(const struct plan *p, char out[SHA256_HEX_LEN + 1],
  * must call plan_sync_record() before it reports the launch a success
  * (the sandbox root does, while the sandbox is being built). */
 /* The process that launches a segment (the sandbox root), named for the
- * life of the boot by its pid and start time. */
+ * life of the boot by its pid and start time, and the provider it
+ * launches with (adoption asks that provider, never one guessed from
+ * the plan; "" when the pin names none). */
 struct plan_root {
 	int pid;
 	unsigned long long start_ticks;
+	char provider[32];
 };
 
 /* root, when not NULL, is pinned with the digest: adoption proves it. */

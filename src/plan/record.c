@@ -62,8 +62,9 @@ static int pin(const struct plan *p, const struct plan_paths *paths,
 	json_t *entry = json_pack("{s:s, s:s}", "digest", p->digest, "summary", p->summary);
 	if (entry && root)
 		json_object_set_new(entry, "root",
-				    json_pack("{s:i, s:I}", "pid", root->pid, "start_ticks",
-					      (json_int_t)root->start_ticks));
+				    json_pack("{s:i, s:I, s:s}", "pid", root->pid, "start_ticks",
+					      (json_int_t)root->start_ticks, "provider",
+					      root->provider));
 	if (!entry || json_object_set_new(pins, key, entry) < 0)
 		return err_set(e, ERR_INTERNAL, ENOMEM, "pin");
 	/* A pin lost to a crash leaves a record nothing adopts: fail closed,
@@ -189,6 +190,10 @@ int plan_read_pin_root(const char *exec_dir, unsigned int segment, char **digest
 				       segment, exec_dir);
 		root->pid = (int)pid;
 		root->start_ticks = (unsigned long long)ticks;
+		/* (a pin made before the root named its provider names none) */
+		const char *prov = json_string_value(
+			json_object_get(json_object_get(entry, "root"), "provider"));
+		snprintf(root->provider, sizeof(root->provider), "%s", prov ? prov : "");
 	}
 	*digest = strdup(d);
 	return *digest ? 0 : err_set(e, ERR_INTERNAL, ENOMEM, "pin");

@@ -69,10 +69,12 @@ enum provider_status {
 	PROVIDER_EXITED = 3,	/* started and ended: exit_code is its status */
 };
 
+/* What inspect found (filled for CREATED, RUNNING and EXITED). */
 struct provider_state {
 	char *started_at;	/* RFC 3339, NULL before a start */
 	int exit_code;
 };
+void provider_state_clear(struct provider_state *st);
 
 /* A subcommand of the provider's own (`cordon-host docker ...`). */
 struct provider_verb {
@@ -129,10 +131,14 @@ struct provider {
 	/* The host's go, once it recorded and pinned the plan. NULL: wait
 	 * starts it. */
 	int (*start)(struct provider_run *run, struct err **e);
-	/* Its status once it ended; -1 with *e when it never ran. Frees run. */
+	/* 0 with *x once it ended; -1 with *e when it never ran. Frees run. */
 	int (*wait)(struct provider_run *run, struct provider_exit *x, struct err **e);
 	/* A sandbox made and never started: removed; frees run. */
 	void (*discard)(struct provider_run *run);
+	/* Optional: a sandbox made for another to start (an attach's
+	 * container, which the operator's client starts): frees run and
+	 * removes nothing. NULL: the kind makes none such. */
+	void (*release)(struct provider_run *run);
 
 	/* On a pin, by the daemon (reconcile, recovery, a stop to confirm);
 	 * each optional where the kind has no such thing. */
@@ -163,8 +169,15 @@ struct provider {
 		     char *const *live, unsigned int *removed, struct err **e);
 
 	/* Its checks as JSON, {"ready": bool, "checks": [...]}, for config
-	 * (NULL: this machine's, as `cordon doctor --provider` asks). */
-	json_t *(*doctor)(const json_t *config);
+	 * (NULL: this machine's, as `cordon doctor --provider` asks). A
+	 * daemon's (state_dir not NULL) never waits on a remote: a container
+	 * provider answers the last pass of the checks a launch ran. NULL
+	 * when it cannot be said. */
+	json_t *(*doctor)(const json_t *config, const char *state_dir);
+	/* Optional: what one doctor report covers, for config (a daemon's
+	 * doctor runs each once: ssh's is per remote and key); NULL: the
+	 * provider's name. The caller frees. */
+	char *(*doctor_key)(const json_t *config);
 	/* Its subcommands, NULL-terminated by name; NULL: none. */
 	const struct provider_verb *verbs;
 };
@@ -173,14 +186,18 @@ struct provider {
  * NULL-terminated), defined beside its main(). */
 extern const struct provider *const providers[];
 
-/* A provider by name among the program's; NULL names the default
- * (native). NULL when unknown. */
+/* A provider by name among the program's; NULL names the default (the
+ * registry's first row: native). NULL when unknown. */
 const struct provider *provider_find(const char *name);
+/* The same, of one kind only: NULL for a name of another kind. */
+const struct provider *provider_find_kind(const char *name, enum provider_kind kind);
 /* The program's providers of one kind, by name, for messages
  * ("native, srt"); into buf, truncated to size. */
 const char *provider_names(enum provider_kind kind, char *buf, size_t size);
-/* The provider a pin or config object names ("provider"), or NULL with
- * *e: a pin whose provider this program does not have fails closed. */
-const struct provider *provider_of(const json_t *obj, struct err **e);
+/* The provider of kind a pin or config object names ("provider"), or
+ * NULL with *e (ERR_UNAVAILABLE, naming it): a pin that names no
+ * provider, one of another kind, or one this program does not have,
+ * fails closed. */
+const struct provider *provider_of(const json_t *obj, enum provider_kind kind, struct err **e);
 
 #endif

@@ -1,20 +1,51 @@
-/* provider.c: the process providers cordon knows, by name. */
+/* provider.c: a process provider's create and wait as one run, until its
+ * create and start are split (sandbox/provider.h): create holds the
+ * arguments, wait runs the whole launch with the plan recorded already. */
 #include "sandbox/provider.h"
-#include "sandbox/native/native.h"
-#include "sandbox/srt/srt.h"
 
-#include <string.h>
+#include <errno.h>
+#include <stdlib.h>
 
-const char provider_names[] = "native, srt";
+struct provider_run {
+	sandbox_run_fn fn;
+	const struct grant *g;
+	const struct plan *p;
+	const struct plan_paths *paths;
+	const struct provider_launch *pl;	/* its quiet read at wait */
+};
 
-const struct provider *provider_find(const char *name)
+int sandbox_run_hold(sandbox_run_fn fn, const struct grant *g, const struct plan *p,
+		     const struct plan_paths *paths, const struct provider_launch *pl,
+		     struct provider_run **run, struct err **e)
 {
-	static const struct provider *const all[] = { &native_provider, &srt_provider, NULL };
+	struct provider_run *r = calloc(1, sizeof(*r));
 
-	if (!name)
-		return &native_provider;
-	for (size_t i = 0; all[i]; i++)
-		if (strcmp(name, all[i]->name) == 0)
-			return all[i];
-	return NULL;
+	if (!r)
+		return err_set(e, ERR_INTERNAL, ENOMEM, "launch");
+	*r = (struct provider_run){ fn, g, p, paths, pl };
+	*run = r;
+	return 0;
+}
+
+/* The host recorded and pinned the plan before the go. */
+static int recorded_already(void *ctx, struct err **e)
+{
+	return 0;
+}
+
+int sandbox_run_wait(struct provider_run *run, struct provider_exit *x, struct err **e)
+{
+	struct provider_record rec = { recorded_already, NULL, run->pl && run->pl->quiet };
+	int code = run->fn(run->g, run->p, run->paths, &rec, e);
+
+	free(run);
+	if (code < 0)
+		return -1;
+	*x = (struct provider_exit){ .code = code };
+	return 0;
+}
+
+void sandbox_run_discard(struct provider_run *run)
+{
+	free(run);
 }

@@ -1,18 +1,17 @@
-/* provider.h: the process-provider contract. A provider receives a grant
- * the host merged and checked (guard_launch) and a plan built from it; it
- * turns the plan into what will run (plan), proves after a restart that a
- * running process is the sandbox it launched (adopt), and reports whether
- * it can work on this machine (doctor). It never decides what is granted,
- * and it refuses whatever part of a plan it cannot enforce. */
+/* provider.h: what the process providers share below the contract
+ * (provider/provider.h): the record step their run (native_run, srt_run)
+ * calls before anything of the command can run, and, until their create
+ * and start are split (crun's create/start: the sandbox cloned up to
+ * where it waits for its filter, then the go), the ops that carry a
+ * launch through the contract as one run: create holds the arguments,
+ * wait runs the whole launch. */
 #ifndef CORDON_SANDBOX_PROVIDER_H
 #define CORDON_SANDBOX_PROVIDER_H
 
-#include "guard/guard.h"
 #include "lib/err.h"
-#include "plan/plan.h"
+#include "provider/provider.h"
 
-#include <jansson.h>
-#include <sys/types.h>
+#include <stdbool.h>
 
 /* The host's recording and pinning of a plan, handed to a provider's run:
  * the provider calls it before anything of the command can run, and a
@@ -23,42 +22,21 @@ struct provider_record {
 	bool quiet;	/* no notes at exit */
 };
 
-struct provider {
-	const char *name;
-	/* Optional: start what needs nothing of the plan (native: the
-	 * namespaces) while the host loads the policy and runs the guard.
-	 * It reports nothing; run reports what went wrong. */
-	void (*prestart)(void);
-	/* Wrap p->argv (and set p->env, p->signals, p->summary) for this
-	 * provider, or refuse. The host recomputes the digest afterwards. */
-	int (*plan)(const struct grant *g, const struct plan_paths *paths,
-		    struct plan *p, struct err **e);
-	/* Launch the plan and wait for it (rec records it first): the command's exit
-	 * status (128+N for signal N), 126/127 when it could not be executed;
-	 * -1 with *e when the sandbox could not be made (nothing ran). The
-	 * calling process is the sandbox root. */
-	int (*run)(const struct grant *g, const struct plan *p,
-		   const struct plan_paths *paths, const struct provider_record *rec,
-		   struct err **e);
-	/* Prove that root (a child of parent) runs this plan, sandboxed. An
-	 * exited root is adopted; anything unproven is refused. */
-	int (*adopt)(const struct plan *p, const char *record_dir, pid_t parent,
-		     pid_t root, struct err **e);
-	/* The provider's checks as JSON: {"ready": bool, "checks": [...]}. */
-	json_t *(*doctor)(void);
-	/* Optional: a directory of the provider's own, in cordon's protected
-	 * set, that this launch's sandbox must see (srt: its socket dir for
-	 * the launch); NULL when none or out of memory. The caller frees. */
-	char *(*own_dir)(const struct plan_paths *paths);
-	/* Optional: write the provider's own files beside a plan recorded
-	 * without a launch (`cordon plan`); a launch writes its own in run. */
-	int (*record)(const struct grant *g, const struct plan *p, const char *record_dir,
-		      struct err **e);
-};
+/* A process provider's launch from start to end: the command's status,
+ * or -1 with *e when nothing ran (provider.h of old's run). */
+typedef int (*sandbox_run_fn)(const struct grant *g, const struct plan *p,
+			      const struct plan_paths *paths, const struct provider_record *rec,
+			      struct err **e);
 
-/* A provider by name; NULL names the default (native). NULL when unknown. */
-const struct provider *provider_find(const char *name);
-/* The known providers' names, for messages: "native, srt". */
-extern const char provider_names[];
+/* create: hold what the launch is given, for wait to run it with fn.
+ * Nothing is made; the host records and pins the plan before wait (the
+ * record step fn is handed is then empty). */
+int sandbox_run_hold(sandbox_run_fn fn, const struct grant *g, const struct plan *p,
+		     const struct plan_paths *paths, const struct provider_launch *pl,
+		     struct provider_run **run, struct err **e);
+/* wait: the held launch, run; frees run. */
+int sandbox_run_wait(struct provider_run *run, struct provider_exit *x, struct err **e);
+/* discard: nothing was made; frees run. */
+void sandbox_run_discard(struct provider_run *run);
 
 #endif

@@ -200,7 +200,7 @@ static int scan(int rootfd, const char *host, const char *job, bool any_owner, c
 }
 
 static int fake_plan(const struct grant *g, const struct plan_paths *paths,
-		     const struct container_launch *cl, struct plan *p, struct err **e)
+		     const struct provider_launch *cl, struct plan *p, struct err **e)
 {
 	json_t *cfg = (json_t *)cl->config, *v;
 	const char *key, *flaw = str(cfg, "flaw");
@@ -260,7 +260,7 @@ static int clear_job(int rootfd, const char *host, const char *job, struct err *
 }
 
 static int fake_create(const struct plan *p, const struct plan_paths *paths,
-		       const struct container_launch *cl, json_t **pin, struct err **e)
+		       const struct provider_launch *cl, json_t **pin, struct err **e)
 {
 	const json_t *c = json_object_get(p->data, "container");
 	_cleanup_close_ int rootfd = -1, rfd = -1;
@@ -494,7 +494,7 @@ static bool label_is(const json_t *labels, const char *k, const char *v)
 }
 
 static int fake_inspect(const json_t *pin, const char *digest, const char *job, unsigned int seg,
-			struct container_state *st, struct err **e)
+			struct provider_state *st, struct err **e)
 {
 	_cleanup_close_ int rootfd = open_root(pin, e);
 	_cleanup_json_ json_t *s = NULL;
@@ -507,7 +507,7 @@ static int fake_inspect(const json_t *pin, const char *digest, const char *job, 
 	if (r == 0)
 		return has_flaw(pin, "removed-is-error")
 			       ? err_set(e, ERR_UNAVAILABLE, 0, "fake: no such container")
-			       : CONTAINER_GONE;
+			       : PROVIDER_GONE;
 	l = json_object_get(s, "labels");
 	snprintf(n, sizeof(n), "%u", seg);
 	if (!label_is(l, CONTAINER_LABEL_HOST, str(pin, "host")) ||
@@ -517,11 +517,11 @@ static int fake_inspect(const json_t *pin, const char *digest, const char *job, 
 		return err_set(e, ERR_DENIED, 0,
 			       "fake: the container of the pinned ID is not the pinned one");
 	if (is_status(s, "running"))
-		r = CONTAINER_RUNNING;
+		r = PROVIDER_RUNNING;
 	else if (is_status(s, "exited"))
-		r = CONTAINER_EXITED;
+		r = PROVIDER_EXITED;
 	else if (is_status(s, "created"))
-		r = has_flaw(pin, "created-reported-started") ? CONTAINER_RUNNING : CONTAINER_CREATED;
+		r = has_flaw(pin, "created-reported-started") ? PROVIDER_RUNNING : PROVIDER_CREATED;
 	else
 		return err_set(e, ERR_UNAVAILABLE, 0, "fake: an unknown status");
 	if (st) {
@@ -566,24 +566,44 @@ static int fake_stop(const json_t *pin, struct err **e)
 	}
 }
 
-static const struct container_provider fake_provider = {
+static int fake_create_op(const struct grant *g, const struct plan *p,
+			  const struct plan_paths *paths, const struct provider_launch *pl,
+			  struct provider_run **run, json_t **pin, struct err **e)
+{
+	return container_run_create(fake_create, fake_discard, p, paths, pl, run, pin, e);
+}
+
+static int fake_wait(struct provider_run *run, struct provider_exit *x, struct err **e)
+{
+	return container_run_wait(fake_start, run, x, e);
+}
+
+static void fake_discard_op(struct provider_run *run)
+{
+	container_run_discard(fake_discard, run);
+}
+
+static const struct provider fake_provider = {
 	.name = "fake",
+	.kind = PROVIDER_CONTAINER,
 	.plan = fake_plan,
-	.create = fake_create,
-	.start = fake_start,
-	.discard = fake_discard,
+	.create = fake_create_op,
+	.wait = fake_wait,
+	.discard = fake_discard_op,
+	.release = container_run_release,
 	.inspect = fake_inspect,
 	.list = fake_list,
 	.stop = fake_stop,
 	.remove = fake_remove,
 };
 
-static const struct container_provider *const fakes[] = { &fake_provider, NULL };
+/* This program's registry: the fake alone. */
+const struct provider *const providers[] = { &fake_provider, NULL };
 
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "container") == 0)
-		return container_main(argc - 1, argv + 1, fakes);
+		return container_main(argc - 1, argv + 1);
 	fputs("usage: fakectr container wrap|settle|inspect|list|stop|remove ... "
 	      "(as cordon-host container; a test double: it confines nothing)\n",
 	      stderr);

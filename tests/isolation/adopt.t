@@ -77,7 +77,8 @@ python3 - "$pins" "$fake" "$ticks" <<'PY'
 import json, sys
 p, pid, ticks = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 d = json.load(open(p))
-d["1"]["root"] = {"pid": pid, "start_ticks": ticks}
+d["1"]["root"] = {"pid": pid, "start_ticks": ticks,
+                  "provider": d["1"]["root"]["provider"]}
 open(p, "w").write(json.dumps(d))
 PY
 # (dated so that it was running when the record was written: only what
@@ -86,6 +87,32 @@ touch "$rec/plan.json"
 "$CORDON" adopt "$rec" "$fparent" "$fake" 2>"$lab/err"
 ok $([ $? = 125 ] && grep -q 'not sandboxed' "$lab/err"; echo $?) \
 	"an unsandboxed process tree is refused"
+cp "$lab/pins.good" "$pins"
+
+# The provider is the one pinned with the root, never guessed: a pin that
+# names none (as one made before the root named its provider) or one this
+# program does not have is refused before anything is asked of a process.
+for prov in absent bogus none; do
+	python3 - "$pins" "$prov" <<'PY'
+import json, sys
+p, prov = sys.argv[1], sys.argv[2]
+d = json.load(open(p))
+if prov == "absent":
+    del d["1"]["root"]["provider"]
+else:
+    d["1"]["root"]["provider"] = prov
+open(p, "w").write(json.dumps(d))
+PY
+	"$CORDON" adopt "$rec" "$parent" "$root" 2>"$lab/err"; rc=$?
+	case $prov in
+	absent) want='the pinned provider `(none)` is not in this program' ;;
+	bogus) want='the pinned provider `bogus` is not in this program' ;;
+	none) want='the pinned provider `none` proves no sandbox' ;;
+	esac
+	ok $([ $rc = 125 ] && grep -qF "$want" "$lab/err"; echo $?) \
+		"a pin whose provider is $prov is refused: $(cat "$lab/err")"
+	cp "$lab/pins.good" "$pins"
+done
 echo "# $(cat "$lab/err")"
 cp "$lab/pins.good" "$pins"
 kill $(child_pids "$fake") 2>/dev/null

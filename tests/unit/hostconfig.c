@@ -241,6 +241,10 @@ static void refusals(void)
 	refused(B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"docker\"}}"), ERR_CONFIG,
 		"bindings.b.sandbox.provider: must be \"native\" or \"srt\"",
 		B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"srt\"}}"));
+	/* none is no sandbox section's: a binding without a sandbox names none */
+	refused(B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"none\"}}"), ERR_CONFIG,
+		"bindings.b.sandbox.provider: must be \"native\" or \"srt\"",
+		B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"native\"}}"));
 	refused(B("{" OKX ", " OKW ", \"sandbox\": {}}"), ERR_CONFIG,
 		"bindings.b.sandbox.provider: missing",
 		B("{" OKX ", " OKW ", \"sandbox\": {\"provider\": \"native\"}}"));

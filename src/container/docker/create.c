@@ -557,7 +557,7 @@ static int make_all(struct engine *g, const struct plan *p, const struct plan_pa
 }
 
 int docker_create(const struct plan *p, const struct plan_paths *paths,
-		  const struct container_launch *cl, json_t **pin, struct err **e)
+		  const struct provider_launch *cl, json_t **pin, struct err **e)
 {
 	const json_t *c = json_object_get(p->data, "container");
 	_cleanup_engine_ struct engine *g = NULL;

@@ -333,7 +333,7 @@ static int runtime_argv(const struct grant *g, const char *home, char *const *cm
 }
 
 static int docker_plan(const struct grant *g, const struct plan_paths *paths,
-		       const struct container_launch *cl, struct plan *p, struct err **e)
+		       const struct provider_launch *cl, struct plan *p, struct err **e)
 {
 	_cleanup_engine_ struct engine *eng = NULL;
 	_cleanup_free_ char *endpoint = NULL, *gw = NULL, *edir = NULL, *efile = NULL,
@@ -410,15 +410,42 @@ out:
 	return r < 0 ? -1 : 0;
 }
 
-const struct container_provider docker_provider = {
+static int docker_create_op(const struct grant *g, const struct plan *p,
+			    const struct plan_paths *paths, const struct provider_launch *pl,
+			    struct provider_run **run, json_t **pin, struct err **e)
+{
+	return container_run_create(docker_create, docker_discard, p, paths, pl, run, pin, e);
+}
+
+static int docker_wait(struct provider_run *run, struct provider_exit *x, struct err **e)
+{
+	return container_run_wait(docker_start, run, x, e);
+}
+
+static void docker_discard_op(struct provider_run *run)
+{
+	container_run_discard(docker_discard, run);
+}
+
+/* A daemon's doctor never waits on a Docker daemon: the last pass of the
+ * checks a launch ran. */
+static json_t *docker_doctor_op(const json_t *config, const char *state_dir)
+{
+	return docker_last_pass(state_dir);
+}
+
+const struct provider docker_provider = {
 	.name = "docker",
+	.kind = PROVIDER_CONTAINER,
 	.plan = docker_plan,
-	.create = docker_create,
-	.start = docker_start,
-	.discard = docker_discard,
+	.create = docker_create_op,
+	.wait = docker_wait,
+	.discard = docker_discard_op,
+	.release = container_run_release,
 	.inspect = docker_inspect,
 	.list = docker_list,
 	.stop = docker_stop,
 	.remove = docker_remove,
 	.sweep = docker_sweep_config,
+	.doctor = docker_doctor_op,
 };

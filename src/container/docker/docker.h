@@ -12,7 +12,7 @@
 #include "container/contract.h"
 #include "container/docker/engine/engine.h"
 
-extern const struct container_provider docker_provider;
+extern const struct provider docker_provider;
 
 /* The gateway image for this cordon: made from the static binary alone
  * when missing (make) or found, and found only by what it holds (its one
@@ -30,7 +30,7 @@ int docker_open(const json_t *config, struct engine **g, char **endpoint, struct
 
 /* The lifecycle ops (contract.h), for the daemon through the provider. */
 int docker_inspect(const json_t *pin, const char *digest, const char *job, unsigned int seg,
-		   struct container_state *st, struct err **e);
+		   struct provider_state *st, struct err **e);
 int docker_list(const json_t *config, const char *state_dir, const char *host, const char *job,
 		char ***ids, struct err **e);
 /* KILL it, and 0 only once the daemon says it is not running. */

@@ -38,7 +38,7 @@ struct docker_made {
 };
 
 int docker_create(const struct plan *p, const struct plan_paths *paths,
-		  const struct container_launch *cl, json_t **pin, struct err **e);
+		  const struct provider_launch *cl, json_t **pin, struct err **e);
 int docker_start(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
 		 bool *interrupted, struct err **e);
 /* The secrets file of the run dir, removed if it is there. */

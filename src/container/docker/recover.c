@@ -52,7 +52,7 @@ static bool label_is(const json_t *labels, const char *k, const char *v)
 }
 
 int docker_inspect(const json_t *pin, const char *digest, const char *job, unsigned int seg,
-		   struct container_state *st, struct err **e)
+		   struct provider_state *st, struct err **e)
 {
 	_cleanup_engine_ struct engine *g = NULL;
 	struct engine_container c = { 0 };
@@ -65,7 +65,7 @@ int docker_inspect(const json_t *pin, const char *digest, const char *job, unsig
 	if (r < 0)
 		return err_wrap(e, "container_stop_unverified: inspect the pinned container");
 	if (r == ENGINE_GONE)
-		return CONTAINER_GONE;
+		return PROVIDER_GONE;
 	snprintf(n, sizeof(n), "%u", seg);
 	if (strcmp(c.id, str(pin, "container")) != 0 ||
 	    !label_is(c.labels, CONTAINER_LABEL_HOST, str(pin, "host")) ||
@@ -81,14 +81,14 @@ int docker_inspect(const json_t *pin, const char *digest, const char *job, unsig
 	/* never started: the daemon's status says so, and its start time is
 	 * the zero time */
 	if (c.running)
-		r = CONTAINER_RUNNING;
+		r = PROVIDER_RUNNING;
 	else if (c.status && strcmp(c.status, "created") == 0)
-		r = CONTAINER_CREATED;
+		r = PROVIDER_CREATED;
 	else
-		r = CONTAINER_EXITED;
+		r = PROVIDER_EXITED;
 	if (st) {
 		st->exit_code = c.exit_code;
-		st->started_at = r != CONTAINER_CREATED && c.started_at ? strdup(c.started_at) : NULL;
+		st->started_at = r != PROVIDER_CREATED && c.started_at ? strdup(c.started_at) : NULL;
 	}
 	engine_container_clear(&c);
 	return r;

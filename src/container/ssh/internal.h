@@ -89,7 +89,7 @@ int ssh_failed(const struct ssh_conn *c, int errfd, struct err **e);
 
 /* What the remote says of a run (ssh_status). */
 struct ssh_run_status {
-	int state;		/* CONTAINER_* */
+	int state;		/* PROVIDER_* */
 	int code;		/* its status once exited; 137 when its stub left none */
 	long long started_ms;	/* the host's clock as the helper started it */
 	bool term;		/* the stub got a TERM */

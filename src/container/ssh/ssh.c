@@ -186,7 +186,7 @@ int ssh_probe(const struct ssh_conn *c, const char *state_dir, bool use_pass, ch
 
 /* The plan's container part: where it runs, what is copied there and
  * what may come back. */
-static int roots_of(const struct grant *g, const struct container_launch *cl, json_t *c,
+static int roots_of(const struct grant *g, const struct provider_launch *cl, json_t *c,
 		    struct err **e)
 {
 	_cleanup_json_ json_t *mounts = NULL;
@@ -240,7 +240,7 @@ static int roots_of(const struct grant *g, const struct container_launch *cl, js
 }
 
 static int ssh_plan(const struct grant *g, const struct plan_paths *paths,
-		    const struct container_launch *cl, struct plan *p, struct err **e)
+		    const struct provider_launch *cl, struct plan *p, struct err **e)
 {
 	struct ssh_conn c = { 0 };
 	_cleanup_free_ char *home = NULL, *summary = NULL, *line = NULL, *rtb = NULL;
@@ -440,7 +440,7 @@ static int one_at_a_time(const struct ssh_conn *c, const json_t *pc, const char 
 			return err_set(e, ERR_INTERNAL, ENOMEM, "ssh create");
 		if (run_status(c, pin, false, &st, e) < 0)
 			return -1;
-		if (st.state == CONTAINER_RUNNING)
+		if (st.state == PROVIDER_RUNNING)
 			return err_set(e, ERR_DENIED, 0,
 				       "container_running: a run of this job runs on the remote");
 		if (ssh_remove(pin, e) < 0)
@@ -466,7 +466,7 @@ static char **account_keys(const json_t *pc, const struct ssh_conn *c)
 }
 
 static int ssh_create(const struct plan *p, const struct plan_paths *paths,
-		      const struct container_launch *cl, json_t **pin, struct err **e)
+		      const struct provider_launch *cl, json_t **pin, struct err **e)
 {
 	const json_t *pc = json_object_get(p->data, "container");
 	struct ssh_conn c = { 0 };
@@ -612,12 +612,12 @@ static int run_status(const struct ssh_conn *c, const json_t *pin, bool check,
 		return err_set(e, ERR_UNAVAILABLE, 0, "the remote did not say how the run is (exit %d)",
 			       status);
 	if (strcmp(v, "gone") == 0) {
-		st->state = CONTAINER_GONE;
+		st->state = PROVIDER_GONE;
 		return 0;
 	}
-	st->state = strcmp(v, "created") == 0	? CONTAINER_CREATED
-		    : strcmp(v, "running") == 0 ? CONTAINER_RUNNING
-						: CONTAINER_EXITED;
+	st->state = strcmp(v, "created") == 0	? PROVIDER_CREATED
+		    : strcmp(v, "running") == 0 ? PROVIDER_RUNNING
+						: PROVIDER_EXITED;
 	st->term = line_value(out, "term", v, sizeof(v)) != NULL;
 	if (line_value(out, "started", v, sizeof(v)))
 		st->started_ms = strtoll(v, NULL, 10);
@@ -655,7 +655,7 @@ static int run_status(const struct ssh_conn *c, const json_t *pin, bool check,
 }
 
 static int ssh_inspect(const json_t *pin, const char *digest, const char *job, unsigned int seg,
-		       struct container_state *cs, struct err **e)
+		       struct provider_state *cs, struct err **e)
 {
 	struct ssh_conn c = { 0 };
 	struct ssh_run_status st;
@@ -664,7 +664,7 @@ static int ssh_inspect(const json_t *pin, const char *digest, const char *job, u
 	if (ssh_conn_from_pin(&c, pin, e) < 0 || ssh_status(&c, pin, &st, e) < 0)
 		goto out;
 	r = st.state;
-	if (r == CONTAINER_GONE)
+	if (r == PROVIDER_GONE)
 		goto out;
 	if ((digest && strcmp(digest, str(pin, "digest")) != 0) ||
 	    (job && strcmp(job, str(pin, "job")) != 0) ||
@@ -674,7 +674,7 @@ static int ssh_inspect(const json_t *pin, const char *digest, const char *job, u
 	}
 	if (cs) {
 		cs->exit_code = st.code;
-		if (r != CONTAINER_CREATED && st.started_ms > 0) {
+		if (r != PROVIDER_CREATED && st.started_ms > 0) {
 			time_t t = (time_t)(st.started_ms / 1000);
 			struct tm tm;
 			char buf[40];
@@ -816,7 +816,7 @@ static int ssh_stop(const json_t *pin, struct err **e)
 	for (int i = 0; i < 100; i++) {
 		if (ssh_status(&c, pin, &st, e) < 0)
 			goto out;
-		if (st.state != CONTAINER_RUNNING) {
+		if (st.state != PROVIDER_RUNNING) {
 			r = 0;
 			goto out;
 		}
@@ -864,18 +864,93 @@ out:
 	return r;
 }
 
-const struct container_provider ssh_provider = {
+static int ssh_create_op(const struct grant *g, const struct plan *p,
+			 const struct plan_paths *paths, const struct provider_launch *pl,
+			 struct provider_run **run, json_t **pin, struct err **e)
+{
+	return container_run_create(ssh_create, ssh_discard, p, paths, pl, run, pin, e);
+}
+
+static int ssh_wait(struct provider_run *run, struct provider_exit *x, struct err **e)
+{
+	return container_run_wait(ssh_start, run, x, e);
+}
+
+static void ssh_discard_op(struct provider_run *run)
+{
+	container_run_discard(ssh_discard, run);
+}
+
+static int ssh_resume_op(const struct plan *p, const struct plan_paths *paths, const json_t *pin,
+			 struct provider_exit *x, struct err **e)
+{
+	return container_run_resume(ssh_resume, p, paths, pin, x, e);
+}
+
+/* A daemon's doctor never waits on a remote: the last pass of the
+ * checks a launch to it ran. */
+static json_t *ssh_doctor_op(const json_t *config, const char *state_dir)
+{
+	return ssh_last_pass(config, state_dir);
+}
+
+/* One report per remote and host key. */
+static char *ssh_doctor_key(const json_t *config)
+{
+	char *key = NULL;
+
+	if (asprintf(&key, "ssh %s %s", json_string_value(json_object_get(config, "remote")),
+		     json_string_value(json_object_get(config, "host_key"))) < 0)
+		return NULL;
+	return key;
+}
+
+/* The config a launch of binding is given: its own, with its name
+ * ("binding") and its peers' ("peers": [{"binding", "remote", "host_key",
+ * "isolation"}]), for the launch-time account check (which learns the
+ * remote's keys, as the load cannot). NULL: no memory. */
+static json_t *ssh_launch_config(const json_t *config, const char *binding, json_t *const *peers,
+				 const char *const *peer_names, size_t n)
+{
+	json_t *req = json_deep_copy(config), *arr = json_array();
+
+	if (!req || !arr || json_object_set_new(req, "binding", json_string(binding)) < 0 ||
+	    json_object_set(req, "peers", arr) < 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		json_t *one = json_pack("{s:s, s:O?, s:O?, s:O?}", "binding", peer_names[i], "remote",
+					json_object_get(peers[i], "remote"), "host_key",
+					json_object_get(peers[i], "host_key"), "isolation",
+					json_object_get(peers[i], "isolation"));
+
+		if (!one || json_array_append_new(arr, one) < 0)
+			goto fail;
+	}
+	json_decref(arr);
+	return req;
+fail:
+	json_decref(arr);
+	json_decref(req);
+	return NULL;
+}
+
+const struct provider ssh_provider = {
 	.name = "ssh",
+	.kind = PROVIDER_CONTAINER,
+	.launch_config = ssh_launch_config,
 	.plan = ssh_plan,
-	.create = ssh_create,
-	.start = ssh_start,
-	.resume = ssh_resume,
-	.discard = ssh_discard,
+	.create = ssh_create_op,
+	.wait = ssh_wait,
+	.discard = ssh_discard_op,
+	.release = container_run_release,
+	.resume = ssh_resume_op,
 	.inspect = ssh_inspect,
 	.list = ssh_list,
 	.stop = ssh_stop,
 	.remove = ssh_remove,
 	.sweep = ssh_sweep,
+	.doctor = ssh_doctor_op,
+	.doctor_key = ssh_doctor_key,
 };
 
 json_t *ssh_last_pass(const json_t *config, const char *state_dir)

@@ -8,7 +8,7 @@
 
 #include "container/contract.h"
 
-extern const struct container_provider ssh_provider;
+extern const struct provider ssh_provider;
 
 /* The helper (contract.h's start) and the removal of a run. */
 int ssh_start(const struct plan *p, const struct plan_paths *paths, const json_t *pin,

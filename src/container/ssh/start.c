@@ -82,7 +82,7 @@ static int stop_left_running(const struct ssh_conn *c, const json_t *pin, struct
 		nap_ms(200);
 		if (ssh_status(c, pin, &st, e) < 0)
 			return -1;
-		if (st.state != CONTAINER_RUNNING)
+		if (st.state != PROVIDER_RUNNING)
 			return 0;
 	} while (now_ms() < until);
 	if (ssh_signal_run(c, pin, "KILL", true, e) < 0)
@@ -91,7 +91,7 @@ static int stop_left_running(const struct ssh_conn *c, const json_t *pin, struct
 		nap_ms(200);
 		if (ssh_status(c, pin, &st, e) < 0)
 			return -1;
-		if (st.state != CONTAINER_RUNNING)
+		if (st.state != PROVIDER_RUNNING)
 			return 0;
 	}
 	return err_set(e, ERR_UNAVAILABLE, 0,
@@ -431,18 +431,18 @@ static int helper(const struct plan *p, const struct plan_paths *paths, const js
 	for (int i = 0;; i++) {
 		if (ssh_status(&c, pin, &st, e) < 0)
 			goto remove;
-		if (st.state != CONTAINER_RUNNING || i >= 10)
+		if (st.state != PROVIDER_RUNNING || i >= 10)
 			break;
 		nap_ms(100);
 	}
-	if (st.state == CONTAINER_RUNNING) {
+	if (st.state == PROVIDER_RUNNING) {
 		lost = true;
 		if (stop_left_running(&c, pin, e) < 0)
 			goto remove;
 		if (ssh_status(&c, pin, &st, e) < 0)
 			goto remove;
 	}
-	if (st.state == CONTAINER_GONE || st.state == CONTAINER_CREATED) {
+	if (st.state == PROVIDER_GONE || st.state == PROVIDER_CREATED) {
 		err_set(e, ERR_UNAVAILABLE, 0, "the run never started on the remote");
 		goto remove;
 	}

@@ -1,5 +1,7 @@
-/* native.c: the native provider's table: plan (the command itself; the
- * sandbox is built in process by run), adopt, doctor. */
+/* native.c: the native provider's row: plan (the command itself; the
+ * sandbox is built in process by the launch), create/wait (until create
+ * and start are split, create holds the launch and wait runs native_run
+ * whole: sandbox/provider.h), adopt, doctor. */
 #include "sandbox/native/native.h"
 #include "sandbox/adopt.h"
 #include "sandbox/limits.h"
@@ -16,7 +18,7 @@
 #include <unistd.h>
 
 static int native_plan(const struct grant *g, const struct plan_paths *paths,
-		       struct plan *p, struct err **e)
+		       const struct provider_launch *pl, struct plan *p, struct err **e)
 {
 	struct limits_plan lp = { 0 };
 	char *summary = NULL;
@@ -53,14 +55,16 @@ static int native_plan(const struct grant *g, const struct plan_paths *paths,
 	return 0;
 }
 
-static json_t *native_doctor(void)
+static json_t *native_doctor(const json_t *config, const char *state_dir)
 {
 	static const char *const names[] = { "pass", "warn", "fail" };
 	struct prereq_report r;
 	json_t *checks = json_array();
-	bool ready = true;
+	bool ready;
 
 	prereq_run(&r);
+	/* fail closed: a report that checked nothing proves nothing */
+	ready = r.n > 0;
 	for (int i = 0; checks && i < r.n; i++) {
 		ready = ready && r.checks[i].status != PREREQ_FAIL;
 		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s}",
@@ -91,11 +95,23 @@ int native_adopt(const struct plan *p, const char *record_dir, pid_t parent,
 	return 0;
 }
 
+/* Until native's create and start are split, create holds the launch and
+ * wait runs native_run whole (sandbox/provider.h). */
+static int native_hold(const struct grant *g, const struct plan *p,
+		       const struct plan_paths *paths, const struct provider_launch *pl,
+		       struct provider_run **run, json_t **pin, struct err **e)
+{
+	return sandbox_run_hold(native_run, g, p, paths, pl, run, e);
+}
+
 const struct provider native_provider = {
 	.name = "native",
+	.kind = PROVIDER_PROCESS,
 	.prestart = native_stub_start,
 	.plan = native_plan,
-	.run = native_run,
+	.create = native_hold,
+	.wait = sandbox_run_wait,
+	.discard = sandbox_run_discard,
 	.adopt = native_adopt,
 	.doctor = native_doctor,
 };

@@ -149,8 +149,8 @@ static int wrapper_argv(const struct grant *g, const struct srt_env *t, const ch
 	return 0;
 }
 
-static int srt_plan(const struct grant *g, const struct plan_paths *paths, struct plan *p,
-		    struct err **e)
+static int srt_plan(const struct grant *g, const struct plan_paths *paths,
+		    const struct provider_launch *pl, struct plan *p, struct err **e)
 {
 	struct srt_env t = { 0 };
 	struct srt_helpers h;
@@ -399,7 +399,7 @@ static void doctor_limits(json_t *checks)
 						    c[i].detail, c[i].fix));
 }
 
-static json_t *srt_doctor(void)
+static json_t *srt_doctor(const json_t *config, const char *state_dir)
 {
 	struct srt_env t = { 0 };
 	struct err *e = NULL;
@@ -454,12 +454,24 @@ static char *srt_own_dir(const struct plan_paths *paths)
 	return srt_run_sockdir(paths);
 }
 
+/* Until srt's create and start are split, create holds the launch and
+ * wait runs srt_run whole (sandbox/provider.h). */
+static int srt_hold(const struct grant *g, const struct plan *p, const struct plan_paths *paths,
+		    const struct provider_launch *pl, struct provider_run **run, json_t **pin,
+		    struct err **e)
+{
+	return sandbox_run_hold(srt_run, g, p, paths, pl, run, e);
+}
+
 const struct provider srt_provider = {
 	.name = "srt",
+	.kind = PROVIDER_PROCESS,
 	.own_dir = srt_own_dir,
 	.plan = srt_plan,
-	.run = srt_run,
+	.record = srt_record,
+	.create = srt_hold,
+	.wait = sandbox_run_wait,
+	.discard = sandbox_run_discard,
 	.adopt = srt_adopt,
 	.doctor = srt_doctor,
-	.record = srt_record,
 };
