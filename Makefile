@@ -80,7 +80,7 @@ $(1)/tests/unit/%.t: $(1)/tests/unit/%.o $(1)/tests/lib/tap.o $(1)/tests/lib/pro
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)
 
-$(1)/tests/helpers/%: $(1)/tests/helpers/%.o $(1)/libcordon.a
+$(1)/tests/helpers/%: $(1)/tests/helpers/%.o $(1)/tests/lib/providers.o $(1)/libcordon.a
 	@mkdir -p $$(@D)
 	@echo '  LD      $$@'
 	@$(2) $(3) $(LDBASE) -o $$@ $$^ $(PKG_LIBS)

@@ -451,8 +451,11 @@ int host_wrapper_main(int ctl)
 		plan_paths_remove(&l.paths);
 		goto refuse;
 	}
-	/* the sandbox is made now, not started: its pin goes with the plan's */
-	if (host_launch_create(&l, &e) < 0) {
+	/* A container is made now, not started: its pin goes with the plan's.
+	 * A process sandbox is made after the host's word (host_launch_run):
+	 * its pin is the record's, and what it forks takes this process's
+	 * stdin as the feeder leaves it. */
+	if (l.prov->kind == PROVIDER_CONTAINER && host_launch_create(&l, &e) < 0) {
 		host_wrapper_write_exit(l.paths.record_dir, HOST_EXIT_CORDON, e, false);
 		goto refuse;
 	}

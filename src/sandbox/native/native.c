@@ -1,7 +1,7 @@
 /* native.c: the native provider's row: plan (the command itself; the
- * sandbox is built in process by the launch), create/wait (until create
- * and start are split, create holds the launch and wait runs native_run
- * whole: sandbox/provider.h), adopt, doctor. */
+ * sandbox is built in process by the launch), create, start, wait and
+ * discard (launch.c: the sandbox up to where it waits for its filter,
+ * then the go), adopt, doctor. */
 #include "sandbox/native/native.h"
 #include "sandbox/adopt.h"
 #include "sandbox/limits.h"
@@ -95,23 +95,15 @@ int native_adopt(const struct plan *p, const char *record_dir, pid_t parent,
 	return 0;
 }
 
-/* Until native's create and start are split, create holds the launch and
- * wait runs native_run whole (sandbox/provider.h). */
-static int native_hold(const struct grant *g, const struct plan *p,
-		       const struct plan_paths *paths, const struct provider_launch *pl,
-		       struct provider_run **run, json_t **pin, struct err **e)
-{
-	return sandbox_run_hold(native_run, g, p, paths, pl, run, e);
-}
-
 const struct provider native_provider = {
 	.name = "native",
 	.kind = PROVIDER_PROCESS,
 	.prestart = native_stub_start,
 	.plan = native_plan,
-	.create = native_hold,
-	.wait = sandbox_run_wait,
-	.discard = sandbox_run_discard,
+	.create = native_create,
+	.start = native_start,
+	.wait = native_wait,
+	.discard = native_discard,
 	.adopt = native_adopt,
 	.doctor = native_doctor,
 };

@@ -454,24 +454,16 @@ static char *srt_own_dir(const struct plan_paths *paths)
 	return srt_run_sockdir(paths);
 }
 
-/* Until srt's create and start are split, create holds the launch and
- * wait runs srt_run whole (sandbox/provider.h). */
-static int srt_hold(const struct grant *g, const struct plan *p, const struct plan_paths *paths,
-		    const struct provider_launch *pl, struct provider_run **run, json_t **pin,
-		    struct err **e)
-{
-	return sandbox_run_hold(srt_run, g, p, paths, pl, run, e);
-}
-
 const struct provider srt_provider = {
 	.name = "srt",
 	.kind = PROVIDER_PROCESS,
 	.own_dir = srt_own_dir,
 	.plan = srt_plan,
 	.record = srt_record,
-	.create = srt_hold,
-	.wait = sandbox_run_wait,
-	.discard = sandbox_run_discard,
+	.create = srt_create,
+	.start = srt_start,
+	.wait = srt_wait,
+	.discard = srt_discard,
 	.adopt = srt_adopt,
 	.doctor = srt_doctor,
 };
