@@ -116,10 +116,12 @@ static int exec(struct host_db *db, const char *sql, const char *what, struct er
 	return sqlite3_exec(db->h, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_fail(db, e, what);
 }
 
-static int user_version(struct host_db *db, int *v, struct err **e)
+/* One integer a query answers (its first row's first column). */
+static int query_int(struct host_db *db, const char *sql, const char *what, int *v,
+		     struct err **e)
 {
 	sqlite3_stmt *st = NULL;
-	int r = sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL);
+	int r = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
 
 	if (r == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
 		*v = sqlite3_column_int(st, 0);
@@ -127,7 +129,12 @@ static int user_version(struct host_db *db, int *v, struct err **e)
 		return 0;
 	}
 	sqlite3_finalize(st);
-	return db_fail(db, e, "read the schema version");
+	return db_fail(db, e, what);
+}
+
+static int user_version(struct host_db *db, int *v, struct err **e)
+{
+	return query_int(db, "PRAGMA user_version", "read the schema version", v, e);
 }
 
 static int migrate(struct host_db *db, struct err **e)
@@ -180,16 +187,7 @@ static int integrity(struct host_db *db, const char *path, struct err **e)
  * or one lost. */
 static int tables(struct host_db *db, int *n, struct err **e)
 {
-	sqlite3_stmt *st = NULL;
-	int r = sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_schema", -1, &st, NULL);
-
-	if (r == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
-		*n = sqlite3_column_int(st, 0);
-		sqlite3_finalize(st);
-		return 0;
-	}
-	sqlite3_finalize(st);
-	return db_fail(db, e, "read the schema");
+	return query_int(db, "SELECT count(*) FROM sqlite_schema", "read the schema", n, e);
 }
 
 int host_db_open(const char *path, bool history, struct host_db **out, struct err **e)
